@@ -1,0 +1,97 @@
+// Builds the Fastify application: cross-cutting plugins first, then one route module per surface.
+import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import type { Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { problemBody } from './lib/problem.js';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { Pool } from './db.js';
+import authPlugin from './plugins/auth.js';
+import bodyGuardPlugin from './plugins/body-guard.js';
+import corsPlugin from './plugins/cors.js';
+import errorsPlugin from './plugins/errors.js';
+import idempotencyPlugin from './plugins/idempotency.js';
+import openapiPlugin from './plugins/openapi.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
+import couriersRoutes from './routes/couriers.js';
+import healthRoutes from './routes/health.js';
+import deliveriesRoutes from './routes/deliveries.js';
+import fleetRoutes from './routes/fleet.js';
+import pagesRoutes from './routes/pages.js';
+import pingRoutes from './routes/ping.js';
+import trackingRoutes from './routes/tracking.js';
+import quotesRoutes from './routes/quotes.js';
+import webhookEndpointsRoutes from './routes/webhook-endpoints.js';
+
+/** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
+function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: string, detail: string) {
+  const body = JSON.stringify(problemBody(baseUrl, status, code, detail));
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID() });
+  res.end(body);
+}
+
+export interface AppDeps {
+  config: Config;
+  pool: Pool;
+  temporal: Client;
+}
+
+export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    trustProxy: true,
+    // Errors raised before a request reaches Fastify's error handler are problem+json too.
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      onBadUrl: (_path, _req, res) => rawProblem(res, config.baseUrl, 400, 'invalid_url', 'The request path is not a valid URL (bad percent-encoding).'),
+      // No resource has an id that long.
+      onMaxParamLength: (_path, _req, res) => rawProblem(res, config.baseUrl, 404, 'not_found', 'Resource not found.'),
+    },
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) return;
+      const [status, code, detail] =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'headers_too_large', 'The request headers are too large.']
+          : [400, 'bad_request', 'The request could not be parsed as HTTP.'];
+      const body = JSON.stringify(problemBody(config.baseUrl, status, code, detail));
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  // JSON is the only body format: anything else is 415.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(errorsPlugin, { baseUrl: config.baseUrl });
+  await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  await app.register(openapiPlugin, { baseUrl: config.baseUrl });
+  await app.register(corsPlugin, { pool: deps.pool });
+  await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute, widgetPerMinute: config.widgetRateLimitPerMinute });
+  await app.register(authPlugin, { pool: deps.pool });
+  await app.register(bodyGuardPlugin);
+  await app.register(idempotencyPlugin, { pool: deps.pool });
+
+  await app.register(healthRoutes, deps);
+  await app.register(couriersRoutes, deps);
+  await app.register(pingRoutes, deps);
+  await app.register(deliveriesRoutes, deps);
+  await app.register(trackingRoutes, deps);
+  await app.register(fleetRoutes, deps);
+  await app.register(quotesRoutes, deps);
+  await app.register(webhookEndpointsRoutes, deps);
+  await app.register(pagesRoutes, deps);
+  return app;
+}

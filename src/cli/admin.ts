@@ -1,0 +1,263 @@
+// The admin command line (the "developer dashboard" for now): tenants, keys, courier companies, deliveries.
+//   npm run --silent admin -- tenant create --name "Loja X" --allowed-origin https://shop.example --json
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { Client } from '@temporalio/client';
+import { loadConfig } from '../config.js';
+import { connectTemporal } from '../temporal.js';
+import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../workflows/deliveries/definitions.js';
+import { OPERATOR_ACTIONS } from '../../workflows/deliveries/states.js';
+import { createPool, type Pool } from '../db.js';
+import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
+
+/** A usage mistake: printed as one line, exit code 2. */
+class UsageError extends Error {}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const origin = (value: string, previous: string[] = []) => {
+  try {
+    return [...previous, normaliseOrigin(value)];
+  } catch {
+    throw new InvalidArgumentError(`"${value}" is not an origin (expected scheme://host[:port]).`);
+  }
+};
+const int = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a non-negative whole number.`);
+  return Number(value);
+};
+const text = (value: string) => {
+  if (!value.trim()) throw new InvalidArgumentError('It must not be empty.');
+  return value.trim();
+};
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const uuid = (value: string) => {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new InvalidArgumentError(`"${value}" is not a UUID.`);
+  return value;
+};
+
+export function buildProgram(
+  getPool: () => Pool,
+  out: (text: string) => void = (t) => process.stdout.write(t),
+  getTemporal: () => Promise<Client> = () => connectTemporal(loadConfig()),
+) {
+  const print = (json: boolean, value: unknown, human: string) => out(json ? JSON.stringify(value) + '\n' : human + '\n');
+  const program = new Command('admin').description('Delivery API administration').exitOverride().showHelpAfterError(false);
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => out(text) });
+
+  const tenant = program.command('tenant').description('Tenants (merchants)');
+  tenant
+    .command('create')
+    .description('Create a tenant with one secret and one publishable key (shown once)')
+    .requiredOption('--name <name>', 'tenant name', text)
+    .option('--allowed-origin <origin>', 'origin allowed for the publishable key (repeatable)', origin, [])
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const created = await createTenant(getPool(), opts.name, opts.allowedOrigin);
+      print(opts.json, created, `Tenant ${created.tenant_id}\n  secret key:      ${created.secret_key}\n  publishable key: ${created.publishable_key}\nStore the keys now: they are not shown again.`);
+    });
+  tenant
+    .command('list')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const { rows } = await getPool().query('SELECT id AS tenant_id, name, created_at FROM tenants ORDER BY created_at');
+      print(opts.json, { data: rows }, rows.map((r) => `${r.tenant_id}  ${r.name}`).join('\n') || '(no tenants)');
+    });
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .addOption(new Option('--kind <kind>', 'key kind').choices(['secret', 'publishable']).makeOptionMandatory())
+    .option('--allowed-origin <origin>', 'origin allowed for a publishable key (repeatable)', origin, [])
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const exists = await getPool().query('SELECT 1 FROM tenants WHERE id = $1', [opts.tenant]);
+      if (!exists.rowCount) throw new UsageError(`No tenant ${opts.tenant}.`);
+      const created = await createKey(getPool(), opts.tenant, opts.kind, opts.allowedOrigin);
+      print(opts.json, { key_id: created.id, key: created.key, kind: opts.kind }, `${created.key}  (id ${created.id}; shown once)`);
+    });
+  key
+    .command('revoke <key>')
+    .description('Revoke a key by its id or by the key itself')
+    .option('--json', 'print JSON')
+    .action(async (idOrKey: string, opts) => {
+      const id = await revokeKey(getPool(), idOrKey);
+      if (!id) throw new UsageError('No such key.');
+      print(opts.json, { key_id: id, revoked: true }, `Revoked key ${id}.`);
+    });
+  key
+    .command('origins')
+    .description('Set the allowed origins of a publishable key')
+    .requiredOption('--key <id>', 'publishable key id', uuid)
+    .option('--allowed-origin <origin>', 'allowed origin (repeatable)', origin, [])
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const { rowCount } = await getPool().query(`UPDATE api_keys SET allowed_origins = $2 WHERE id = $1 AND kind = 'publishable'`, [opts.key, opts.allowedOrigin]);
+      if (!rowCount) throw new UsageError('No such publishable key.');
+      print(opts.json, { key_id: opts.key, allowed_origins: opts.allowedOrigin }, 'Allowed origins updated.');
+    });
+
+  const courier = program.command('courier').description('Courier companies');
+  courier
+    .command('create')
+    .requiredOption('--name <name>', 'company name', text)
+    .requiredOption('--slug <slug>', 'short unique name (used in fleet webhook paths)')
+    .addOption(new Option('--adapter <adapter>', 'how the company is priced and booked').choices(['rate_card', 'http']).makeOptionMandatory())
+    .option('--endpoint <url>', 'courier protocol base URL (http adapter; optional for rate_card)')
+    .option('--logo-url <url>', 'logo URL')
+    .option('--base-fee-aoa <centavos>', 'base fee, AOA centavos', int)
+    .option('--base-eta-minutes <minutes>', 'base ETA', int)
+    .option('--per-km-aoa <centavos>', 'rate card: fee per started km', int)
+    .option('--per-kg-aoa <centavos>', 'rate card: fee per started kg above the threshold', int)
+    .option('--per-kg-threshold-grams <grams>', 'rate card: weight included in the base fee', int)
+    .option('--active-drivers <n>', 'fleet size', int)
+    .option('--service-zones <zones>', 'comma-separated cities or provinces served', list)
+    .option('--max-weight-grams <grams>', 'heaviest parcel carried', int)
+    .option('--parcel-types <types>', 'comma-separated parcel types carried', list)
+    .option('--timeout-ms <ms>', 'per-call timeout of the http adapter', int)
+    .option('--require-delivery-pin', 'recipient must give a PIN to the driver')
+    .option('--bank-transfer-enabled', 'accepts bank transfer payment')
+    .option('--bank-name <name>')
+    .option('--bank-account-holder <name>')
+    .option('--bank-iban <iban>')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug)) throw new UsageError('--slug must be lower-case letters, digits and dashes.');
+      if (opts.adapter === 'http' && !opts.endpoint) throw new UsageError('--endpoint is required with --adapter http.');
+      for (const u of [opts.endpoint, opts.logoUrl]) {
+        if (u && !URL.canParse(u)) throw new UsageError(`"${u}" is not a URL.`);
+      }
+      const taken = await getPool().query('SELECT 1 FROM courier_companies WHERE slug = $1', [opts.slug]);
+      if (taken.rowCount) throw new UsageError(`A courier with slug "${opts.slug}" exists already.`);
+      const created = await createCourier(getPool(), {
+        name: opts.name,
+        slug: opts.slug,
+        adapter: opts.adapter,
+        endpoint: opts.endpoint,
+        logo_url: opts.logoUrl,
+        base_fee_aoa: opts.baseFeeAoa,
+        base_eta_minutes: opts.baseEtaMinutes,
+        active_drivers: opts.activeDrivers,
+        service_zones: opts.serviceZones,
+        max_weight_grams: opts.maxWeightGrams,
+        parcel_types: opts.parcelTypes,
+        timeout_ms: opts.timeoutMs,
+        require_delivery_pin: Boolean(opts.requireDeliveryPin),
+        bank_transfer_enabled: Boolean(opts.bankTransferEnabled),
+        bank_name: opts.bankName,
+        bank_account_holder: opts.bankAccountHolder,
+        bank_iban: opts.bankIban,
+        rate_card: { per_km_aoa: opts.perKmAoa, per_kg_aoa: opts.perKgAoa, per_kg_threshold_grams: opts.perKgThresholdGrams },
+      });
+      print(opts.json, created, `Courier ${created.slug} (${created.courier_id})\n  fleet secret: ${created.fleet_secret}`);
+    });
+  courier
+    .command('link')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--courier <slug>', 'courier slug')
+    .option('--all', 'every courier')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      if (Boolean(opts.courier) === Boolean(opts.all)) throw new UsageError('Give exactly one of --courier <slug> or --all.');
+      const exists = await getPool().query('SELECT 1 FROM tenants WHERE id = $1', [opts.tenant]);
+      if (!exists.rowCount) throw new UsageError(`No tenant ${opts.tenant}.`);
+      if (opts.courier) {
+        const c = await getPool().query('SELECT 1 FROM courier_companies WHERE slug = $1', [opts.courier]);
+        if (!c.rowCount) throw new UsageError(`No courier with slug "${opts.courier}".`);
+      }
+      const linked = await linkCouriers(getPool(), opts.tenant, opts.all ? 'all' : opts.courier);
+      print(opts.json, { tenant_id: opts.tenant, linked }, `Linked ${linked.length} courier(s).`);
+    });
+  courier
+    .command('list')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const { rows } = await getPool().query('SELECT id AS courier_id, slug, name, adapter, endpoint, active FROM courier_companies ORDER BY slug');
+      print(opts.json, { data: rows }, rows.map((r) => `${r.slug}  ${r.adapter}  ${r.name}`).join('\n') || '(no couriers)');
+    });
+
+  // Operators: stalled deliveries, found through Temporal visibility, and their recovery.
+  const delivery = program.command('delivery').description('Deliveries (operators)');
+  delivery
+    .command('stalled')
+    .description('List stalled deliveries (Temporal visibility query DeliveryStatus = "stalled")')
+    .option('--tenant <id>', 'only this tenant', uuid)
+    .option('--limit <n>', 'at most this many', int, 100)
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const client = await getTemporal();
+      const query = stalledQuery(opts.tenant);
+      const data: Record<string, unknown>[] = [];
+      for await (const wf of client.workflow.list({ query })) {
+        const attrs = wf.searchAttributes as Record<string, unknown[] | undefined>;
+        data.push({
+          delivery_id: wf.workflowId.replace(/^delivery-/, ''),
+          workflow_id: wf.workflowId,
+          reference: attrs.DeliveryReference?.[0] ?? null,
+          tenant_id: attrs.TenantId?.[0] ?? null,
+          courier_slug: attrs.CourierSlug?.[0] ?? null,
+          start_time: wf.startTime.toISOString(),
+        });
+        if (data.length >= opts.limit) break;
+      }
+      print(
+        opts.json,
+        { query, data },
+        data.length ? data.map((d) => `${d.delivery_id}  ${d.reference}  ${d.courier_slug}  tenant ${d.tenant_id}`).join('\n') : `(no stalled deliveries)  query: ${query}`,
+      );
+    });
+  delivery
+    .command('recover <delivery_id>')
+    .description('Recover a stalled delivery: signal operatorAction to its workflow')
+    .addOption(new Option('--action <action>', 'what to do').choices([...OPERATOR_ACTIONS]).makeOptionMandatory())
+    .option('--company-id <id>', 'with redispatch: book this company instead (linked to the tenant)', uuid)
+    .option('--note <text>', 'why (kept in the event)')
+    .option('--json', 'print JSON')
+    .action(async (deliveryId: string, opts) => {
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(deliveryId)) throw new UsageError(`"${deliveryId}" is not a delivery id (UUID).`);
+      if (opts.companyId && opts.action !== 'redispatch') throw new UsageError('--company-id goes with --action redispatch.');
+      const { rows } = await getPool().query<{ status: string }>('SELECT status FROM deliveries WHERE id = $1', [deliveryId]);
+      if (!rows[0]) throw new UsageError(`No delivery ${deliveryId}.`);
+      if (rows[0].status !== 'stalled') throw new UsageError(`Delivery ${deliveryId} is ${rows[0].status}, not stalled: nothing to recover.`);
+      const client = await getTemporal();
+      const action: OperatorAction = { action: opts.action, ...(opts.companyId ? { company_id: opts.companyId } : {}), ...(opts.note ? { note: opts.note } : {}) };
+      await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(operatorActionSignal, action);
+      print(opts.json, { delivery_id: deliveryId, ...action, signalled: true }, `Signalled ${opts.action} to ${deliveryWorkflowId(deliveryId)}.`);
+    });
+
+  return program;
+}
+
+/** The visibility query an operator types in the Temporal UI. */
+export const stalledQuery = (tenantId?: string) => `DeliveryStatus = "stalled"${tenantId ? ` AND TenantId = "${tenantId}"` : ''}`;
+
+export { UsageError };
+
+export async function runAdmin(argv: string[]): Promise<number> {
+  let pool: Pool | null = null;
+  let temporal: Client | null = null;
+  const getPool = () => (pool ??= createPool(loadConfig().databaseUrl, 2));
+  const getTemporal = async () => (temporal ??= await connectTemporal(loadConfig()));
+  const program = buildProgram(getPool, undefined, getTemporal);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 2;
+    }
+    const message = (err as Error).message;
+    process.stderr.write(`error: ${message}\nCheck DATABASE_URL (is Postgres up and migrated? run \`npm run migrate\`) and, for delivery commands, TEMPORAL_ADDRESS.\n`);
+    return 1;
+  } finally {
+    await (pool as Pool | null)?.end();
+    await (temporal as Client | null)?.connection.close();
+  }
+}
+
+if (process.argv[1] && /admin\.(ts|js)$/.test(process.argv[1])) {
+  runAdmin(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,72 @@
+// Authentication. Each route says which credential it takes in `config.auth`:
+//   'secret'       merchant API, `Authorization: Bearer sk_live_...` (the default for /v1/*)
+//   'publishable'  widget API, `Bearer pk_live_...` plus an `Origin` the key allows (the default for /v1/widget/*)
+//   'none'         tracking, health, docs
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import type { Pool } from '../db.js';
+import { hashKey, keyKindOf, sameHash, type KeyKind } from '../lib/keys.js';
+import { unauthorized } from '../lib/problem.js';
+
+export type AuthMode = KeyKind | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    auth: { tenantId: string; keyId: string; kind: KeyKind; origin?: string } | null;
+  }
+}
+
+export function authModeFor(request: FastifyRequest): AuthMode {
+  const configured = request.routeOptions.config?.auth;
+  if (configured) return configured;
+  const url = request.routeOptions.url ?? request.url;
+  if (url.startsWith('/v1/widget/')) return 'publishable';
+  if (url.startsWith('/v1/')) return 'secret';
+  return 'none';
+}
+
+export default fp(async (app, opts: { pool: Pool }) => {
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRequest', async (request) => {
+    // No route (404) and CORS preflights carry no credentials.
+    if (!request.routeOptions.url || request.method === 'OPTIONS') return;
+    const mode = authModeFor(request);
+    if (mode === 'none') return;
+
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
+    const key = match[1];
+    const kind = keyKindOf(key);
+    if (kind !== mode) {
+      throw unauthorized(mode === 'secret' ? 'This endpoint takes a secret key (sk_live_...).' : 'This endpoint takes a publishable key (pk_live_...).');
+    }
+    const hash = hashKey(key);
+    const { rows } = await opts.pool.query<{ id: string; tenant_id: string; key_hash: Buffer; allowed_origins: string[]; revoked_at: Date | null }>(
+      'SELECT id, tenant_id, key_hash, allowed_origins, revoked_at FROM api_keys WHERE key_hash = $1 AND kind = $2',
+      [hash, kind],
+    );
+    const row = rows[0];
+    if (!row || !sameHash(row.key_hash, hash) || row.revoked_at) throw unauthorized('Invalid or revoked API key.');
+
+    if (kind === 'publishable') {
+      const origin = request.headers.origin;
+      if (!origin || !row.allowed_origins.includes(origin.toLowerCase())) {
+        throw unauthorized('This origin is not allowed for the publishable key.');
+      }
+      request.auth = { tenantId: row.tenant_id, keyId: row.id, kind, origin };
+      return;
+    }
+    request.auth = { tenantId: row.tenant_id, keyId: row.id, kind };
+  });
+});
+
+/** The authenticated tenant of a route that requires a key. */
+export function tenantOf(request: FastifyRequest): string {
+  if (!request.auth) throw unauthorized();
+  return request.auth.tenantId;
+}

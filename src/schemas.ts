@@ -1,0 +1,105 @@
+// Schemas shared by several route modules: the resources of the spec. Route-specific schemas live beside their routes.
+import { z } from 'zod';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const Coordinates = z.object({
+  lat: z.number().min(-90).max(90),
+  lng: z.number().min(-180).max(180),
+});
+
+export const Contact = z.object({
+  name: z.string().max(200).optional(),
+  phone: z.string().max(40).optional(),
+});
+
+export const Address = z
+  .object({
+    address_line: text(500),
+    city: text(120),
+    province: text(120),
+    coordinates: Coordinates.optional(),
+    contact: Contact.optional(),
+  })
+  .meta({ id: 'Address' });
+export type Address = z.infer<typeof Address>;
+
+const dimension = z.number().int().positive().max(1000);
+export const Parcel = z
+  .object({
+    weight_grams: z.number().int().positive().max(1_000_000).describe('grams, 1..1,000,000'),
+    description: z.string().max(1000).optional(),
+    declared_value_aoa: z.number().int().nonnegative().max(1e14).optional().describe('AOA centavos'),
+    length_cm: dimension.optional(),
+    width_cm: dimension.optional(),
+    height_cm: dimension.optional(),
+    parcel_type: z.string().max(60).optional().describe('matched against a courier\'s parcel_types'),
+  })
+  .meta({ id: 'Parcel' });
+export type Parcel = z.infer<typeof Parcel>;
+
+export const FieldErrorSchema = z.object({
+  pointer: z.string().optional(),
+  parameter: z.string().optional(),
+  code: z.string(),
+  detail: z.string(),
+});
+
+export const Problem = z
+  .object({
+    type: z.string().describe('{base_url}/errors/<code>'),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    error: z.string().nullable().optional(),
+    errors: z.array(FieldErrorSchema).nullable().optional(),
+  })
+  .meta({ id: 'Problem' });
+
+/** Problem responses for the given statuses, for a route's `response` schema. */
+export function problems(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: PROBLEM_DESCRIPTIONS[s] ?? 'Error', content: { 'application/problem+json': { schema: Problem } } }]),
+  ) as Record<number, { description: string; content: { 'application/problem+json': { schema: typeof Problem } } }>;
+}
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  401: 'Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized',
+  404: 'Not found. error: not_found',
+  409: 'Conflict. error: delivery_not_cancellable, idempotency_request_in_progress',
+  413: 'Body too large. error: payload_too_large',
+  422: 'Validation error. error: validation_failed or a specific code',
+  429: 'Rate limited. error: rate_limited',
+  502: 'Every courier failed. error: upstream_unavailable',
+  503: 'No courier configured. error: no_courier_configured',
+};
+
+export const Capabilities = z.object({
+  bank_transfer_enabled: z.boolean(),
+  bank_name: z.string().nullable(),
+  bank_account_holder: z.string().nullable(),
+  bank_iban: z.string().nullable(),
+  max_weight_grams: z.number().int().nullable(),
+  parcel_types: z.array(z.string()).nullable(),
+  require_delivery_pin: z.boolean(),
+});
+
+export const Courier = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string().optional(),
+    logo_url: z.string().nullable().optional(),
+    base_fee_aoa: z.number().int().nullable().optional(),
+    base_eta_minutes: z.number().int().nullable().optional(),
+    active_drivers: z.number().int().nullable().optional(),
+    service_zones: z.array(z.string()).optional(),
+    operating_hours: z.record(z.string(), z.unknown()).nullable().optional(),
+    capabilities: Capabilities.optional(),
+  })
+  .meta({ id: 'Courier' });
+
+export const DeliveryId = z.object({ id: z.uuid() });
+
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().describe('Repeat-safe retries: the same key and body within 24 h return the first response.'),
+});

@@ -1,0 +1,30 @@
+// The API process.
+import { pathToFileURL } from 'node:url';
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { createPool } from './db.js';
+import { connectTemporal } from './temporal.js';
+
+async function main() {
+  const config = loadConfig();
+  const pool = createPool(config.databaseUrl, 20);
+  const temporal = await connectTemporal(config);
+  const app = await buildApp({ config, pool, temporal });
+  const shutdown = async () => {
+    await app.close();
+    await pool.end();
+    await temporal.connection.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  await app.listen({ port: config.port, host: config.host });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err) => {
+    console.error('API failed to start:', err);
+    console.error('Is Postgres reachable at DATABASE_URL and Temporal at TEMPORAL_ADDRESS? `npm run dev` starts both.');
+    process.exit(1);
+  });
+}

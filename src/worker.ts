@@ -1,0 +1,70 @@
+// The Temporal worker: runs workflows/ (from the prebuilt bundle) and activities/ on task queue `deliveries`.
+import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { pathToFileURL } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { createActivities } from '../activities/index.js';
+import { reconcileOnce } from './deliveries/start.js';
+import { loadConfig, type Config } from './config.js';
+import { createPool, type Pool } from './db.js';
+import { ensureWorkflowBundle } from './workflow-bundle.js';
+
+export interface WorkerOptions {
+  config: Config;
+  pool: Pool;
+  connection: NativeConnection;
+  taskQueue?: string;
+  bundlePath?: string;
+}
+
+export async function createWorker(options: WorkerOptions): Promise<Worker> {
+  const { config, pool, connection } = options;
+  return Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: options.taskQueue ?? config.taskQueue,
+    workflowBundle: { codePath: options.bundlePath ?? (await ensureWorkflowBundle()) },
+    activities: createActivities({ config, pool }),
+  });
+}
+
+/** Starts, every `intervalMs`, any delivery whose workflow never started (a crash between commit and start). */
+export function startReconciler(client: Client, pool: Pool, config: Config, intervalMs = config.reconcileIntervalMs): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      const started = await reconcileOnce(client, pool, config);
+      if (started > 0) console.log(`Reconciler started ${started} missing delivery workflow(s).`);
+    } catch (err) {
+      console.error('Reconciler pass failed (will retry):', (err as Error).message);
+    } finally {
+      running = false;
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+async function main() {
+  const config = loadConfig();
+  Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : config.logLevel === 'info' ? 'INFO' : 'WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
+  const pool = createPool(config.databaseUrl, 20);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined });
+  const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace });
+  const stopReconciler = startReconciler(client, pool, config);
+  console.log(`Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}`);
+  await worker.run();
+  stopReconciler();
+  await connection.close();
+  await pool.end();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err) => {
+    console.error('Worker failed:', err);
+    console.error('Is Temporal reachable at TEMPORAL_ADDRESS and Postgres at DATABASE_URL? `npm run dev` starts both.');
+    process.exit(1);
+  });
+}

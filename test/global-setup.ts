@@ -1,0 +1,42 @@
+// Once per test run: a fresh Postgres database (migrated), a real Temporal dev server (own port,
+// headless, in memory) and the workflow bundle. Test files get their addresses through `inject`.
+import type { TestProject } from 'vitest/node';
+import path from 'node:path';
+import { ROOT_DIR } from '../src/config.js';
+import { buildWorkflowBundle } from '../src/workflow-bundle.js';
+import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
+import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    temporalAddress: string;
+    bundlePath: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const log = (line: string) => console.log(`[setup] ${line}`);
+  const started = Date.now();
+  const pg = await resolvePostgres(log);
+  const databaseUrl = databaseUrlFor(pg.serverUrl, `delivery_api_test_${Date.now()}_${process.pid}`);
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl);
+  log(`Postgres database ready (${pg.source})`);
+
+  const port = Number(process.env.TEST_TEMPORAL_PORT ?? 17233);
+  const temporal = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'test-temporal.log') });
+  log(`Temporal dev server on ${temporal.address}`);
+  const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.test.js'));
+  log(`Workflow bundle built; setup took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  project.provide('databaseUrl', databaseUrl);
+  project.provide('temporalAddress', temporal.address);
+  project.provide('bundlePath', bundlePath);
+
+  return async () => {
+    await temporal.stop();
+    if (!process.env.KEEP_TEST_DB) await dropDatabase(databaseUrl).catch(() => {});
+    await pg.stop();
+  };
+}

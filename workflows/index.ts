@@ -1,0 +1,4 @@
+// Every workflow the worker runs. The bundle is built once from this file (scripts/build-workflows.ts).
+export * from './system/workflows.js';
+export * from './deliveries/workflows.js';
+export * from './webhooks/workflows.js';
