@@ -1,0 +1,26 @@
+// The adapter for a courier company, by its `adapter` column. Every caller (quote activity, quotes route,
+// dispatch) goes through this, so a company behaves the same wherever it is asked.
+import type { CourierRow } from '../../src/couriers/repository.js';
+import type { CourierAdapter } from './adapter.js';
+import { HttpCourierAdapter } from './http.js';
+import { RateCardAdapter } from './rate-card.js';
+
+export * from './adapter.js';
+export { closeCourierAgent, courierAgent, DEFAULT_COURIER_TIMEOUT_MS, HttpCourierAdapter } from './http.js';
+export { haversineKm, priceFromRateCard, RateCardAdapter } from './rate-card.js';
+
+export interface AdapterOptions {
+  /** Overrides courier_companies.timeout_ms for every upstream call. */
+  timeoutMs?: number;
+}
+
+export function adapterFor(courier: CourierRow, options: AdapterOptions = {}): CourierAdapter {
+  switch (courier.adapter) {
+    case 'http':
+      return new HttpCourierAdapter(courier, options);
+    case 'rate_card':
+      return new RateCardAdapter(courier, options);
+    default:
+      throw new Error(`Unknown courier adapter "${String((courier as { adapter: unknown }).adapter)}" for ${courier.slug}`);
+  }
+}
