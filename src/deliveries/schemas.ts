@@ -1,0 +1,134 @@
+// Request and response schemas of the delivery routes (merchant and widget surfaces, public tracking).
+import { z } from 'zod';
+import { Address, Parcel } from '../schemas.js';
+import { PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
+
+const dateTime = z.iso.datetime({ offset: true });
+const Metadata = z
+  .record(z.string().max(40), z.unknown())
+  .refine((m) => Object.keys(m).length <= 50 && JSON.stringify(m).length <= 8192, 'metadata holds at most 50 keys and 8 KB of JSON')
+  .describe('Free-form; echoed on responses and webhooks. At most 50 keys (names up to 40 characters) and 8 KB.');
+
+export const CreateDeliveryBody = z
+  .object({
+    quote_id: z.string().max(64).describe('uuid of a quote from POST /v1/quotes'),
+    origin: Address,
+    destination: Address,
+    parcel: Parcel,
+    company_id: z.uuid().optional().describe("when present, must be the quote's company"),
+    payment_method: z.enum(PAYMENT_METHODS).default('prepaid'),
+    cash_collect_aoa: z.number().int().nonnegative().max(1e14).nullable().optional().describe('AOA centavos; required when payment_method is cod'),
+    scheduled_pickup_at: dateTime.nullable().optional(),
+    scheduled_delivery_at: dateTime.nullable().optional(),
+    options: z.object({ metadata: Metadata.optional() }).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.payment_method === 'cod' && (body.cash_collect_aoa === undefined || body.cash_collect_aoa === null)) {
+      ctx.addIssue({ code: 'custom', path: ['cash_collect_aoa'], message: 'cash_collect_aoa is required when payment_method is cod' });
+    }
+    if (body.scheduled_pickup_at && body.scheduled_delivery_at && Date.parse(body.scheduled_delivery_at) < Date.parse(body.scheduled_pickup_at)) {
+      ctx.addIssue({ code: 'custom', path: ['scheduled_delivery_at'], message: 'scheduled_delivery_at is before scheduled_pickup_at' });
+    }
+  });
+
+export const Courier = z.object({ name: z.string().nullable(), tracking_ref: z.string().nullable() }).nullable();
+
+export const DeliveryEvent = z
+  .object({
+    id: z.uuid().optional(),
+    event_type: z.string().describe('dotted name, equal to the webhook event type'),
+    occurred_at: z.string(),
+    source: z.string().nullable().optional(),
+    payload: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .meta({ id: 'DeliveryEvent' });
+
+const Status = z.enum(STATUSES);
+
+export const DeliverySummary = z
+  .object({
+    id: z.uuid(),
+    reference: z.string(),
+    status: Status,
+    inserted_at: z.string(),
+    origin: Address.optional(),
+    destination: Address.optional(),
+    parcel: Parcel.optional(),
+    quoted_fee_aoa: z.number().int().nullable().optional(),
+    courier: Courier.optional(),
+  })
+  .meta({ id: 'DeliverySummary' });
+
+export const Delivery = DeliverySummary.extend({
+  origin: Address,
+  destination: Address,
+  parcel: Parcel,
+  company_id: z.uuid().optional(),
+  payment_method: z.enum(PAYMENT_METHODS).optional(),
+  cash_collect_aoa: z.number().int().nullable().optional(),
+  scheduled_pickup_at: z.string().nullable().optional(),
+  scheduled_delivery_at: z.string().nullable().optional(),
+  sla_deadline_at: z.string().nullable().optional(),
+  tracking_url: z.string().optional().describe('public tracking page for the recipient'),
+  delivery_pin: z.string().nullable().optional().describe('4 digits when the courier requires a PIN at delivery: give it to the recipient, never to the courier'),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  updated_at: z.string().optional(),
+  events: z.array(DeliveryEvent).optional(),
+}).meta({ id: 'Delivery' });
+
+export const WidgetDelivery = z
+  .object({
+    id: z.uuid(),
+    reference: z.string(),
+    status: Status,
+    inserted_at: z.string(),
+    origin: Address,
+    destination: Address,
+    parcel: Parcel,
+    payment_method: z.enum(PAYMENT_METHODS).optional(),
+    quoted_fee_aoa: z.number().int().nullable().optional(),
+    courier: z.object({ name: z.string().nullable() }).nullable().optional(),
+    scheduled_pickup_at: z.string().nullable().optional(),
+    scheduled_delivery_at: z.string().nullable().optional(),
+    tracking_url: z.string().optional(),
+    delivery_pin: z.string().nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    events: z.array(z.object({ id: z.uuid().optional(), event_type: z.string(), occurred_at: z.string() })),
+  })
+  .meta({
+    id: 'WidgetDelivery',
+    description: 'Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events.',
+  });
+
+export const TrackingView = z
+  .object({
+    reference: z.string(),
+    status: Status,
+    events: z.array(z.object({ event_type: z.string(), occurred_at: z.string() })),
+  })
+  .meta({ id: 'TrackingView' });
+
+export const Pagination = z.object({ limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() }).meta({ id: 'Pagination' });
+
+export const ListQuery = z.object({
+  status: z
+    .string()
+    .optional()
+    .describe('one status, or a comma-separated list')
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const list = value.split(',').map((s) => s.trim());
+      const unknown = list.filter((s) => !(STATUSES as readonly string[]).includes(s));
+      if (unknown.length) {
+        ctx.addIssue({ code: 'custom', message: `unknown status ${unknown.map((s) => JSON.stringify(s)).join(', ')}; one of ${STATUSES.join(', ')}` });
+        return z.NEVER;
+      }
+      return list as (typeof STATUSES)[number][];
+    }),
+  inserted_at_gte: dateTime.optional().describe('created on or after (inclusive)'),
+  inserted_at_lte: dateTime.optional().describe('created on or before (inclusive)'),
+  sort: z.enum(['inserted_at_desc', 'inserted_at_asc']).default('inserted_at_desc'),
+  search: z.string().max(200).optional().describe('case-insensitive substring of reference, origin and destination city and address line'),
+  limit: z.coerce.number().int().min(1).default(50).transform((v) => Math.min(v, 100)).describe('1..100, default 50; larger values are clamped to 100'),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+});

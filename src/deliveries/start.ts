@@ -1,0 +1,83 @@
+// Starting a delivery's workflow: after the creating transaction commits, and again from the
+// reconciler for any delivery whose workflow never started. Conflict policy "use existing" makes
+// a second start harmless.
+import type { Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import type { Config } from '../config.js';
+import type { Pool } from '../db.js';
+import { deliveryWorkflowId, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
+import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
+import type { Status } from '../../workflows/deliveries/states.js';
+
+export function timeoutsFrom(config: Config): DeliveryTimeouts {
+  return {
+    paymentWindowMs: config.paymentWindowMs,
+    stateBudgetsMs: config.stateBudgetsMs,
+    dispatch: { maximumAttempts: config.dispatchMaxAttempts, initialIntervalMs: config.dispatchInitialIntervalMs, maximumIntervalMs: 60_000 },
+  };
+}
+
+export interface StartableDelivery {
+  id: string;
+  tenant_id: string;
+  reference: string;
+  company_id: string;
+  courier_slug: string;
+  require_delivery_pin: boolean;
+  sla_deadline_at: Date | null;
+  created_event_id: string;
+  initial_status: Status;
+}
+
+export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery): Promise<void> {
+  const input: DeliveryWorkflowInput = {
+    deliveryId: d.id,
+    tenantId: d.tenant_id,
+    reference: d.reference,
+    companyId: d.company_id,
+    courierSlug: d.courier_slug,
+    initialStatus: d.initial_status,
+    createdEventId: d.created_event_id,
+    requireDeliveryPin: d.require_delivery_pin,
+    slaDeadlineAt: d.sla_deadline_at ? d.sla_deadline_at.toISOString() : null,
+    timeouts: timeoutsFrom(config),
+    webhooks: { schedule: config.webhookScheduleMs },
+  };
+  await client.workflow.start('deliveryWorkflow', {
+    taskQueue: config.taskQueue,
+    workflowId: deliveryWorkflowId(d.id),
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [
+      { key: DeliveryStatusKey, value: d.initial_status },
+      { key: TenantIdKey, value: d.tenant_id },
+      { key: DeliveryReferenceKey, value: d.reference },
+      { key: CourierSlugKey, value: d.courier_slug },
+    ],
+  });
+  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [d.id]);
+}
+
+/** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
+export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit = 100, onlyId: string | null = null): Promise<StartableDelivery[]> {
+  const { rows } = await pool.query<StartableDelivery>(
+    `SELECT d.id, d.tenant_id, d.reference, d.company_id, c.slug AS courier_slug,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status
+       FROM deliveries d
+       JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.workflow_started_at IS NULL AND d.inserted_at <= now() - make_interval(secs => $1::double precision / 1000)
+        AND ($3::uuid IS NULL OR d.id = $3)
+      ORDER BY d.inserted_at LIMIT $2`,
+    [olderThanMs, limit, onlyId],
+  );
+  return rows;
+}
+
+/** Starts every missing workflow; returns how many it started. */
+export async function reconcileOnce(client: Client, pool: Pool, config: Config, olderThanMs = 10_000): Promise<number> {
+  const missing = await unstartedDeliveries(pool, olderThanMs);
+  for (const d of missing) await startDeliveryWorkflow(client, pool, config, d);
+  return missing.length;
+}

@@ -1,0 +1,32 @@
+// Public tracking, no authentication: reference, status and the event timeline (types and times only).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../app.js';
+import { deliveryEvents, findDelivery } from '../deliveries/repository.js';
+import { TrackingView } from '../deliveries/schemas.js';
+import { toTracking } from '../deliveries/view.js';
+import { notFound } from '../lib/problem.js';
+import { problems } from '../schemas.js';
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
+  app.get(
+    '/v1/deliveries/:delivery_id/tracking',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['tracking'],
+        operationId: 'getDeliveryTracking',
+        summary: 'Public tracking view of a delivery',
+        security: [],
+        params: z.object({ delivery_id: z.uuid() }),
+        response: { 200: TrackingView, ...problems(404, 429) },
+      },
+    },
+    async (request) => {
+      const delivery = await findDelivery(pool, null, request.params.delivery_id);
+      if (!delivery) throw notFound();
+      return toTracking(delivery, await deliveryEvents(pool, delivery.id));
+    },
+  );
+};
+export default routes;

@@ -1,0 +1,177 @@
+// The admin command line, run as a real subprocess against the run's database, and its keys and
+// couriers checked through the real API.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { ROOT_DIR } from '../src/config.js';
+import { startStack, type Stack } from './helpers/stack.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'admin.ts'), ...args],
+      { cwd: ROOT_DIR, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function adminJson(...args: string[]): Promise<any> {
+  const run = await admin(...args, '--json');
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+const slug = () => `c-${randomUUID().slice(0, 8)}`;
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack?.close());
+
+describe('admin CLI: tenants and keys', () => {
+  it('tenant create --json prints the tenant and both keys, which work against the API', async () => {
+    const created = await adminJson('tenant', 'create', '--name', 'Loja CLI', '--allowed-origin', 'https://shop.cli.test');
+    expect(Object.keys(created).sort()).toEqual(['publishable_key', 'publishable_key_id', 'secret_key', 'secret_key_id', 'tenant_id']);
+    expect(created.secret_key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
+    expect(created.publishable_key).toMatch(/^pk_live_[0-9A-Za-z]{32}$/);
+
+    expect((await stack.request('GET', '/v1/couriers', { key: created.secret_key })).status).toBe(200);
+    const widget = await stack.request('GET', '/v1/widget/couriers', { key: created.publishable_key, headers: { origin: 'https://shop.cli.test' } });
+    expect(widget.status).toBe(200);
+    const otherOrigin = await stack.request('GET', '/v1/widget/couriers', { key: created.publishable_key, headers: { origin: 'https://other.test' } });
+    expect(otherOrigin.status).toBe(401);
+  });
+
+  it('tenant list shows created tenants', async () => {
+    const created = await adminJson('tenant', 'create', '--name', 'Listed tenant');
+    const listed = await adminJson('tenant', 'list');
+    expect(listed.data).toEqual(expect.arrayContaining([expect.objectContaining({ tenant_id: created.tenant_id, name: 'Listed tenant' })]));
+    const human = await admin('tenant', 'list');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(created.tenant_id);
+  });
+
+  it('key create issues a working key; key revoke by id and by the key itself makes it 401', async () => {
+    const t = await adminJson('tenant', 'create', '--name', 'Key tenant');
+    const second = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret');
+    expect(second.key).toMatch(/^sk_live_/);
+    expect((await stack.request('GET', '/v1/couriers', { key: second.key })).status).toBe(200);
+
+    const byId = await adminJson('key', 'revoke', second.key_id);
+    expect(byId).toEqual({ key_id: second.key_id, revoked: true });
+    const afterId = await stack.request('GET', '/v1/couriers', { key: second.key });
+    expect(afterId.status).toBe(401);
+    expect(afterId.body.error).toBe('unauthorized');
+
+    const byKey = await adminJson('key', 'revoke', t.secret_key);
+    expect(byKey).toEqual({ key_id: t.secret_key_id, revoked: true });
+    expect((await stack.request('GET', '/v1/couriers', { key: t.secret_key })).status).toBe(401);
+
+    const publishable = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'publishable', '--allowed-origin', 'https://widget.cli.test');
+    const ok = await stack.request('GET', '/v1/widget/couriers', { key: publishable.key, headers: { origin: 'https://widget.cli.test' } });
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe('admin CLI: couriers', () => {
+  it('courier create --json prints {courier_id, slug, fleet_secret}; link --courier and --all list them on GET /v1/couriers', async () => {
+    const t = await adminJson('tenant', 'create', '--name', 'Courier tenant');
+    const a = slug();
+    const b = slug();
+    const first = await adminJson(
+      'courier', 'create', '--name', 'CLI Express', '--slug', a, '--adapter', 'rate_card',
+      '--base-fee-aoa', '120000', '--base-eta-minutes', '45', '--service-zones', 'Luanda, Bengo',
+      '--max-weight-grams', '15000', '--parcel-types', 'document,box', '--require-delivery-pin',
+      '--bank-transfer-enabled', '--bank-name', 'Banco BAI', '--bank-account-holder', 'CLI Express Lda', '--bank-iban', 'AO06004000000123456789012',
+    );
+    expect(Object.keys(first).sort()).toEqual(['courier_id', 'fleet_secret', 'slug']);
+    expect(first.slug).toBe(a);
+    expect(first.fleet_secret).toMatch(/^whsec_/);
+    await adminJson('courier', 'create', '--name', 'CLI Http', '--slug', b, '--adapter', 'http', '--endpoint', 'http://127.0.0.1:9/courier');
+
+    expect(await adminJson('courier', 'link', '--tenant', t.tenant_id, '--courier', a)).toEqual({ tenant_id: t.tenant_id, linked: [a] });
+    let listed = await stack.request('GET', '/v1/couriers', { key: t.secret_key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((c: { slug: string }) => c.slug)).toEqual([a]);
+    expect(listed.body.data[0]).toMatchObject({
+      id: first.courier_id,
+      name: 'CLI Express',
+      base_fee_aoa: 120000,
+      base_eta_minutes: 45,
+      service_zones: ['Luanda', 'Bengo'],
+      capabilities: {
+        bank_transfer_enabled: true,
+        bank_name: 'Banco BAI',
+        bank_account_holder: 'CLI Express Lda',
+        bank_iban: 'AO06004000000123456789012',
+        max_weight_grams: 15000,
+        parcel_types: ['document', 'box'],
+        require_delivery_pin: true,
+      },
+    });
+
+    const all = await adminJson('courier', 'link', '--tenant', t.tenant_id, '--all');
+    expect(all.linked).toContain(b);
+    expect(all.linked).not.toContain(a); // already linked
+    listed = await stack.request('GET', '/v1/couriers', { key: t.secret_key });
+    expect(listed.body.data.map((c: { slug: string }) => c.slug)).toEqual(expect.arrayContaining([a, b]));
+  });
+});
+
+describe('admin CLI: bad arguments', () => {
+  let tenantId: string;
+  let takenSlug: string;
+  beforeAll(async () => {
+    tenantId = (await adminJson('tenant', 'create', '--name', 'Bad args tenant')).tenant_id;
+    takenSlug = slug();
+    await adminJson('courier', 'create', '--name', 'Taken', '--slug', takenSlug, '--adapter', 'rate_card');
+  });
+
+  const cases: [string, () => string[], RegExp][] = [
+    ['an unknown command', () => ['tenant', 'delete'], /unknown command 'delete'/],
+    ['an unknown top-level command', () => ['frobnicate'], /unknown command 'frobnicate'/],
+    ['an unknown option', () => ['tenant', 'list', '--colour'], /unknown option '--colour'/],
+    ['a missing required option', () => ['tenant', 'create'], /required option '--name <name>' not specified/],
+    ['a missing --kind', () => ['key', 'create', '--tenant', tenantId], /required option '--kind <kind>' not specified/],
+    ['a bad --kind value', () => ['key', 'create', '--tenant', tenantId, '--kind', 'admin'], /Allowed choices are secret, publishable/],
+    ['a bad --adapter value', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'carrier-pigeon'], /Allowed choices are rate_card, http/],
+    ['a non-numeric --base-fee-aoa', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'rate_card', '--base-fee-aoa', '12.5kz'], /--base-fee-aoa.*not a non-negative whole number/],
+    ['a bad UUID', () => ['key', 'create', '--tenant', 'not-a-uuid', '--kind', 'secret'], /"not-a-uuid" is not a UUID/],
+    ['an unknown tenant', () => ['courier', 'link', '--tenant', randomUUID(), '--all'], /No tenant /],
+    ['both --courier and --all', () => ['courier', 'link', '--tenant', tenantId, '--all', '--courier', takenSlug], /exactly one of --courier <slug> or --all/],
+    ['an unknown courier slug', () => ['courier', 'link', '--tenant', tenantId, '--courier', 'no-such-courier'], /No courier with slug "no-such-courier"/],
+    ['a duplicate slug', () => ['courier', 'create', '--name', 'Again', '--slug', takenSlug, '--adapter', 'rate_card'], /slug ".*" exists already/],
+    ['an http courier without --endpoint', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'http'], /--endpoint is required/],
+    ['an invalid origin', () => ['tenant', 'create', '--name', 'X', '--allowed-origin', 'https://shop.test/path'], /is not an origin/],
+    ['an unknown key to revoke', () => ['key', 'revoke', 'sk_live_' + '0'.repeat(32)], /No such key/],
+    ['a missing argument', () => ['key', 'revoke'], /missing required argument 'key'/],
+  ];
+
+  it.each(cases)('%s: one line on stderr, exit code 2, no stack trace', async (_name, args, message) => {
+    const run = await admin(...args(), '--json');
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines[0]).toMatch(message);
+    expect(run.stderr).not.toMatch(/\n\s+at |Error:|node_modules/);
+  });
+
+  it('refuses a duplicate slug without creating a second courier', async () => {
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM courier_companies WHERE slug = $1', [takenSlug]);
+    expect(rows[0].n).toBe(1);
+  });
+});

@@ -1,0 +1,66 @@
+// The delivery state machine's vocabulary (design.md "Delivery lifecycle"). Pure data: the workflow,
+// the API and the activities all import it.
+
+export const STATUSES = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const FINAL_STATUSES: readonly Status[] = ['delivered', 'cancelled', 'failed'];
+export const CANCELLABLE_STATUSES: readonly Status[] = ['awaiting_payment', 'pending', 'assigned'];
+/** States that can go to `stalled` when they make no progress (or the SLA passes). */
+export const STALLABLE_STATUSES: readonly Status[] = ['pending', 'assigned', 'pickup_ready', 'in_transit', 'out_for_delivery'];
+
+export const isFinal = (status: Status) => FINAL_STATUSES.includes(status);
+
+export type PaymentMethod = 'prepaid' | 'bank_transfer' | 'cod';
+export const PAYMENT_METHODS: readonly PaymentMethod[] = ['prepaid', 'bank_transfer', 'cod'];
+
+/** `bank_transfer` waits for payment; `prepaid` and `cod` go straight to dispatch. */
+export const initialStatusFor = (method: PaymentMethod): Status => (method === 'bank_transfer' ? 'awaiting_payment' : 'pending');
+
+/** Fleet event types a courier sends to POST /v1/fleet/{courier_slug}/events. */
+export const FLEET_EVENT_TYPES = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed', 'payment.confirmed'] as const;
+export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
+
+/** Which fleet event moves which state where, and the event_type it records. */
+export const FLEET_TRANSITIONS: Record<FleetEventType, { from: readonly Status[]; to: Status; eventType: string }> = {
+  'payment.confirmed': { from: ['awaiting_payment'], to: 'pending', eventType: 'delivery.payment_confirmed' },
+  assigned: { from: ['pending'], to: 'assigned', eventType: 'delivery.assigned' },
+  pickup_ready: { from: ['assigned'], to: 'pickup_ready', eventType: 'delivery.pickup_ready' },
+  in_transit: { from: ['assigned', 'pickup_ready'], to: 'in_transit', eventType: 'delivery.in_transit' },
+  out_for_delivery: { from: ['in_transit'], to: 'out_for_delivery', eventType: 'delivery.out_for_delivery' },
+  delivered: { from: ['in_transit', 'out_for_delivery'], to: 'delivered', eventType: 'delivery.delivered' },
+  failed: { from: STATUSES.filter((s) => !FINAL_STATUSES.includes(s)), to: 'failed', eventType: 'delivery.failed' },
+};
+
+/** Every event_type the service records (and sends as webhook `type`). */
+export const EVENT_TYPES = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type OperatorActionName = 'redispatch' | 'resume' | 'mark_failed' | 'cancel';
+export const OPERATOR_ACTIONS: readonly OperatorActionName[] = ['redispatch', 'resume', 'mark_failed', 'cancel'];
