@@ -1,0 +1,276 @@
+// Merchant webhook endpoints (design.md "Outgoing webhooks"): registration, the attempt log, secret rotation
+// and replay. Secret key only; every id is scoped to the tenant (another tenant's id, or a malformed one: 404).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../app.js';
+import { ApiError, notFound, validationFailed } from '../lib/problem.js';
+import { tenantOf } from '../plugins/auth.js';
+import { IdempotencyHeaders, problems } from '../schemas.js';
+import {
+  countEndpoints,
+  createEndpoint,
+  deleteEndpoint,
+  findEndpoint,
+  findMessage,
+  listAttempts,
+  listEndpoints,
+  messagesInRange,
+  rotateSecret,
+  updateEndpoint,
+  type EndpointRow,
+} from '../webhooks/repository.js';
+import {
+  AttemptList,
+  AttemptListQuery,
+  CreateEndpointBody,
+  DeletedEndpoint,
+  EndpointIdParam,
+  EndpointList,
+  EndpointListQuery,
+  ReplayBody,
+  ReplayResponse,
+  UpdateEndpointBody,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  toAttempt,
+  toEndpoint,
+  toEndpointWithSecret,
+} from '../webhooks/schemas.js';
+import { checkWebhookUrl } from '../webhooks/url.js';
+import type { WebhookReplayInput } from '../../workflows/webhooks/definitions.js';
+
+/** Endpoints per tenant. */
+export const MAX_ENDPOINTS = 20;
+/** Messages one replay request may resend; a wider range must be split. */
+export const MAX_REPLAY = 1000;
+/** Messages per replay workflow (bounded history). */
+const REPLAY_BATCH = 100;
+
+const TAG = ['webhooks'];
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
+  // rotate_secret and replay may come without a body even when the client says application/json.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  const load = async (tenantId: string, id: string): Promise<EndpointRow> => {
+    const endpoint = await findEndpoint(pool, tenantId, id);
+    if (!endpoint) throw notFound('Webhook endpoint');
+    return endpoint;
+  };
+
+  const checkUrl = async (url: string) => {
+    const problem = await checkWebhookUrl(url, config.allowLoopbackWebhooks);
+    if (problem) throw validationFailed([{ pointer: '/url', code: problem.code, detail: problem.detail }]);
+  };
+
+  app.post(
+    '/v1/webhook_endpoints',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'createWebhookEndpoint',
+        summary: 'Register a webhook endpoint',
+        description:
+          'Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). ' +
+          'The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). ' +
+          `At most ${MAX_ENDPOINTS} endpoints per tenant (422 webhook_endpoint_limit_reached).`,
+        headers: IdempotencyHeaders,
+        body: CreateEndpointBody,
+        response: { 201: WebhookEndpointWithSecret, ...problems(401, 409, 413, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const body = request.body;
+      await checkUrl(body.url);
+      if ((await countEndpoints(pool, tenantId)) >= MAX_ENDPOINTS) {
+        throw new ApiError(422, 'webhook_endpoint_limit_reached', `A tenant can register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+      }
+      const endpoint = await createEndpoint(pool, tenantId, { url: body.url, description: body.description, events: body.events });
+      return reply.code(201).send(toEndpointWithSecret(endpoint));
+    },
+  );
+
+  app.get(
+    '/v1/webhook_endpoints',
+    {
+      schema: {
+        tags: TAG,
+        operationId: 'listWebhookEndpoints',
+        summary: "List the tenant's webhook endpoints, newest first",
+        querystring: EndpointListQuery,
+        response: { 200: EndpointList, ...problems(401, 422, 429) },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const { rows, hasMore } = await listEndpoints(pool, tenantOf(request), limit, offset);
+      return { data: rows.map(toEndpoint), pagination: { limit, offset, has_more: hasMore } };
+    },
+  );
+
+  app.get(
+    '/v1/webhook_endpoints/:id',
+    {
+      schema: {
+        tags: TAG,
+        operationId: 'getWebhookEndpoint',
+        summary: 'A webhook endpoint (without its secret)',
+        params: EndpointIdParam,
+        response: { 200: WebhookEndpoint, ...problems(401, 404, 429) },
+      },
+    },
+    async (request) => toEndpoint(await load(tenantOf(request), request.params.id)),
+  );
+
+  app.patch(
+    '/v1/webhook_endpoints/:id',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Change a webhook endpoint',
+        description: 'Change `url`, `events` or `description`; `status: "enabled"` re-enables an endpoint that was disabled (e.g. after a 410 Gone answer).',
+        headers: IdempotencyHeaders,
+        params: EndpointIdParam,
+        body: UpdateEndpointBody,
+        response: { 200: WebhookEndpoint, ...problems(401, 404, 409, 413, 422, 429) },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      await load(tenantId, request.params.id);
+      if (request.body.url !== undefined) await checkUrl(request.body.url);
+      const updated = await updateEndpoint(pool, tenantId, request.params.id, request.body);
+      if (!updated) throw notFound('Webhook endpoint');
+      return toEndpoint(updated);
+    },
+  );
+
+  app.delete(
+    '/v1/webhook_endpoints/:id',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete a webhook endpoint',
+        description: 'Nothing more is sent to it, retries included. Its attempt log is no longer readable.',
+        headers: IdempotencyHeaders,
+        params: EndpointIdParam,
+        response: { 200: DeletedEndpoint, ...problems(401, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      if (!(await deleteEndpoint(pool, tenantId, request.params.id))) throw notFound('Webhook endpoint');
+      return { id: request.params.id, deleted: true as const };
+    },
+  );
+
+  app.post(
+    '/v1/webhook_endpoints/:id/rotate_secret',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'rotateWebhookEndpointSecret',
+        summary: "Rotate an endpoint's signing secret",
+        description:
+          'Returns the new `secret` (shown only here). For 24 hours every notification carries two signatures in webhook-signature ' +
+          '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages.',
+        headers: IdempotencyHeaders,
+        params: EndpointIdParam,
+        response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => {
+      const rotated = await rotateSecret(pool, tenantOf(request), request.params.id);
+      if (!rotated) throw notFound('Webhook endpoint');
+      return toEndpointWithSecret(rotated);
+    },
+  );
+
+  app.get(
+    '/v1/webhook_endpoints/:id/attempts',
+    {
+      schema: {
+        tags: TAG,
+        operationId: 'listWebhookEndpointAttempts',
+        summary: "An endpoint's delivery attempts, newest first",
+        description:
+          'One row per HTTP attempt (succeeded or failed, with status code, latency and error), plus an `exhausted` row when a message ran out of retries.',
+        params: EndpointIdParam,
+        querystring: AttemptListQuery,
+        response: { 200: AttemptList, ...problems(401, 404, 422, 429) },
+      },
+    },
+    async (request) => {
+      const endpoint = await load(tenantOf(request), request.params.id);
+      const { limit, offset, message_id: messageId, status } = request.query;
+      const { rows, hasMore } = await listAttempts(pool, endpoint.id, { limit, offset, messageId, status });
+      return { data: rows.map(toAttempt), pagination: { limit, offset, has_more: hasMore } };
+    },
+  );
+
+  app.post(
+    '/v1/webhook_endpoints/:id/replay',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'replayWebhookEndpointMessages',
+        summary: 'Resend messages to this endpoint',
+        description:
+          'One message (`message_id`, the webhook-id), or every message created in [`since`, `until`] whose type the endpoint takes. ' +
+          'Resent with the same webhook-id and body (receivers dedupe on webhook-id), on the retry schedule; attempts are logged with trigger `replay`. ' +
+          `202 with how many. 422 message_not_found; 422 replay_range_too_large above ${MAX_REPLAY} messages; 409 webhook_endpoint_disabled.`,
+        headers: IdempotencyHeaders,
+        params: EndpointIdParam,
+        body: ReplayBody,
+        response: { 202: ReplayResponse, ...problems(401, 404, 409, 413, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const endpoint = await load(tenantId, request.params.id);
+      if (endpoint.status !== 'enabled') {
+        throw new ApiError(409, 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.');
+      }
+      const body = request.body;
+      let messageIds: string[];
+      if (body.message_id !== undefined) {
+        const message = await findMessage(pool, tenantId, body.message_id);
+        if (!message) {
+          throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
+            { pointer: '/message_id', code: 'message_not_found', detail: 'message_id names no message of this tenant.' },
+          ]);
+        }
+        messageIds = [message.id];
+      } else {
+        const until = body.until ? new Date(body.until) : new Date();
+        messageIds = await messagesInRange(pool, tenantId, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
+        if (messageIds.length > MAX_REPLAY) {
+          throw new ApiError(422, 'replay_range_too_large', `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`);
+        }
+      }
+      for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
+        const input: WebhookReplayInput = { tenantId, endpointId: endpoint.id, messageIds: messageIds.slice(i, i + REPLAY_BATCH), schedule: config.webhookScheduleMs };
+        await temporal.workflow.start('webhookReplayWorkflow', { taskQueue: config.taskQueue, workflowId: `webhook-replay-${randomUUID()}`, args: [input] });
+      }
+      return reply.code(202).send({ replayed: messageIds.length });
+    },
+  );
+};
+export default routes;
