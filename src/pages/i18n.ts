@@ -1,0 +1,167 @@
+// Words of the public HTML pages (the recipients' tracking page), in Portuguese (default) and English.
+// Status and event labels are written for recipients: internal words ("stalled", "dispatched") are softened.
+
+export type Lang = 'pt' | 'en';
+export const LANGS: readonly Lang[] = ['pt', 'en'];
+
+/** `?lang=` wins; then the best of pt/en in Accept-Language (by q-value, then order); else Portuguese. */
+export function negotiateLang(query: unknown, acceptLanguage: string | undefined): Lang {
+  if (typeof query === 'string') {
+    const asked = query.trim().toLowerCase().slice(0, 2);
+    if (asked === 'en' || asked === 'pt') return asked;
+  }
+  if (!acceptLanguage) return 'pt';
+  let best: { lang: Lang; q: number } | null = null;
+  for (const part of acceptLanguage.slice(0, 512).split(',')) {
+    const [tag, ...params] = part.trim().split(';');
+    const primary = tag.trim().toLowerCase().split('-')[0];
+    if (primary !== 'pt' && primary !== 'en') continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!Number.isFinite(q) || q <= 0) continue;
+    if (!best || q > best.q) best = { lang: primary, q };
+  }
+  return best?.lang ?? 'pt';
+}
+
+export interface PageStrings {
+  htmlLang: string;
+  locale: string;
+  title: string;
+  heading: string;
+  reference: string;
+  status: string;
+  timeline: string;
+  noEvents: string;
+  updated: string;
+  refresh: string;
+  otherLang: string;
+  otherLangLabel: string;
+  notFoundTitle: string;
+  notFoundText: string;
+  notFoundHint: string;
+  timeZoneNote: string;
+  progress: string;
+  steps: [string, string, string, string, string];
+  statuses: Record<string, { label: string; hint: string }>;
+  events: Record<string, string>;
+}
+
+export const STRINGS: Record<Lang, PageStrings> = {
+  pt: {
+    htmlLang: 'pt-AO',
+    locale: 'pt-AO',
+    title: 'Acompanhar entrega',
+    heading: 'Acompanhar a sua entrega',
+    reference: 'Referência',
+    status: 'Estado atual',
+    timeline: 'Histórico',
+    noEvents: 'Ainda não há atualizações.',
+    updated: 'Página gerada em',
+    refresh: 'Atualizar',
+    otherLang: 'en',
+    otherLangLabel: 'English',
+    notFoundTitle: 'Entrega não encontrada',
+    notFoundText: 'Não encontrámos nenhuma entrega com este endereço de acompanhamento.',
+    notFoundHint: 'Confirme que copiou a ligação completa que recebeu da loja. Se o problema continuar, contacte a loja onde fez a compra.',
+    timeZoneNote: 'Horas de Angola (WAT).',
+    progress: 'Progresso',
+    steps: ['Pedido recebido', 'Estafeta atribuído', 'A caminho', 'Saiu para entrega', 'Entregue'],
+    statuses: {
+      awaiting_payment: { label: 'A aguardar pagamento', hint: 'A entrega começa quando a loja confirmar o pagamento.' },
+      pending: { label: 'Pedido recebido', hint: 'Estamos a preparar a recolha com a transportadora.' },
+      assigned: { label: 'Estafeta atribuído', hint: 'Um estafeta vai recolher a encomenda.' },
+      pickup_ready: { label: 'Pronta para recolha', hint: 'A encomenda está pronta para ser recolhida.' },
+      in_transit: { label: 'A caminho', hint: 'A encomenda foi recolhida e está a caminho.' },
+      out_for_delivery: { label: 'Saiu para entrega', hint: 'O estafeta está perto. Tenha o código de entrega (PIN) à mão, se o tiver recebido.' },
+      delivered: { label: 'Entregue', hint: 'A encomenda foi entregue.' },
+      cancelled: { label: 'Cancelada', hint: 'Esta entrega foi cancelada.' },
+      failed: { label: 'Entrega falhada', hint: 'Não foi possível entregar. A loja vai contactá-lo.' },
+      stalled: { label: 'Atrasada, em verificação', hint: 'A nossa equipa está a tratar do atraso.' },
+    },
+    events: {
+      'delivery.created': 'Pedido de entrega criado',
+      'delivery.payment_confirmed': 'Pagamento confirmado',
+      'delivery.dispatched': 'Pedido enviado à transportadora',
+      'delivery.assigned': 'Estafeta atribuído',
+      'delivery.pickup_ready': 'Pronta para recolha',
+      'delivery.in_transit': 'Recolhida e a caminho',
+      'delivery.out_for_delivery': 'Saiu para entrega',
+      'delivery.delivered': 'Entregue',
+      'delivery.failed': 'Entrega falhada',
+      'delivery.cancelled': 'Entrega cancelada',
+      'delivery.stalled': 'Atraso em verificação',
+      'delivery.redispatched': 'Nova marcação com a transportadora',
+      'delivery.resumed': 'Entrega retomada',
+      'delivery.operator_action': 'Atualizada pela equipa de apoio',
+    },
+  },
+  en: {
+    htmlLang: 'en',
+    locale: 'en-GB',
+    title: 'Track delivery',
+    heading: 'Track your delivery',
+    reference: 'Reference',
+    status: 'Current status',
+    timeline: 'History',
+    noEvents: 'No updates yet.',
+    updated: 'Page generated at',
+    refresh: 'Refresh',
+    otherLang: 'pt',
+    otherLangLabel: 'Português',
+    notFoundTitle: 'Delivery not found',
+    notFoundText: 'We could not find a delivery at this tracking address.',
+    notFoundHint: 'Check that you copied the whole link you received from the shop. If the problem persists, contact the shop where you bought.',
+    timeZoneNote: 'Angola time (WAT).',
+    progress: 'Progress',
+    steps: ['Order received', 'Courier assigned', 'On its way', 'Out for delivery', 'Delivered'],
+    statuses: {
+      awaiting_payment: { label: 'Awaiting payment', hint: 'The delivery starts once the shop confirms the payment.' },
+      pending: { label: 'Order received', hint: 'We are arranging the pickup with the courier.' },
+      assigned: { label: 'Courier assigned', hint: 'A courier will pick up the parcel.' },
+      pickup_ready: { label: 'Ready for pickup', hint: 'The parcel is ready to be picked up.' },
+      in_transit: { label: 'On its way', hint: 'The parcel was picked up and is on its way.' },
+      out_for_delivery: { label: 'Out for delivery', hint: 'The courier is close. Have your delivery code (PIN) ready if you received one.' },
+      delivered: { label: 'Delivered', hint: 'The parcel was delivered.' },
+      cancelled: { label: 'Cancelled', hint: 'This delivery was cancelled.' },
+      failed: { label: 'Delivery failed', hint: 'The parcel could not be delivered. The shop will contact you.' },
+      stalled: { label: 'Delayed, being looked into', hint: 'Our team is dealing with the delay.' },
+    },
+    events: {
+      'delivery.created': 'Delivery requested',
+      'delivery.payment_confirmed': 'Payment confirmed',
+      'delivery.dispatched': 'Sent to the courier',
+      'delivery.assigned': 'Courier assigned',
+      'delivery.pickup_ready': 'Ready for pickup',
+      'delivery.in_transit': 'Picked up and on its way',
+      'delivery.out_for_delivery': 'Out for delivery',
+      'delivery.delivered': 'Delivered',
+      'delivery.failed': 'Delivery failed',
+      'delivery.cancelled': 'Delivery cancelled',
+      'delivery.stalled': 'Delay being looked into',
+      'delivery.redispatched': 'Courier booked again',
+      'delivery.resumed': 'Delivery resumed',
+      'delivery.operator_action': 'Updated by our support team',
+    },
+  },
+};
+
+/** Which of the five progress steps a status has reached (-1: off the happy path, no bar). */
+export function progressStep(status: string): number {
+  switch (status) {
+    case 'awaiting_payment':
+    case 'pending':
+      return 0;
+    case 'assigned':
+    case 'pickup_ready':
+      return 1;
+    case 'in_transit':
+      return 2;
+    case 'out_for_delivery':
+      return 3;
+    case 'delivered':
+      return 4;
+    default:
+      return -1;
+  }
+}

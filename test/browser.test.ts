@@ -1,0 +1,404 @@
+// Browser tests: headless Debian Chromium driven by playwright-core, against the real stack (API, Temporal
+// worker, Postgres) and the courier simulator. A merchant's checkout page is served by a small node:http
+// server on 127.0.0.1 (an origin the publishable key allows, and one it does not); it embeds the widget
+// exactly as docs/widget.md says. Screenshots land in test-results/ (gitignored; CI keeps them as artifacts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Simulator } from '../simulator/server.js';
+import { ROOT_DIR } from '../src/config.js';
+import { DESTINATION, ORIGIN, createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import { startStack, type Stack } from './helpers/stack.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!fs.existsSync(CHROMIUM)) {
+  throw new Error(
+    `Chromium is not installed at ${CHROMIUM}: the browser tests need Debian's Chromium. ` +
+      'Install it with `apt-get update && apt-get install -y chromium` (.ci/run does), or point CHROMIUM_PATH at a Chromium binary. ' +
+      '`npx playwright install` cannot download browsers on this machine.',
+  );
+}
+const ARTIFACTS = path.join(ROOT_DIR, 'test-results', 'browser');
+
+interface HostPage {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** A merchant's checkout page: one script tag and one element, plus a log of the widget's DOM events. */
+function hostHtml(api: string, params: URLSearchParams): string {
+  const attr = (name: string, value: string | null) => (value === null ? '' : ` ${name}="${value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}"`);
+  const pageFields = params.get('fields') === 'page';
+  return `<!doctype html>
+<html lang="pt"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loja de teste</title>
+<script>
+  window.__events = [];
+  for (const type of ['quote-selected', 'delivery-created', 'error']) {
+    document.addEventListener(type, (e) => window.__events.push({ type: e.type, detail: e.detail, composed: e.composed, bubbles: e.bubbles }));
+  }
+</script>
+<script src="${api}/widget.js" defer></script>
+</head><body style="font-family:sans-serif;max-width:40rem;margin:1rem auto;padding:0 1rem">
+<h1>Finalizar compra</h1>
+${
+  pageFields
+    ? `<p><label>Morada <input id="ship-address"></label> <label>Cidade <input id="ship-city"></label> <label>Província <input id="ship-province"></label>
+<label>Nome <input id="ship-name"></label> <label>Telefone <input id="ship-phone"></label></p>`
+    : ''
+}
+<delivery-widget${attr('publishable-key', params.get('key'))}${attr('api-base', api)}${attr('lang', params.get('lang'))}
+  origin-address-line="${ORIGIN.address_line}" origin-city="${ORIGIN.city}" origin-province="${ORIGIN.province}"
+  origin-contact-name="${ORIGIN.contact.name}" origin-contact-phone="${ORIGIN.contact.phone}" order-id="A-100"${
+    pageFields
+      ? ' address-line-from="#ship-address" city-from="#ship-city" province-from="#ship-province" recipient-name-from="#ship-name" recipient-phone-from="#ship-phone" weight-grams="1200" parcel-description="Sapatos"'
+      : ''
+  }></delivery-widget>
+</body></html>`;
+}
+
+async function serveHost(api: string): Promise<HostPage> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://host');
+    if (url.pathname !== '/') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(hostHtml(api, url.searchParams));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let stack: Stack;
+let sim: Simulator;
+let m: Merchant;
+let allowed: HostPage;
+let disallowed: HostPage;
+let browser: Browser;
+let pinCompany: string;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  stack = await startStack();
+  sim = await startSimulator();
+  [allowed, disallowed] = await Promise.all([serveHost(stack.url), serveHost(stack.url)]);
+  const company = simCompany({ name: 'Kamba Express', require_delivery_pin: true });
+  pinCompany = company.slug;
+  m = await merchantWith(stack, sim, [company], [], [allowed.origin]);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await allowed?.close();
+  await disallowed?.close();
+  await stack?.close();
+  await sim?.close();
+});
+
+async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 480, height: 900 }, locale: 'pt-AO', ...options });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+const events = (page: Page) => page.evaluate(() => (window as unknown as { __events: { type: string; detail: any; composed: boolean; bubbles: boolean }[] }).__events);
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const formatAoa = (page: Page, centavos: number) =>
+  page.evaluate((c) => new Intl.NumberFormat('pt-AO', { style: 'currency', currency: 'AOA' }).format(c / 100), centavos);
+
+describe('GET /widget.js', () => {
+  it('is JavaScript any origin can load: CORP cross-origin, long cache, ETag, 304, gzip', async () => {
+    const res = await fetch(`${stack.url}/widget.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('cache-control')).toMatch(/public, max-age=86400/);
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const code = await res.text();
+    expect(code).toContain('delivery-widget');
+
+    const again = await fetch(`${stack.url}/widget.js`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    const versioned = await fetch(`${stack.url}/widget.js?v=${etag.slice(1, -1)}`);
+    expect(versioned.headers.get('cache-control')).toContain('immutable');
+
+    const raw = await new Promise<http.IncomingMessage>((resolve) => http.get(`${stack.url}/widget.js`, { headers: { 'accept-encoding': 'gzip' } }, resolve));
+    expect(raw.headers['content-encoding']).toBe('gzip');
+    expect(raw.headers.vary).toContain('Accept-Encoding');
+    raw.resume();
+  });
+});
+
+describe('widget on an allowed origin', () => {
+  it('quotes and books end to end: fee in kwanza, PIN, reference and tracking link, DOM events, Idempotency-Key', async () => {
+    const { context, page } = await newPage();
+    const bookingHeaders: Record<string, string>[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/deliveries')) bookingHeaders.push(request.headers());
+    });
+    await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}`);
+
+    await page.getByLabel('Nome').fill(DESTINATION.contact.name);
+    await page.getByLabel('Telefone').fill(DESTINATION.contact.phone);
+    await page.getByLabel('Morada (rua, número, bairro)').fill(DESTINATION.address_line);
+    await page.getByLabel('Cidade').fill(DESTINATION.city);
+    await page.getByLabel('Província').fill(DESTINATION.province);
+    await page.getByLabel('Peso (kg)').fill('1,2');
+    await page.getByLabel('Descrição (opcional)').fill('Sapatos');
+    await page.getByRole('button', { name: 'Ver preços de entrega' }).click();
+
+    const option = page.getByRole('radio', { name: /Kamba Express/ });
+    await expect.poll(() => option.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('1 opção de entrega encontrada.');
+    await option.check();
+    const selected = (await events(page)).find((e) => e.type === 'quote-selected');
+    expect(selected?.detail.quote).toMatchObject({ company_slug: pinCompany, require_delivery_pin: true });
+    expect(selected?.bubbles && selected.composed).toBe(true);
+    const fee: number = selected!.detail.quote.fee_aoa;
+    const formatted = await formatAoa(page, fee);
+    expect(formatted).toMatch(/Kz/);
+    expect(await page.locator('delivery-widget label.q').textContent()).toContain(formatted);
+    await shot(page, 'widget-quotes');
+
+    await page.getByRole('button', { name: 'Marcar entrega' }).click();
+    await page.getByRole('heading', { name: 'Entrega marcada' }).waitFor({ timeout: 20_000 });
+    const created = (await events(page)).find((e) => e.type === 'delivery-created')!;
+    expect(created.detail).toMatchObject({ status: 'pending', fee_aoa: fee, company_name: 'Kamba Express' });
+    expect(created.detail.reference).toMatch(/^DLV-/);
+    expect(created.detail.delivery_pin).toMatch(/^\d{4}$/);
+    expect(created.detail.tracking_url).toBe(`${stack.url}/track/${created.detail.id}`);
+    await expect.poll(() => page.locator('delivery-widget [data-v=reference]').textContent()).toBe(created.detail.reference);
+    expect(await page.locator('delivery-widget [data-v=pin]').textContent()).toContain(created.detail.delivery_pin);
+    expect(await page.getByRole('link', { name: /Acompanhar a entrega/ }).getAttribute('href')).toBe(created.detail.tracking_url);
+    await shot(page, 'widget-booked');
+
+    expect(bookingHeaders).toHaveLength(1);
+    expect(bookingHeaders[0]['idempotency-key']).toMatch(/^[0-9a-f-]{32,36}$/);
+    expect(bookingHeaders[0].authorization).toBe(`Bearer ${m.tenant.publishable_key}`);
+
+    // What the merchant sees: the quoted addresses and parcel, tagged as a widget delivery.
+    const d = (await stack.request('GET', `/v1/deliveries/${created.detail.id}`, { key: m.tenant.secret_key })).body;
+    expect(d).toMatchObject({
+      quoted_fee_aoa: fee,
+      destination: { address_line: DESTINATION.address_line, city: 'Luanda', province: 'Luanda', contact: DESTINATION.contact },
+      origin: { address_line: ORIGIN.address_line, contact: ORIGIN.contact },
+      parcel: { weight_grams: 1200, description: 'Sapatos' },
+      metadata: { order_id: 'A-100', source: 'widget' },
+    });
+    await context.close();
+  });
+
+  it('reads the recipient from page fields named by attributes', async () => {
+    const { context, page } = await newPage();
+    const quoteBodies: any[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/quotes')) quoteBodies.push(request.postDataJSON());
+    });
+    await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}&fields=page`);
+    await page.locator('delivery-widget').getByRole('heading', { name: 'Entrega' }).waitFor();
+    // Only the page's fields: the widget shows no inputs of its own.
+    expect(await page.locator('delivery-widget input').count()).toBe(0);
+    await page.getByRole('button', { name: 'Ver preços de entrega' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Verifique os campos assinalados');
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'invalid_input' } });
+
+    await page.locator('#ship-address').fill(DESTINATION.address_line);
+    await page.locator('#ship-city').fill('Luanda');
+    await page.locator('#ship-province').fill('Luanda');
+    await page.locator('#ship-name').fill('Ana Silva');
+    await page.locator('#ship-phone').fill('+244 912 345 678');
+    await page.getByRole('button', { name: 'Ver preços de entrega' }).click();
+    await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(1);
+    expect(quoteBodies.at(-1)).toEqual({
+      origin: { address_line: ORIGIN.address_line, city: 'Luanda', province: 'Luanda', contact: ORIGIN.contact },
+      destination: { address_line: DESTINATION.address_line, city: 'Luanda', province: 'Luanda', contact: { name: 'Ana Silva', phone: '+244 912 345 678' } },
+      parcel: { weight_grams: 1200, description: 'Sapatos' },
+    });
+    // Changing a page field after quoting makes the quotes stale: they disappear.
+    await page.locator('#ship-city').fill('Benguela');
+    await expect.poll(() => page.getByRole('radio').count()).toBe(0);
+    await context.close();
+  });
+});
+
+describe('widget on an origin the key does not allow', () => {
+  const fillAndQuote = async (page: Page) => {
+    await page.getByLabel('Name').fill('Ana Silva');
+    await page.getByLabel('Phone').fill('+244912345678');
+    await page.getByLabel('Address (street, number, neighbourhood)').fill(DESTINATION.address_line);
+    await page.getByLabel('City').fill('Luanda');
+    await page.getByLabel('Province').fill('Luanda');
+    await page.getByLabel('Weight (kg)').fill('1.2');
+    await page.getByRole('button', { name: 'Get delivery prices' }).click();
+  };
+
+  it('the API answers 401 and the widget says clearly that this site is not allowed', async () => {
+    // The API's answer to that origin.
+    const direct = await stack.request('POST', '/v1/widget/quotes', { key: m.tenant.publishable_key, body: quoteBody(), headers: { origin: disallowed.origin } });
+    expect(direct.status).toBe(401);
+    expect(direct.body.error).toBe('unauthorized');
+
+    // No key allows this origin: the CORS preflight is refused, the browser hides the 401, and the widget
+    // tells the two cases apart by fetching its own script (readable from anywhere).
+    const { context, page } = await newPage();
+    await page.goto(`${disallowed.origin}/?key=${m.tenant.publishable_key}&lang=en`);
+    await fillAndQuote(page);
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent(), { timeout: 10_000 }).toContain(`This site (${disallowed.origin}) is not allowed`);
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'origin_not_allowed', status: 401 } });
+    expect(await page.getByRole('radio').count()).toBe(0);
+    await shot(page, 'widget-origin-not-allowed');
+    await context.close();
+  });
+
+  it('when another key allows the origin, the browser sees the 401 itself', async () => {
+    await stack.tenant([disallowed.origin]);
+    const { context, page } = await newPage();
+    const statuses: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().endsWith('/v1/widget/quotes') && response.request().method() === 'POST') statuses.push(response.status());
+    });
+    await page.goto(`${disallowed.origin}/?key=${m.tenant.publishable_key}&lang=en`);
+    await fillAndQuote(page);
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('is not allowed to use the delivery service with this key');
+    expect(statuses).toEqual([401]);
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'unauthorized', status: 401, detail: 'This origin is not allowed for the publishable key.' } });
+    await context.close();
+  });
+});
+
+describe('keyboard only', () => {
+  it('books with Tab, typing, Enter and Space; focus follows the steps (English)', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}&lang=en`);
+    await page.locator('delivery-widget').getByRole('heading', { name: 'Delivery' }).waitFor();
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.querySelector('delivery-widget')?.shadowRoot?.activeElement as HTMLElement | null;
+        return el ? { tag: el.tagName.toLowerCase(), id: el.id, type: el.getAttribute('type'), text: el.textContent } : null;
+      });
+
+    const typeIn = async (id: string, text: string) => {
+      await page.keyboard.press('Tab');
+      expect((await focused())?.id).toBe(id);
+      await page.keyboard.type(text);
+    };
+    await typeIn('dw-name', 'Ana Silva');
+    await typeIn('dw-phone', '+244912345678');
+    await typeIn('dw-address_line', DESTINATION.address_line);
+    await typeIn('dw-city', 'Luanda');
+    await typeIn('dw-province', 'Luanda');
+    await typeIn('dw-weight', '0.8');
+    await typeIn('dw-description', 'Livros');
+    await page.keyboard.press('Enter');
+
+    // Focus moves to the options; Tab reaches the first, Space picks it.
+    await expect.poll(async () => (await focused())?.id, { timeout: 15_000 }).toBe('dw-qh');
+    await page.keyboard.press('Tab');
+    expect((await focused())?.type).toBe('radio');
+    await page.keyboard.press('Space');
+    expect((await events(page)).some((e) => e.type === 'quote-selected')).toBe(true);
+    await page.keyboard.press('Tab');
+    expect((await focused())?.text).toBe('Book delivery');
+    await page.keyboard.press('Enter');
+
+    await expect.poll(async () => (await focused())?.id, { timeout: 20_000 }).toBe('dw-done');
+    expect((await focused())?.text).toBe('Delivery booked');
+    const created = (await events(page)).find((e) => e.type === 'delivery-created')!;
+    expect(created.detail.reference).toMatch(/^DLV-/);
+    expect(await page.getByRole('status').textContent()).toBe(`Delivery booked: ${created.detail.reference}`);
+    // The tracking link and "New delivery" are next in the tab order.
+    await page.keyboard.press('Tab');
+    expect((await focused())?.tag).toBe('a');
+    await shot(page, 'widget-keyboard-booked');
+
+    const d = (await stack.request('GET', `/v1/deliveries/${created.detail.id}`, { key: m.tenant.secret_key })).body;
+    expect(d.parcel).toEqual({ weight_grams: 800, description: 'Livros' });
+    await context.close();
+  });
+});
+
+describe('tracking page GET /track/{id}', () => {
+  it('shows reference, status and the timeline after fleet events, without JavaScript, in Portuguese and English', async () => {
+    const created = await createDeliveryFor(stack, m);
+    const assigned = await waitForStatus(stack, m.tenant.secret_key, created.id, 'assigned');
+    const ref = assigned.courier.tracking_ref as string;
+    for (const event_type of ['pickup_ready', 'in_transit', 'out_for_delivery']) {
+      await sim.control.sendEvent(pinCompany, { tracking_ref: ref, event_type });
+    }
+    // Out of order: recorded as ignored, never shown to the recipient.
+    await sim.control.sendEvent(pinCompany, { tracking_ref: ref, event_type: 'pickup_ready' });
+    await waitFor(stack, m.tenant.secret_key, created.id, (d) => d.status === 'out_for_delivery' && d.events.some((e: any) => e.payload?.ignored));
+
+    const { context, page } = await newPage({ javaScriptEnabled: false, viewport: { width: 375, height: 740 }, isMobile: true });
+    const res = await page.goto(created.tracking_url);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(res?.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect(await page.locator('html').getAttribute('lang')).toBe('pt-AO');
+    expect(await page.locator('.ref').textContent()).toBe(created.reference);
+    expect(await page.locator('.status').textContent()).toBe('Saiu para entrega');
+    const timeline = await page.locator('ol.timeline li strong').allTextContents();
+    expect(timeline).toEqual(['Saiu para entrega', 'Recolhida e a caminho', 'Pronta para recolha', 'Estafeta atribuído', 'Pedido enviado à transportadora', 'Pedido de entrega criado']);
+    expect(await page.locator('ol.timeline time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // Nothing beyond the public tracking view.
+    const html = await page.content();
+    for (const secret of [created.delivery_pin, ref, DESTINATION.address_line, ORIGIN.address_line, DESTINATION.contact.phone, 'Kamba Express']) {
+      expect(html).not.toContain(secret);
+    }
+    await shot(page, 'tracking-pt');
+
+    await page.goto(`${created.tracking_url}?lang=en`);
+    expect(await page.locator('.status').textContent()).toBe('Out for delivery');
+    expect(await page.locator('ol.timeline li strong').first().textContent()).toBe('Out for delivery');
+    await shot(page, 'tracking-en');
+    await context.close();
+
+    const english = await newPage({ javaScriptEnabled: false, locale: 'en-US', extraHTTPHeaders: { 'accept-language': 'en-US,en;q=0.9,pt;q=0.5' } });
+    await english.page.goto(created.tracking_url);
+    expect(await english.page.locator('html').getAttribute('lang')).toBe('en');
+    expect(await english.page.locator('h1').textContent()).toBe('Track your delivery');
+    await english.context.close();
+  });
+
+  it('answers unknown and malformed ids with a friendly 404 page', async () => {
+    const { context, page } = await newPage({ javaScriptEnabled: false });
+    const unknown = await page.goto(`${stack.url}/track/00000000-0000-4000-8000-000000000000`);
+    expect(unknown?.status()).toBe(404);
+    expect(unknown?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(await page.locator('h1').textContent()).toBe('Entrega não encontrada');
+    await shot(page, 'tracking-404');
+
+    const malformed = await page.goto(`${stack.url}/track/%3Cscript%3Ealert(1)%3C%2Fscript%3E?lang=en`);
+    expect(malformed?.status()).toBe(404);
+    expect(await page.locator('h1').textContent()).toBe('Delivery not found');
+    expect(await page.content()).not.toContain('<script>alert(1)');
+    await context.close();
+  });
+
+  it('never answers odd input with a 500', async () => {
+    const odd = ['/track/', '/track/%E0%A4%A', '/track/x?lang=en&lang=pt', '/track/x?lang[]=en', `/track/${'a'.repeat(5000)}`, '/widget.js?v=1&v=2'];
+    for (const url of odd) {
+      const res = await fetch(stack.url + url);
+      expect(res.status, url).toBeLessThan(500);
+      await res.arrayBuffer();
+    }
+    const head = await fetch(`${stack.url}/widget.js`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
