@@ -1,0 +1,173 @@
+// npm run bench:deliveries — delivery creation and the list endpoint, each beside its floor in the same run.
+//
+// 1. create: POST /v1/deliveries with workflows running (API and worker in this process, a rate-card courier
+//    booked "by fleet", so no courier HTTP) against the floor: one bare Postgres transaction doing the same
+//    statements plus one bare StartWorkflow. Targets: p50 <= 1.5x the floor, >= 100 creates/s, 0 errors.
+// 2. list: 1,000,000 deliveries over 100 tenants (loaded once into database delivery_api_bench_list and kept),
+//    p95 of GET /v1/deliveries per query shape against the same SQL run bare (the repository function the
+//    route calls). Targets: p95 <= 20 ms and <= 1.5x the bare SQL.
+// Settings: BENCH_DURATION_S (10), BENCH_CONCURRENCY (8), BENCH_LIST_ROWS (1000000), BENCH_LIST_TENANTS (100),
+// BENCH_LIST_SAMPLES (300 per shape), BENCH_ONLY (create|list).
+import { randomUUID } from 'node:crypto';
+import { Pool as HttpPool } from 'undici';
+import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
+import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
+import { seedDeliveries } from '../scripts/lib/seed-deliveries.js';
+import { load, machineLine, pct, quotesAhead, say, startBenchStack, summarise } from './lib.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const LIST_ROWS = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000);
+const LIST_TENANTS = Number(process.env.BENCH_LIST_TENANTS ?? 100);
+const LIST_SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 300);
+const ONLY = process.env.BENCH_ONLY;
+
+const BODY = {
+  origin: { address_line: 'Rua Rainha Ginga 10', city: 'Luanda', province: 'Luanda', coordinates: { lat: -8.81, lng: 13.23 } },
+  destination: { address_line: 'Estrada de Catete km 12', city: 'Viana', province: 'Luanda', coordinates: { lat: -8.9, lng: 13.37 } },
+  parcel: { weight_grams: 2500 },
+};
+
+async function benchCreate(): Promise<boolean> {
+  const stack = await startBenchStack({ withWorker: true });
+  try {
+    const { pool, temporal, config } = stack;
+    const tenant = await createTenant(pool, 'bench merchant');
+    const courier = await createCourier(pool, { name: 'Bench Fleet', slug: `bench-fleet-${Date.now()}`, adapter: 'rate_card', base_fee_aoa: 100_000, base_eta_minutes: 60 });
+    await linkCouriers(pool, tenant.tenant_id, courier.slug);
+
+    // Quotes made ahead: the benchmark measures creation, not quoting.
+    const needed = Math.ceil(DURATION_S * 400 + 2000);
+    say(`Preparing ${needed.toLocaleString('en')} quotes`);
+    const quoteIds = await quotesAhead(pool, tenant.tenant_id, courier.courier_id, BODY, needed, 123_400);
+    const nextQuote = () => {
+      const id = quoteIds.pop();
+      if (!id) throw new Error('out of quotes');
+      return id;
+    };
+
+    // The floor: the same statements in one bare transaction, then one bare StartWorkflow (no worker polls its queue).
+    await pool.query('CREATE TABLE IF NOT EXISTS bench_floor (id uuid PRIMARY KEY, body jsonb, at timestamptz DEFAULT now())');
+    const floorQuotes = (await pool.query<{ id: string }>('SELECT id FROM quotes WHERE tenant_id = $1 LIMIT 1', [tenant.tenant_id])).rows[0].id;
+    const floor = async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT id, payload_hash FROM quotes WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [floorQuotes, tenant.tenant_id]);
+        const id = randomUUID();
+        await client.query('INSERT INTO bench_floor (id, body) VALUES ($1, $2)', [id, BODY]);
+        await client.query('UPDATE quotes SET fee_aoa = fee_aoa WHERE id = $1', [floorQuotes]);
+        await client.query('INSERT INTO bench_floor (id, body) VALUES ($1, $2)', [randomUUID(), { event: 'created' }]);
+        await client.query('COMMIT');
+        await temporal.workflow.start('floorWorkflow', { taskQueue: `${config.taskQueue}-floor`, workflowId: `floor-${id}`, args: [{ id }] });
+      } finally {
+        client.release();
+      }
+      return true;
+    };
+
+    const api = new HttpPool(stack.url, { connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
+    stack.onCleanup(() => api.close());
+    const create = async () => {
+      const res = await api.request({
+        path: '/v1/deliveries',
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ quote_id: nextQuote(), ...BODY }),
+      });
+      await res.body.dump();
+      return res.statusCode === 201;
+    };
+
+    say('Warm-up (2 s)');
+    await load('warm-up', 2, CONCURRENCY, floor, { quiet: true });
+    await load('warm-up', 2, CONCURRENCY, create, { quiet: true });
+    say(`Measuring: ${DURATION_S} s per scenario, concurrency ${CONCURRENCY}`);
+    const floorResult = await load('floor', DURATION_S, CONCURRENCY, floor);
+    const createResult = await load('create', DURATION_S, CONCURRENCY, create);
+
+    const rows = [summarise(floorResult, 'floor: bare transaction + bare StartWorkflow'), summarise(createResult, 'POST /v1/deliveries (workflows running)')];
+    console.log('');
+    console.table(rows);
+    const ratio = rows[1]['p50 ms'] / rows[0]['p50 ms'];
+    const running = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0].n;
+    const started = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND workflow_started_at IS NOT NULL`, [tenant.tenant_id])).rows[0].n;
+    const ok = ratio <= 1.5 && rows[1]['req/s'] >= 100 && createResult.errors === 0;
+    console.log(`create p50 = ${ratio.toFixed(2)}x the floor (target <= 1.5x); ${rows[1]['req/s']} creates/s (target >= 100); ${createResult.errors} errors (target 0)   ${ok ? 'PASS' : 'FAIL'}`);
+    console.log(`${running.toLocaleString('en')} deliveries created, ${started.toLocaleString('en')} with a started workflow. ${machineLine()}; API, worker and load generator in one process.`);
+    return ok;
+  } finally {
+    await stack.close();
+  }
+}
+
+async function benchList(): Promise<boolean> {
+  const stack = await startBenchStack({ database: 'delivery_api_bench_list' });
+  try {
+    const { pool } = stack;
+    say(`Loading ${LIST_ROWS.toLocaleString('en')} deliveries over ${LIST_TENANTS} tenants`);
+    const tenants = await seedDeliveries(pool, LIST_ROWS, LIST_TENANTS);
+    const perTenant = Math.floor(LIST_ROWS / LIST_TENANTS);
+    const day = 86_400_000;
+    const now = Date.now();
+    const from = new Date(now - 40 * day).toISOString();
+    const to = new Date(now - 30 * day).toISOString();
+    const deepOffset = Math.max(0, Math.min(100_000, perTenant - 60));
+
+    const shapes: { name: string; query: string; filter: Omit<ListFilter, 'limit' | 'offset' | 'ascending'> & Partial<ListFilter> }[] = [
+      { name: 'no filter', query: '', filter: {} },
+      { name: 'status list', query: '?status=in_transit,out_for_delivery,failed', filter: { statuses: ['in_transit', 'out_for_delivery', 'failed'] } },
+      { name: 'date range', query: `?inserted_at_gte=${encodeURIComponent(from)}&inserted_at_lte=${encodeURIComponent(to)}`, filter: { insertedFrom: new Date(from), insertedTo: new Date(to) } },
+      { name: 'search', query: '?search=cabral%2012', filter: { search: 'cabral 12' } },
+      { name: `deep offset (${deepOffset})`, query: `?offset=${deepOffset}`, filter: { offset: deepOffset } },
+    ];
+    const api = new HttpPool(stack.url, { connections: 4, keepAliveTimeout: 30_000 });
+    stack.onCleanup(() => api.close());
+    let turn = 0;
+    const tenantFor = () => tenants[turn++ % tenants.length];
+
+    const results: Record<string, string | number>[] = [];
+    let allOk = true;
+    for (const shape of shapes) {
+      const bare = async () => {
+        const t = tenantFor();
+        const { rows } = await listDeliveries(pool, t.tenant_id, { ascending: false, limit: 50, offset: 0, ...shape.filter });
+        return rows.length >= 0;
+      };
+      const viaApi = async () => {
+        const t = tenantFor();
+        const res = await api.request({ path: `/v1/deliveries${shape.query}`, method: 'GET', headers: { authorization: `Bearer ${t.secret_key}` } });
+        await res.body.dump();
+        return res.statusCode === 200;
+      };
+      await load('warm-up', 60, 1, bare, { quiet: true, maxRequests: 30 });
+      await load('warm-up', 60, 1, viaApi, { quiet: true, maxRequests: 30 });
+      const b = await load(`${shape.name}: bare SQL`, 120, 1, bare, { maxRequests: LIST_SAMPLES });
+      const a = await load(`${shape.name}: API`, 120, 1, viaApi, { maxRequests: LIST_SAMPLES });
+      const bp95 = pct([...b.latencies].sort((x, y) => x - y), 95);
+      const ap95 = pct([...a.latencies].sort((x, y) => x - y), 95);
+      const ok = ap95 <= 20 && ap95 <= Math.max(1.5 * bp95, bp95 + 1) && a.errors === 0;
+      allOk &&= ok;
+      results.push({ shape: shape.name, 'bare SQL p95 ms': +bp95.toFixed(2), 'API p95 ms': +ap95.toFixed(2), ratio: +(ap95 / bp95).toFixed(2), errors: a.errors, verdict: ok ? 'PASS' : 'FAIL' });
+    }
+    console.log('');
+    console.table(results);
+    console.log(`Targets: API p95 <= 20 ms and <= 1.5x the bare SQL (sub-millisecond floors: within 1 ms). ${LIST_SAMPLES} sequential requests per shape, tenants in rotation. ${machineLine()}.`);
+    return allOk;
+  } finally {
+    await stack.close();
+  }
+}
+
+async function main() {
+  let ok = true;
+  if (ONLY !== 'list') ok = (await benchCreate()) && ok;
+  if (ONLY !== 'create') ok = (await benchList()) && ok;
+  if (!ok) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error('The benchmark failed:', err);
+  console.error('Is Postgres reachable (DATABASE_URL or 127.0.0.1:5432)? Is port 7233 free or TEMPORAL_ADDRESS set?');
+  process.exit(1);
+});

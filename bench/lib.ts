@@ -1,0 +1,191 @@
+// Shared pieces of the benchmarks: bounded load loops with progress, percentiles, and a bench stack
+// (fresh Postgres database, Temporal from TEMPORAL_ADDRESS or a dev server of its own, the API in this
+// process, optionally a worker) that cleans up after itself.
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig, ROOT_DIR, type Config } from '../src/config.js';
+import { createPool, type Pool } from '../src/db.js';
+import { createWorker } from '../src/worker.js';
+import { normalisePayload, payloadHash, type QuotePayload } from '../src/quotes/payload.js';
+import { buildWorkflowBundle } from '../src/workflow-bundle.js';
+import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
+import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
+import { freePort } from '../scripts/lib/net.js';
+
+
+
+export const say = (line: string) => console.log(`\x1b[36m==>\x1b[0m ${line}`);
+
+
+export const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN);
+
+export interface LoadResult {
+  name: string;
+  requests: number;
+  errors: number;
+  seconds: number;
+  latencies: number[];
+}
+
+/** `concurrency` loops calling `fn` for `seconds` (or until `maxRequests`); a progress line every second. */
+export async function load(name: string, seconds: number, concurrency: number, fn: () => Promise<boolean>, options: { quiet?: boolean; maxRequests?: number } = {}): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let issued = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let lastPrinted = 0;
+  const ticker = options.quiet
+    ? null
+    : setInterval(() => {
+        const sorted = latencies.slice(lastPrinted).sort((a, b) => a - b);
+        lastPrinted = latencies.length;
+        const elapsed = ((performance.now() - started) / 1000).toFixed(0).padStart(3);
+        console.log(`    [${name}] ${elapsed} s  ${String(latencies.length).padStart(6)} done  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${errors}`);
+      }, 1000);
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline && (options.maxRequests === undefined || issued < options.maxRequests)) {
+        issued++;
+        const t0 = performance.now();
+        let ok = false;
+        try {
+          ok = await fn();
+        } catch {
+          ok = false;
+        }
+        latencies.push(performance.now() - t0);
+        if (!ok) errors++;
+      }
+    }),
+  );
+  if (ticker) clearInterval(ticker);
+  return { name, requests: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies };
+}
+
+export function summarise(r: LoadResult, label = r.name) {
+  const s = [...r.latencies].sort((a, b) => a - b);
+  return {
+    scenario: label,
+    requests: r.requests,
+    'req/s': Math.round(r.requests / r.seconds),
+    'p50 ms': +pct(s, 50).toFixed(1),
+    'p95 ms': +pct(s, 95).toFixed(1),
+    'p99 ms': +pct(s, 99).toFixed(1),
+    'max ms': +(s[s.length - 1] ?? NaN).toFixed(1),
+    errors: r.errors,
+  };
+}
+
+export const machineLine = () => `Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+
+export interface BenchStack {
+  config: Config;
+  pool: Pool;
+  temporal: Client;
+  app: FastifyInstance;
+  url: string;
+  worker: Worker | null;
+  databaseUrl: string;
+  /** Runs `fn` at cleanup (last registered, first run). */
+  onCleanup(fn: () => Promise<unknown>): void;
+  close(): Promise<void>;
+}
+
+export interface BenchStackOptions {
+  /** Database name; a fresh `delivery_api_bench_<time>` (dropped at the end) when absent. A named one is kept. */
+  database?: string;
+  withWorker?: boolean;
+  config?: Partial<Config>;
+}
+
+export async function startBenchStack(options: BenchStackOptions = {}): Promise<BenchStack> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+    cleanups.length = 0;
+  };
+  process.once('SIGINT', () => void close().then(() => process.exit(130)));
+  try {
+    const pg = await resolvePostgres(say);
+    cleanups.push(() => pg.stop());
+    const databaseUrl = databaseUrlFor(pg.serverUrl, options.database ?? `delivery_api_bench_${Date.now()}`);
+    say(`Postgres database ${new URL(databaseUrl).pathname.slice(1)} (${pg.source})`);
+    await ensureDatabase(databaseUrl);
+    if (!options.database) cleanups.push(() => dropDatabase(databaseUrl));
+    await migrate(databaseUrl);
+
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      const port = await freePort();
+      say(`Temporal dev server on port ${port}`);
+      const server = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
+      cleanups.push(() => server.stop());
+      temporalAddress = server.address;
+    } else say(`Temporal at ${temporalAddress} (TEMPORAL_ADDRESS)`);
+
+    const port = await freePort();
+    const config: Config = {
+      ...loadConfig({}),
+      databaseUrl,
+      temporalAddress,
+      port,
+      baseUrl: `http://127.0.0.1:${port}`,
+      taskQueue: `bench-${Date.now()}`,
+      logLevel: 'silent',
+      rateLimitPerMinute: 100_000_000,
+      widgetRateLimitPerMinute: 100_000_000,
+      ...options.config,
+    };
+    const pool = createPool(databaseUrl, 20);
+    cleanups.push(() => pool.end());
+    const connection = await Connection.connect({ address: temporalAddress });
+    cleanups.push(() => connection.close());
+    const temporal = new Client({ connection, namespace: config.temporalNamespace });
+
+    let worker: Worker | null = null;
+    if (options.withWorker) {
+      say('Worker in this process');
+      Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+      const native = await NativeConnection.connect({ address: temporalAddress });
+      const workerPool = createPool(databaseUrl, 20);
+      const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.bench.js'));
+      worker = await createWorker({ config, pool: workerPool, connection: native, bundlePath });
+      const running = worker.run();
+      cleanups.push(async () => {
+        worker!.shutdown();
+        await running.catch(() => {});
+        await native.close();
+        await workerPool.end();
+      });
+    }
+
+    say('API in this process');
+    const app = await buildApp({ config, pool, temporal }, { logger: false });
+    await app.listen({ port, host: '127.0.0.1' });
+    cleanups.push(() => app.close());
+    return { config, pool, temporal, app, url: config.baseUrl, worker, databaseUrl, onCleanup: (fn) => cleanups.push(fn), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** `count` unused quotes for `body` with one company, written straight into Postgres (benchmarks measure
+ *  creation, not quoting); returns their ids. */
+export async function quotesAhead(pool: Pool, tenantId: string, companyId: string, body: QuotePayload, count: number, feeAoa = 150_000): Promise<string[]> {
+  const normalised = normalisePayload(body);
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash)
+     SELECT gen_random_uuid(), $1, $2, $8, 60, now() + interval '1 hour', $3, $4, $5, $6 FROM generate_series(1, $7)
+     RETURNING id`,
+    [tenantId, companyId, normalised.origin, normalised.destination, normalised.parcel, payloadHash(body), count, feeAoa],
+  );
+  return rows.map((r) => r.id);
+}
