@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CourierRejectedError, CourierUnavailableError, type BookingRequest, type QuoteRequest } from '../activities/couriers/adapter.js';
 import { HttpCourierAdapter, closeCourierAgent } from '../activities/couriers/http.js';
 import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } from '../simulator/server.js';
@@ -238,7 +238,10 @@ describe('auto-progress and fleet events', () => {
       expect(events.map((e) => e.json.event_type)).toEqual(['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']);
       // Another secret does not verify.
       expect(() => new Webhook(newFleetSecret()).verify(events[0].body, events[0].headers)).toThrow();
-      expect(sim.control.booking(c.slug, tracking_ref)!.events.map((e) => e.response_status)).toEqual([200, 200, 200, 200, 200]);
+      // The simulator records a response after the receiver has answered it, so the last one can lag a little.
+      await vi.waitFor(() => {
+        expect(sim.control.booking(c.slug, tracking_ref)!.events.map((e) => e.response_status)).toEqual([200, 200, 200, 200, 200]);
+      });
     } finally {
       await receiver.close();
     }
@@ -269,9 +272,9 @@ describe('auto-progress and fleet events', () => {
       const c = company({ require_delivery_pin: true, auto_progress: { delay_ms: 20 } });
       const { tracking_ref } = await adapter(c).book(booking(receiver.url));
       await receiver.waitFor(3);
+      await vi.waitFor(() => expect(sim.control.booking(c.slug, tracking_ref)!.waiting_for_pin).toBe(true));
       await new Promise((r) => setTimeout(r, 150));
       expect(receiver.received).toHaveLength(3);
-      expect(sim.control.booking(c.slug, tracking_ref)!.waiting_for_pin).toBe(true);
 
       // Over HTTP, as tests of other issues drive it.
       const res = await fetch(`${sim.url}/_control/${c.slug}/pins`, { method: 'POST', body: JSON.stringify({ tracking_ref, pin: '4821' }) });
@@ -294,8 +297,10 @@ describe('auto-progress and fleet events', () => {
       receiver.status = 200;
       const [e] = await receiver.waitFor(1, 5000);
       expect(e.json.event_type).toBe('assigned');
-      const sent = sim.control.booking(c.slug, tracking_ref)!.events[0];
-      expect(sent).toMatchObject({ webhook_id: e.headers['webhook-id'], response_status: 200, attempts: 2 });
+      await vi.waitFor(() => {
+        const sent = sim.control.booking(c.slug, tracking_ref)!.events[0];
+        expect(sent).toMatchObject({ webhook_id: e.headers['webhook-id'], response_status: 200, attempts: 2 });
+      });
     } finally {
       await receiver.close();
     }
