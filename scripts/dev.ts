@@ -42,11 +42,23 @@ async function shutdown(code: number) {
   await stopPostgres();
   process.exit(code);
 }
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+// Under `npm run dev` this process is npm's direct child (`exec` in the script). npm forwards SIGINT/SIGTERM;
+// if npm itself is killed without a chance to forward (SIGKILL), this process is re-parented: stop too, so
+// nothing is left holding the ports.
+if (process.env.npm_lifecycle_event === 'dev') {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      console.error('npm run dev was stopped: stopping the stack.');
+      void shutdown(0);
+    }
+  }, 1000).unref();
+}
 
 function run(name: string, script: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The IPC channel tells the child when this process is gone, even after a SIGKILL (see src/lib/parent.ts).
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}). Stopping the stack; fix the error above and run \`npm run dev\` again.`);

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createPool } from './db.js';
+import { onParentExit } from './lib/parent.js';
 import { connectTemporal } from './temporal.js';
 
 async function main() {
@@ -10,14 +11,18 @@ async function main() {
   const pool = createPool(config.databaseUrl, 20);
   const temporal = await connectTemporal(config);
   const app = await buildApp({ config, pool, temporal });
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
     await app.close();
     await pool.end();
     await temporal.connection.close();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  onParentExit(shutdown);
   await app.listen({ port: config.port, host: config.host });
 }
 

@@ -7,6 +7,7 @@ import { reconcileOnce } from './deliveries/start.js';
 import { loadConfig, type Config } from './config.js';
 import { createPool, type Pool } from './db.js';
 import { ensureWorkflowBundle } from './workflow-bundle.js';
+import { onParentExit } from './lib/parent.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -54,6 +55,9 @@ async function main() {
   const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined });
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace });
   const stopReconciler = startReconciler(client, pool, config);
+  onParentExit(() => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+  });
   console.log(`Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}`);
   await worker.run();
   stopReconciler();

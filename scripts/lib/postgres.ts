@@ -7,7 +7,8 @@ import { runner } from 'node-pg-migrate';
 import { ROOT_DIR } from '../../src/config.js';
 import { waitForPort } from './net.js';
 
-export const DATA_DIR = path.join(ROOT_DIR, '.data');
+/** The dev command's data folder (embedded Postgres, Temporal's SQLite file, demo keys): `DATA_DIR`, default `.data/`. */
+export const DATA_DIR = process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR) : path.join(ROOT_DIR, '.data');
 const EMBEDDED_PORT = 5433;
 
 async function reachable(url: string): Promise<boolean> {

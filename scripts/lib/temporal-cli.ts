@@ -110,7 +110,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   await Promise.race([
     waitForPort(options.port, '127.0.0.1', 120_000),
     exited.then((code) => {
-      throw new Error(`temporal server start-dev exited with code ${code} before it was ready${options.logFile ? ` (see ${options.logFile})` : ''}. Is port ${options.port} already taken?`);
+      throw new Error(`temporal server start-dev exited with code ${code} before it was ready${options.logFile ? ` (see ${options.logFile})` : ''}. Is port ${options.port} already taken (a dev server left from a killed run: \`pkill -f 'temporal server start-dev'\`)? Or set TEMPORAL_PORT, or TEMPORAL_ADDRESS to use a running server.`);
     }),
   ]);
   return {
