@@ -3,13 +3,12 @@
 // leaves nothing behind holding a port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
 import { dropDatabase } from '../scripts/lib/postgres.js';
-import { freePort } from '../scripts/lib/net.js';
+import { freePort, isListening } from '../scripts/lib/net.js';
 
 interface Dev {
   child: ChildProcess;
@@ -37,9 +36,8 @@ beforeAll(async () => {
     SIMULATOR_PORT: String(ports.simulator),
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: '',
   };
-  delete env.TEMPORAL_ADDRESS;
+  delete env.TEMPORAL_ADDRESS; // the dev command must start its own Temporal
   delete env.NODE_OPTIONS; // vitest's own loader options must not leak into the stack
 });
 
@@ -73,19 +71,12 @@ async function startDev(): Promise<Dev> {
   return dev;
 }
 
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => (socket.destroy(), resolve(false)));
-  });
-
 /** Every port of the stack closed, within the dev command's own shutdown budget. */
 async function expectAllStopped() {
   const deadline = Date.now() + 30_000;
-  const open = async () => (await Promise.all(Object.values(ports).map(listening))).some(Boolean);
+  const open = async () => (await Promise.all(Object.values(ports).map((port) => isListening(port)))).some(Boolean);
   while ((await open()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  expect(Object.fromEntries(await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await listening(port)])))).toEqual({
+  expect(Object.fromEntries(await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await isListening(port)])))).toEqual({
     api: false,
     temporal: false,
     ui: false,

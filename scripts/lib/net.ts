@@ -13,21 +13,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function waitForPort(port: number, host: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      const socket = net.connect({ port, host });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve();
-      });
-      socket.once('error', () => {
-        socket.destroy();
-        if (Date.now() > deadline) reject(new Error(`Nothing listens on ${host}:${port} after ${timeoutMs / 1000} s.`));
-        else setTimeout(attempt, 200);
-      });
-    };
-    attempt();
+/** Whether something accepts connections on host:port right now. */
+export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => (socket.destroy(), resolve(false)));
   });
+}
+
+export async function waitForPort(port: number, host: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await isListening(port, host))) {
+    if (Date.now() > deadline) throw new Error(`Nothing listens on ${host}:${port} after ${timeoutMs / 1000} s.`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
