@@ -283,6 +283,10 @@ describe('under fire', () => {
       }
     }
 
+    // Not asserted (a courier may skip a step, e.g. pickup_ready), but worth seeing: chains shorter than the usual seven.
+    const short = [...byDelivery].filter(([, list]) => list.filter((e) => !e.payload?.ignored).length < 7);
+    for (const [deliveryId, list] of short) log(`short chain ${deliveryId}: ${list.map((e) => e.event_type + (e.payload?.ignored ? '(ignored)' : '')).join(' ')}`);
+
     // Every webhook event reached the receiver, each under a single webhook-id.
     const effectiveEvents = events.filter((e) => !e.payload?.ignored);
     const webhookDeadline = Date.now() + 15 * 60_000;
