@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
 import { dropDatabase } from '../scripts/lib/postgres.js';
-import { freePort, isListening } from '../scripts/lib/net.js';
+import { isListening } from '../scripts/lib/net.js';
 
 interface Dev {
   child: ChildProcess;
@@ -23,7 +23,13 @@ let databaseUrl: string;
 const running: Dev[] = [];
 
 beforeAll(async () => {
-  ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), simulator: await freePort() };
+  // Below the kernel's ephemeral range (32768+): a port the OS hands out as free there can be taken as the
+  // source port of some outgoing connection before the stack binds it (Temporal once failed to start so).
+  const base = 20_000 + Math.floor(Math.random() * 1_000) * 10;
+  const candidates = Array.from({ length: 10 }, (_, i) => base + i);
+  const free: number[] = [];
+  for (const port of candidates) if (!(await isListening(port))) free.push(port);
+  ports = { api: free[0], temporal: free[1], ui: free[2], simulator: free[3] };
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'delivery-dev-'));
   const url = new URL(inject('databaseUrl'));
   url.pathname = `/${url.pathname.slice(1)}_dev`;
