@@ -1,0 +1,84 @@
+// Lint rules (`npm run lint`, part of `npm test`). Formatting is Prettier's job (.prettierrc.json); these rules
+// keep the code's shape: no import cycles, and the import rule of docs/architecture.md:
+//   workflows/   only workflow-safe modules (other workflow files, @temporalio/workflow|common, activity *types*)
+//   src/         never activities/ (only src/worker.ts wires them), never src/app.ts (only server, tests, scripts)
+// Unused exports and files are knip's job (knip.json, `npm run lint`).
+import js from '@eslint/js';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Modules a workflow must not load: they do I/O or need Node, which Temporal's sandbox does not give. */
+const notWorkflowSafe = [
+  '**/activities/**',
+  '**/src/**',
+  '**/scripts/**',
+  '**/simulator/**',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  'pg',
+  'pino',
+  'undici',
+  'fastify',
+  'node:*',
+];
+
+export default tseslint.config(
+  { ignores: ['.build/**', '.data/**', '.tools/**', 'node_modules/**', 'test-results/**', 'clients/**/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  importX.flatConfigs.typescript,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      'no-empty': ['error', { allowEmptyCatch: true }],
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: notWorkflowSafe,
+              allowTypeImports: true,
+              message: 'Workflows run in a sandbox: import only workflow-safe modules (and activity types with `import type`).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/worker.ts', 'src/server.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/activities/**'], message: 'src/ holds the domain: call its services; activities/ are thin wrappers the worker runs.' },
+            {
+              group: ['**/app.js', '**/app'],
+              allowTypeImports: false,
+              message: 'Import AppDeps from src/deps.ts; only src/server.ts, tests and scripts build the app.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['web/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+);
