@@ -3,6 +3,7 @@ import type { Config } from '../src/config.js';
 import type { Pool } from '../src/db.js';
 import { createQuoteActivities } from './quotes/activities.js';
 import { createDeliveryActivities } from './deliveries/activities.js';
+import { createMaintenanceActivities } from './maintenance/activities.js';
 import { createSystemActivities } from './system/activities.js';
 import { createWebhookActivities } from './webhooks/activities.js';
 
@@ -17,5 +18,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeliveryActivities(deps),
     ...createQuoteActivities(deps),
     ...createWebhookActivities(deps),
+    ...createMaintenanceActivities(deps),
   };
 }

@@ -1,6 +1,17 @@
-// Courier companies as stored, and their public (spec) shape.
+// Courier companies as stored (their API shapes: view.ts).
 import type { Pool } from '../db.js';
-import type { RateCard } from '../lib/tenants.js';
+
+export interface RateCard {
+  /** Fee per started kilometre of haversine distance, centavos. */
+  per_km_aoa?: number;
+  /** Flat fees for a pair of cities (`"Luanda>Benguela"`) or a single city/zone when origin and destination share it. */
+  zone_fees_aoa?: Record<string, number>;
+  /** Fee added per started kilogram above `per_kg_threshold_grams`, centavos. */
+  per_kg_aoa?: number;
+  per_kg_threshold_grams?: number;
+  /** ETA minutes added per km. */
+  eta_minutes_per_km?: number;
+}
 
 export interface Capabilities {
   bank_transfer_enabled: boolean;
@@ -28,11 +39,15 @@ export interface CourierRow {
   timeout_ms: number;
   rate_card: RateCard;
   fleet_secret: string;
+  /** The secret a rotation replaced, still valid until `previous_fleet_secret_expires_at` (24 h after it). */
+  previous_fleet_secret: string | null;
+  previous_fleet_secret_expires_at: Date | null;
   active: boolean;
 }
 
 const COLUMNS = `c.id, c.name, c.slug, c.logo_url, c.base_fee_aoa, c.base_eta_minutes, c.active_drivers, c.service_zones,
-  c.operating_hours, c.capabilities, c.adapter, c.endpoint, c.timeout_ms, c.rate_card, c.fleet_secret, c.active`;
+  c.operating_hours, c.capabilities, c.adapter, c.endpoint, c.timeout_ms, c.rate_card, c.fleet_secret,
+  c.previous_fleet_secret, c.previous_fleet_secret_expires_at, c.active`;
 
 export async function tenantCouriers(pool: Pool, tenantId: string): Promise<CourierRow[]> {
   const { rows } = await pool.query<CourierRow>(
@@ -53,37 +68,130 @@ export async function courierBySlug(pool: Pool, slug: string): Promise<CourierRo
   return rows[0] ?? null;
 }
 
-/** The Courier resource of the spec. */
-export function toCourier(row: CourierRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    logo_url: row.logo_url,
-    base_fee_aoa: row.base_fee_aoa,
-    base_eta_minutes: row.base_eta_minutes,
-    active_drivers: row.active_drivers,
-    service_zones: row.service_zones,
-    operating_hours: row.operating_hours,
-    capabilities: row.capabilities,
-  };
+/** A new company's row (src/lib/tenants.ts createCourier fills in the defaults). */
+export type NewCourierRow = Pick<
+  CourierRow,
+  | 'id'
+  | 'name'
+  | 'slug'
+  | 'logo_url'
+  | 'base_fee_aoa'
+  | 'base_eta_minutes'
+  | 'active_drivers'
+  | 'service_zones'
+  | 'operating_hours'
+  | 'capabilities'
+  | 'adapter'
+  | 'endpoint'
+  | 'timeout_ms'
+  | 'rate_card'
+  | 'fleet_secret'
+>;
+
+export async function insertCourier(pool: Pool, row: NewCourierRow): Promise<void> {
+  await pool.query(
+    `INSERT INTO courier_companies (id, name, slug, logo_url, base_fee_aoa, base_eta_minutes, active_drivers,
+       service_zones, operating_hours, capabilities, adapter, endpoint, timeout_ms, rate_card, fleet_secret)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+    [
+      row.id,
+      row.name,
+      row.slug,
+      row.logo_url,
+      row.base_fee_aoa,
+      row.base_eta_minutes,
+      row.active_drivers,
+      row.service_zones,
+      row.operating_hours,
+      row.capabilities,
+      row.adapter,
+      row.endpoint,
+      row.timeout_ms,
+      row.rate_card,
+      row.fleet_secret,
+    ],
+  );
 }
 
-/** What a browser may see: no fleet size, opening hours or bank account details. */
-export function toWidgetCourier(row: CourierRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    logo_url: row.logo_url,
-    base_fee_aoa: row.base_fee_aoa,
-    base_eta_minutes: row.base_eta_minutes,
-    service_zones: row.service_zones,
-    capabilities: {
-      bank_transfer_enabled: row.capabilities.bank_transfer_enabled,
-      max_weight_grams: row.capabilities.max_weight_grams,
-      parcel_types: row.capabilities.parcel_types,
-      require_delivery_pin: row.capabilities.require_delivery_pin,
-    },
-  };
+/** Links one courier (by slug; null: every courier) to a tenant. Returns the slugs newly linked. */
+export async function linkTenantCouriers(pool: Pool, tenantId: string, slug: string | null): Promise<string[]> {
+  const { rows } = await pool.query<{ slug: string }>(
+    `INSERT INTO tenant_couriers (tenant_id, courier_id)
+       SELECT $1, id FROM courier_companies WHERE ($2::text IS NULL OR slug = $2)
+     ON CONFLICT DO NOTHING
+     RETURNING (SELECT slug FROM courier_companies c WHERE c.id = courier_id)`,
+    [tenantId, slug],
+  );
+  return rows.map((r) => r.slug);
+}
+
+export async function courierSlugExists(pool: Pool, slug: string): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM courier_companies WHERE slug = $1', [slug]);
+  return Boolean(rowCount);
+}
+
+/** Every company, by slug (the admin command line's list). */
+export async function listCouriers(
+  pool: Pool,
+): Promise<{ courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }[]> {
+  const { rows } = await pool.query<{ courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }>(
+    'SELECT id AS courier_id, slug, name, adapter, endpoint, active FROM courier_companies ORDER BY slug',
+  );
+  return rows;
+}
+
+/** An active company linked to the tenant (an operator's redispatch target), or null. */
+export async function linkedActiveCourier(pool: Pool, tenantId: string, companyId: string): Promise<{ id: string; slug: string } | null> {
+  const { rows } = await pool.query<{ id: string; slug: string }>(
+    `SELECT c.id, c.slug FROM courier_companies c JOIN tenant_couriers tc ON tc.courier_id = c.id
+      WHERE tc.tenant_id = $1 AND c.id = $2 AND c.active`,
+    [tenantId, companyId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Whether a fleet event with this webhook-id was already received from the company. */
+export async function fleetReceiptSeen(pool: Pool, courierId: string, webhookId: string): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM fleet_webhook_receipts WHERE courier_id = $1 AND webhook_id = $2', [courierId, webhookId]);
+  return Boolean(rowCount);
+}
+
+/** Remembers a fleet event's webhook-id (until FLEET_RECEIPT_RETENTION_MS; the maintenance purge forgets it). */
+export async function recordFleetReceipt(pool: Pool, courierId: string, webhookId: string): Promise<void> {
+  await pool.query('INSERT INTO fleet_webhook_receipts (courier_id, webhook_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [courierId, webhookId]);
+}
+
+/** How long the replaced fleet secret keeps working after `courier rotate-secret`. */
+export const FLEET_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** The fleet secrets a signed event may use now: the current one, and the previous one within its grace period. */
+export function validFleetSecrets(row: CourierRow, now = new Date()): string[] {
+  const secrets = [row.fleet_secret];
+  if (row.previous_fleet_secret && row.previous_fleet_secret_expires_at && row.previous_fleet_secret_expires_at > now) {
+    secrets.push(row.previous_fleet_secret);
+  }
+  return secrets;
+}
+
+/**
+ * Replaces a company's fleet secret. The old one stays valid for FLEET_SECRET_GRACE_MS; rotating again within
+ * that time ends the grace of the oldest secret at once (only two secrets are ever valid).
+ * Returns null for an unknown slug.
+ */
+export async function rotateFleetSecret(
+  pool: Pool,
+  slug: string,
+  newSecret: string,
+): Promise<{ courier_id: string; slug: string; fleet_secret: string; previous_secret_expires_at: Date } | null> {
+  const { rows } = await pool.query<{ id: string; previous_fleet_secret_expires_at: Date }>(
+    `UPDATE courier_companies
+        SET previous_fleet_secret = fleet_secret,
+            previous_fleet_secret_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+            fleet_secret = $2
+      WHERE slug = $1
+      RETURNING id, previous_fleet_secret_expires_at`,
+    [slug, newSecret, FLEET_SECRET_GRACE_MS],
+  );
+  if (!rows[0]) return null;
+  return { courier_id: rows[0].id, slug, fleet_secret: newSecret, previous_secret_expires_at: rows[0].previous_fleet_secret_expires_at };
 }

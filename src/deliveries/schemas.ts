@@ -1,43 +1,87 @@
 // Request and response schemas of the delivery routes (merchant and widget surfaces, public tracking).
 import { z } from 'zod';
-import { Address, Parcel } from '../schemas.js';
-import { PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
+import { Address, Parcel, Timestamp, Uri } from '../schemas.js';
+import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
 
 const dateTime = z.iso.datetime({ offset: true });
 const Metadata = z
   .record(z.string().max(40), z.unknown())
-  .refine((m) => Object.keys(m).length <= 50 && JSON.stringify(m).length <= 8192, 'metadata holds at most 50 keys and 8 KB of JSON')
+  .refine((m) => Object.keys(m).length <= 50 && JSON.stringify(m).length <= 8192, {
+    message: 'metadata holds at most 50 keys and 8 KB of JSON',
+    params: { code: 'too_large' },
+  })
   .describe('Free-form; echoed on responses and webhooks. At most 50 keys (names up to 40 characters) and 8 KB.');
 
-export const CreateDeliveryBody = z
-  .object({
-    quote_id: z.string().max(64).describe('uuid of a quote from POST /v1/quotes'),
-    origin: Address,
-    destination: Address,
-    parcel: Parcel,
-    company_id: z.uuid().optional().describe("when present, must be the quote's company"),
-    payment_method: z.enum(PAYMENT_METHODS).default('prepaid'),
-    cash_collect_aoa: z.number().int().nonnegative().max(1e14).nullable().optional().describe('AOA centavos; required when payment_method is cod'),
-    scheduled_pickup_at: dateTime.nullable().optional(),
-    scheduled_delivery_at: dateTime.nullable().optional(),
-    options: z.object({ metadata: Metadata.optional() }).optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.payment_method === 'cod' && (body.cash_collect_aoa === undefined || body.cash_collect_aoa === null)) {
-      ctx.addIssue({ code: 'custom', path: ['cash_collect_aoa'], message: 'cash_collect_aoa is required when payment_method is cod' });
-    }
-    if (body.scheduled_pickup_at && body.scheduled_delivery_at && Date.parse(body.scheduled_delivery_at) < Date.parse(body.scheduled_pickup_at)) {
-      ctx.addIssue({ code: 'custom', path: ['scheduled_delivery_at'], message: 'scheduled_delivery_at is before scheduled_pickup_at' });
-    }
-  });
+const CreateDeliveryFields = z.object({
+  quote_id: z.string().max(64).meta({ format: 'uuid' }).describe('uuid of a quote from POST /v1/quotes'),
+  origin: Address,
+  destination: Address,
+  parcel: Parcel,
+  company_id: z.uuid().optional().describe("when present, must be the quote's company"),
+  payment_method: z.enum(PAYMENT_METHODS).default('prepaid'),
+  cash_collect_aoa: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(1e14)
+    .nullable()
+    .optional()
+    .describe('AOA centavos the courier collects; required with payment_method cod, refused with any other method (null is fine)'),
+  scheduled_pickup_at: dateTime.nullable().optional(),
+  scheduled_delivery_at: dateTime.nullable().optional(),
+  options: z.object({ metadata: Metadata.optional() }).optional(),
+});
+type CreateDeliveryFields = z.infer<typeof CreateDeliveryFields>;
+
+/** Checks of every surface: cash only with cod, and a delivery time after the pickup time. */
+function checkCreate(body: CreateDeliveryFields, ctx: z.RefinementCtx) {
+  if (body.payment_method !== 'cod' && body.cash_collect_aoa !== undefined && body.cash_collect_aoa !== null) {
+    ctx.addIssue({
+      code: 'custom',
+      params: { code: 'not_allowed' },
+      path: ['cash_collect_aoa'],
+      message: 'cash_collect_aoa is only accepted with payment_method cod',
+    });
+  }
+  if (body.scheduled_pickup_at && body.scheduled_delivery_at && Date.parse(body.scheduled_delivery_at) < Date.parse(body.scheduled_pickup_at)) {
+    ctx.addIssue({ code: 'custom', path: ['scheduled_delivery_at'], message: 'scheduled_delivery_at is before scheduled_pickup_at' });
+  }
+}
+
+export const CreateDeliveryBody = CreateDeliveryFields.superRefine((body, ctx) => {
+  if (body.payment_method === 'cod' && (body.cash_collect_aoa === undefined || body.cash_collect_aoa === null)) {
+    ctx.addIssue({
+      code: 'custom',
+      params: { code: 'required' },
+      path: ['cash_collect_aoa'],
+      message: 'cash_collect_aoa is required when payment_method is cod',
+    });
+  }
+  checkCreate(body, ctx);
+});
+
+/** The widget's body: the same fields; which payment methods it may use and the cod amount come from its key's
+ *  policy (src/lib/widget-policy.ts), checked by the route. */
+export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate);
 
 export const Courier = z.object({ name: z.string().nullable(), tracking_ref: z.string().nullable() }).nullable();
+
+/** Every event_type the service records, and sends as webhook `type`. */
+const EventType = z.enum(EVENT_TYPES);
 
 export const DeliveryEvent = z
   .object({
     id: z.uuid().optional(),
-    event_type: z.string().describe('dotted name, equal to the webhook event type'),
-    occurred_at: z.string(),
+    event_type: EventType.describe('dotted name, equal to the webhook event type'),
+    occurred_at: Timestamp,
+    ignored: z
+      .literal(true)
+      .optional()
+      .describe(
+        'present (true) only on an event that changed nothing: a fleet event not allowed from the current status, a wrong PIN, ' +
+          'an operator action on a delivery that is not stalled; payload.reason says why. Such events send no webhook and ' +
+          'are left out of the widget and public tracking event lists',
+      ),
     source: z.string().nullable().optional(),
     payload: z.record(z.string(), z.unknown()).nullable().optional(),
   })
@@ -50,7 +94,7 @@ export const DeliverySummary = z
     id: z.uuid(),
     reference: z.string(),
     status: Status,
-    inserted_at: z.string(),
+    inserted_at: Timestamp,
     origin: Address.optional(),
     destination: Address.optional(),
     parcel: Parcel.optional(),
@@ -66,13 +110,17 @@ export const Delivery = DeliverySummary.extend({
   company_id: z.uuid().optional(),
   payment_method: z.enum(PAYMENT_METHODS).optional(),
   cash_collect_aoa: z.number().int().nullable().optional(),
-  scheduled_pickup_at: z.string().nullable().optional(),
-  scheduled_delivery_at: z.string().nullable().optional(),
-  sla_deadline_at: z.string().nullable().optional(),
-  tracking_url: z.string().optional().describe('public tracking page for the recipient'),
-  delivery_pin: z.string().nullable().optional().describe('4 digits when the courier requires a PIN at delivery: give it to the recipient, never to the courier'),
+  scheduled_pickup_at: Timestamp.nullable().optional(),
+  scheduled_delivery_at: Timestamp.nullable().optional(),
+  sla_deadline_at: Timestamp.nullable().optional(),
+  tracking_url: Uri.optional().describe('public tracking page for the recipient'),
+  delivery_pin: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('4 digits when the courier requires a PIN at delivery: give it to the recipient, never to the courier'),
   metadata: z.record(z.string(), z.unknown()).optional(),
-  updated_at: z.string().optional(),
+  updated_at: Timestamp.optional(),
   events: z.array(DeliveryEvent).optional(),
 }).meta({ id: 'Delivery' });
 
@@ -81,30 +129,52 @@ export const WidgetDelivery = z
     id: z.uuid(),
     reference: z.string(),
     status: Status,
-    inserted_at: z.string(),
+    inserted_at: Timestamp,
     origin: Address,
     destination: Address,
     parcel: Parcel,
     payment_method: z.enum(PAYMENT_METHODS).optional(),
     quoted_fee_aoa: z.number().int().nullable().optional(),
     courier: z.object({ name: z.string().nullable() }).nullable().optional(),
-    scheduled_pickup_at: z.string().nullable().optional(),
-    scheduled_delivery_at: z.string().nullable().optional(),
-    tracking_url: z.string().optional(),
-    delivery_pin: z.string().nullable().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    events: z.array(z.object({ id: z.uuid().optional(), event_type: z.string(), occurred_at: z.string() })),
+    scheduled_pickup_at: Timestamp.nullable().optional(),
+    scheduled_delivery_at: Timestamp.nullable().optional(),
+    tracking_url: Uri.optional(),
+    delivery_pin: z.string().nullable().optional().describe('only with the client_secret'),
+    metadata: z.record(z.string(), z.unknown()).optional().describe('only with the client_secret'),
+    events: z.array(z.object({ id: z.uuid().optional(), event_type: EventType, occurred_at: Timestamp })),
   })
   .meta({
     id: 'WidgetDelivery',
-    description: 'Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events.',
+    description:
+      'Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events. ' +
+      'Without the client_secret also no delivery_pin, no metadata and no contact in origin and destination.',
   });
+
+export const WidgetDeliveryQuery = z.object({
+  client_secret: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("the client_secret of the widget's creation answer: adds delivery_pin, metadata and the contacts. A wrong one is 404."),
+});
+
+/** The widget's creation answer: the Delivery plus its client secret, shown once. */
+export const WidgetCreatedDelivery = Delivery.extend({
+  client_secret: z
+    .string()
+    .optional()
+    .describe(
+      'Shown once, in the first answer (not in an Idempotency-Key replay): GET /v1/widget/deliveries/{id}?client_secret=... returns the PIN. ' +
+        'Keep it like the PIN; never give it to the courier.',
+    ),
+}).meta({ id: 'WidgetCreatedDelivery' });
 
 export const TrackingView = z
   .object({
     reference: z.string(),
     status: Status,
-    events: z.array(z.object({ event_type: z.string(), occurred_at: z.string() })),
+    events: z.array(z.object({ event_type: EventType, occurred_at: Timestamp })),
   })
   .meta({ id: 'TrackingView' });
 
@@ -120,7 +190,11 @@ export const ListQuery = z.object({
       const list = value.split(',').map((s) => s.trim());
       const unknown = list.filter((s) => !(STATUSES as readonly string[]).includes(s));
       if (unknown.length) {
-        ctx.addIssue({ code: 'custom', message: `unknown status ${unknown.map((s) => JSON.stringify(s)).join(', ')}; one of ${STATUSES.join(', ')}` });
+        ctx.addIssue({
+          code: 'custom',
+          params: { code: 'invalid_enum' },
+          message: `unknown status ${unknown.map((s) => JSON.stringify(s)).join(', ')}; one of ${STATUSES.join(', ')}`,
+        });
         return z.NEVER;
       }
       return list as (typeof STATUSES)[number][];
@@ -129,6 +203,12 @@ export const ListQuery = z.object({
   inserted_at_lte: dateTime.optional().describe('created on or before (inclusive)'),
   sort: z.enum(['inserted_at_desc', 'inserted_at_asc']).default('inserted_at_desc'),
   search: z.string().max(200).optional().describe('case-insensitive substring of reference, origin and destination city and address line'),
-  limit: z.coerce.number().int().min(1).default(50).transform((v) => Math.min(v, 100)).describe('1..100, default 50; larger values are clamped to 100'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((v) => Math.min(v, 100))
+    .describe('1..100, default 50; larger values are clamped to 100'),
   offset: z.coerce.number().int().min(0).max(100_000).default(0),
 });

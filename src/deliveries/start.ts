@@ -1,19 +1,23 @@
 // Starting a delivery's workflow: after the creating transaction commits, and again from the
 // reconciler for any delivery whose workflow never started. Conflict policy "use existing" makes
-// a second start harmless.
+// a second start while the workflow runs harmless; reuse policy "reject duplicate" makes a start after
+// it finished a no-op (WorkflowExecutionAlreadyStartedError, taken as started): a finished delivery is
+// never run twice.
 import type { Client } from '@temporalio/client';
-import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
 import { deliveryWorkflowId, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
 import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
 import type { Status } from '../../workflows/deliveries/states.js';
+import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 
 export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {
     paymentWindowMs: config.paymentWindowMs,
     stateBudgetsMs: config.stateBudgetsMs,
     dispatch: { maximumAttempts: config.dispatchMaxAttempts, initialIntervalMs: config.dispatchInitialIntervalMs, maximumIntervalMs: 60_000 },
+    bookingReleaseRetryMs: config.bookingReleaseRetryMs,
   };
 }
 
@@ -42,19 +46,26 @@ export async function startDeliveryWorkflow(client: Client, pool: Pool, config: 
     slaDeadlineAt: d.sla_deadline_at ? d.sla_deadline_at.toISOString() : null,
     timeouts: timeoutsFrom(config),
     webhooks: { schedule: config.webhookScheduleMs },
+    continueAsNewAfterEvents: config.workflowHistoryLimit,
   };
-  await client.workflow.start('deliveryWorkflow', {
-    taskQueue: config.taskQueue,
-    workflowId: deliveryWorkflowId(d.id),
-    args: [input],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    typedSearchAttributes: [
-      { key: DeliveryStatusKey, value: d.initial_status },
-      { key: TenantIdKey, value: d.tenant_id },
-      { key: DeliveryReferenceKey, value: d.reference },
-      { key: CourierSlugKey, value: d.courier_slug },
-    ],
-  });
+  try {
+    await client.workflow.start(deliveryWorkflow, {
+      taskQueue: config.taskQueue,
+      workflowId: deliveryWorkflowId(d.id),
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: DeliveryStatusKey, value: d.initial_status },
+        { key: TenantIdKey, value: d.tenant_id },
+        { key: DeliveryReferenceKey, value: d.reference },
+        { key: CourierSlugKey, value: d.courier_slug },
+      ],
+    });
+  } catch (err) {
+    // The workflow ran and finished already (its start was not recorded here): nothing to start.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
   await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [d.id]);
 }
 
@@ -75,9 +86,27 @@ export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit
   return rows;
 }
 
-/** Starts every missing workflow; returns how many it started. */
-export async function reconcileOnce(client: Client, pool: Pool, config: Config, olderThanMs = 10_000): Promise<number> {
+/**
+ * Starts every missing workflow; returns how many it started (or found already run). A delivery whose start fails is
+ * reported to `onError` (default: the console) and skipped, so one bad row never holds up the others; the next pass
+ * tries it again.
+ */
+export async function reconcileOnce(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  olderThanMs = 10_000,
+  onError: (deliveryId: string, err: Error) => void = (id, err) => console.error(`Reconciler could not start delivery ${id} (will retry):`, err.message),
+): Promise<number> {
   const missing = await unstartedDeliveries(pool, olderThanMs);
-  for (const d of missing) await startDeliveryWorkflow(client, pool, config, d);
-  return missing.length;
+  let started = 0;
+  for (const d of missing) {
+    try {
+      await startDeliveryWorkflow(client, pool, config, d);
+      started++;
+    } catch (err) {
+      onError(d.id, err as Error);
+    }
+  }
+  return started;
 }

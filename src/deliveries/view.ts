@@ -4,8 +4,23 @@ import type { DeliveryEventRow, DeliveryRow } from './repository.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Ignored events are not state changes: the widget and the public tracking view leave them out (docs/deliveries.md). */
+const isIgnored = (e: DeliveryEventRow) => e.payload?.ignored === true;
+
+/**
+ * An event as the merchant sees it. An event that changed nothing (a fleet event not allowed from the current
+ * status, a wrong PIN, an operator action on a delivery that is not stalled) says so at the top level,
+ * `ignored: true`, besides `payload.ignored` and `payload.reason`; other events have no `ignored` field.
+ */
 export function toEvent(e: DeliveryEventRow) {
-  return { id: e.id, event_type: e.event_type, occurred_at: e.occurred_at.toISOString(), source: e.source, payload: e.payload };
+  return {
+    id: e.id,
+    event_type: e.event_type,
+    occurred_at: e.occurred_at.toISOString(),
+    ...(isIgnored(e) ? { ignored: true as const } : {}),
+    source: e.source,
+    payload: e.payload,
+  };
 }
 
 export function trackingUrl(baseUrl: string, deliveryId: string) {
@@ -43,15 +58,21 @@ export function toDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: 
   };
 }
 
-/** For the browser: no courier job reference, cash amount, SLA or event payloads. */
-export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: string) {
+const withoutContact = <A extends { contact?: unknown }>({ contact: _contact, ...address }: A) => address;
+
+/**
+ * For the browser: no courier job reference, cash amount, SLA or event payloads. A delivery id travels to every
+ * courier and sits in every tracking URL, so the publishable key alone gets no PIN, no contacts and no metadata;
+ * `full` (the caller presented the delivery's client secret) adds them back.
+ */
+export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: string, full = false) {
   return {
     id: d.id,
     reference: d.reference,
     status: d.status,
     inserted_at: d.inserted_at.toISOString(),
-    origin: d.origin,
-    destination: d.destination,
+    origin: full ? d.origin : withoutContact(d.origin),
+    destination: full ? d.destination : withoutContact(d.destination),
     parcel: d.parcel,
     payment_method: d.payment_method,
     quoted_fee_aoa: d.quoted_fee_aoa,
@@ -59,9 +80,8 @@ export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], bas
     scheduled_pickup_at: iso(d.scheduled_pickup_at),
     scheduled_delivery_at: iso(d.scheduled_delivery_at),
     tracking_url: trackingUrl(baseUrl, d.id),
-    delivery_pin: d.delivery_pin,
-    metadata: d.metadata,
-    events: events.filter((e) => !e.payload?.ignored).map((e) => ({ id: e.id, event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
+    ...(full ? { delivery_pin: d.delivery_pin, metadata: d.metadata } : {}),
+    events: events.filter((e) => !isIgnored(e)).map((e) => ({ id: e.id, event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }
 
@@ -70,6 +90,6 @@ export function toTracking(d: Pick<DeliveryRow, 'reference' | 'status'>, events:
   return {
     reference: d.reference,
     status: d.status,
-    events: events.filter((e) => !e.payload?.ignored).map((e) => ({ event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
+    events: events.filter((e) => !isIgnored(e)).map((e) => ({ event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }

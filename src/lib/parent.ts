@@ -5,5 +5,4 @@ export function onParentExit(stop: () => unknown): void {
   if (!process.send) return;
   process.once('disconnect', () => void stop());
   process.channel?.unref(); // the channel alone must not keep the process alive
-
 }

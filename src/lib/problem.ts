@@ -1,11 +1,93 @@
 // RFC 9457 problem details. Every 4xx/5xx the API sends is one of these.
 
+/**
+ * Every `error` code the API answers with: the Problem schema's enum in the OpenAPI document, and the table of
+ * docs/errors.md (status, meaning, what to do). A new code goes here first; the compiler then accepts it.
+ */
+export const ERROR_CODES = [
+  // 400
+  'invalid_json',
+  'invalid_content_length',
+  'invalid_url',
+  'bad_request',
+  // 401, 403, 404
+  'unauthorized',
+  'courier_inactive',
+  'not_found',
+  // 409
+  'delivery_not_cancellable',
+  'delivery_not_awaiting_payment',
+  'idempotency_request_in_progress',
+  'webhook_endpoint_disabled',
+  // 413, 415
+  'payload_too_large',
+  'unsupported_media_type',
+  // 422
+  'validation_failed',
+  'quote_id_required',
+  'quote_not_found',
+  'quote_expired',
+  'quote_already_used',
+  'quote_company_mismatch',
+  'quote_payload_mismatch',
+  'courier_fee_aoa_not_accepted',
+  'payment_method_not_allowed',
+  'idempotency_key_reused',
+  'cancellation_rejected',
+  'payment_confirmation_rejected',
+  'message_not_found',
+  'replay_range_too_large',
+  'webhook_endpoint_limit_reached',
+  // 429, 431
+  'rate_limited',
+  'headers_too_large',
+  // 5xx
+  'internal_error',
+  'upstream_unavailable',
+  'no_courier_configured',
+  'cancellation_pending',
+  'not_ready',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Every `errors[].code`: what is wrong with one field or parameter. The generic ones first (validation issues
+ * are mapped onto them in src/plugins/errors.ts, never a library's own code), then the specific ones; a field
+ * error of a specific `error` repeats that code (e.g. `quote_expired` at `/quote_id`).
+ */
+export const FIELD_ERROR_CODES = [
+  'required',
+  'invalid_type',
+  'too_small',
+  'too_large',
+  'invalid_format',
+  'invalid_enum',
+  'not_allowed',
+  'invalid',
+  'invalid_string',
+  'too_deep',
+  'unsupported_scheme',
+  'private_address',
+  'cash_collect_aoa_mismatch',
+  'quote_payload_mismatch',
+  'invalid_url',
+  'quote_id_required',
+  'quote_not_found',
+  'quote_expired',
+  'quote_already_used',
+  'quote_company_mismatch',
+  'courier_fee_aoa_not_accepted',
+  'payment_method_not_allowed',
+  'message_not_found',
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
 export interface FieldError {
   /** JSON Pointer into the request body, e.g. `/parcel/weight_grams`. */
   pointer?: string;
   /** Name of the query or path parameter at fault. */
   parameter?: string;
-  code: string;
+  code: FieldErrorCode;
   detail: string;
 }
 
@@ -32,7 +114,7 @@ export const titleFor = (status: number): string => TITLES[status] ?? 'Error';
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly detail: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
@@ -52,12 +134,12 @@ export interface ProblemBody {
   title: string;
   status: number;
   detail: string;
-  error: string;
+  error: ErrorCode;
   errors?: FieldError[];
   instance?: string;
 }
 
-export function problemBody(baseUrl: string, status: number, code: string, detail: string, errors?: FieldError[]): ProblemBody {
+export function problemBody(baseUrl: string, status: number, code: ErrorCode, detail: string, errors?: FieldError[]): ProblemBody {
   const body: ProblemBody = {
     type: `${baseUrl}/errors/${code}`,
     title: status === 422 && code !== 'validation_failed' ? titleFor(422) : titleFor(status),

@@ -1,7 +1,12 @@
 // Tenants, keys and courier companies: the operations behind the admin command line and the seeds.
+// The SQL is in the repositories (src/tenants, src/keys, src/couriers).
 import { randomUUID } from 'node:crypto';
+import { insertCourier, linkTenantCouriers, type RateCard } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
+import { insertKey, revokeKeyRow } from '../keys/repository.js';
+import { insertTenant } from '../tenants/repository.js';
 import { generateKey, generateWebhookSecret, hashKey, type KeyKind } from './keys.js';
+import { isUuid } from './uuid.js';
 
 export interface IssuedKey {
   id: string;
@@ -11,10 +16,7 @@ export interface IssuedKey {
 export async function createKey(pool: Pool, tenantId: string, kind: KeyKind, allowedOrigins: string[] = []): Promise<IssuedKey> {
   const key = generateKey(kind);
   const id = randomUUID();
-  await pool.query(
-    `INSERT INTO api_keys (id, tenant_id, kind, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [id, tenantId, kind, hashKey(key), key.slice(0, 12), allowedOrigins.map(normaliseOrigin)],
-  );
+  await insertKey(pool, { id, tenantId, kind, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) });
   return { id, key };
 }
 
@@ -28,7 +30,7 @@ export interface CreatedTenant {
 
 export async function createTenant(pool: Pool, name: string, allowedOrigins: string[] = []): Promise<CreatedTenant> {
   const tenantId = randomUUID();
-  await pool.query('INSERT INTO tenants (id, name) VALUES ($1, $2)', [tenantId, name]);
+  await insertTenant(pool, tenantId, name);
   const secret = await createKey(pool, tenantId, 'secret');
   const publishable = await createKey(pool, tenantId, 'publishable', allowedOrigins);
   return {
@@ -42,14 +44,7 @@ export async function createTenant(pool: Pool, name: string, allowedOrigins: str
 
 /** Revokes by key id or by the key itself. Returns the revoked key's id, or null when there is no such key. */
 export async function revokeKey(pool: Pool, idOrKey: string): Promise<string | null> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrKey);
-  const { rows } = await pool.query<{ id: string }>(
-    isUuid
-      ? 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id'
-      : 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_hash = $1 RETURNING id',
-    [isUuid ? idOrKey : hashKey(idOrKey)],
-  );
-  return rows[0]?.id ?? null;
+  return revokeKeyRow(pool, isUuid(idOrKey) ? { id: idOrKey } : { hash: hashKey(idOrKey) });
 }
 
 /** `scheme://host[:port]`, lower-cased, default ports dropped. Throws on anything else. */
@@ -59,18 +54,6 @@ export function normaliseOrigin(origin: string): string {
     throw new Error(`"${origin}" is not an origin (expected scheme://host[:port])`);
   }
   return url.origin;
-}
-
-export interface RateCard {
-  /** Fee per started kilometre of haversine distance, centavos. */
-  per_km_aoa?: number;
-  /** Flat fees for a pair of cities (`"Luanda>Benguela"`) or a single city/zone when origin and destination share it. */
-  zone_fees_aoa?: Record<string, number>;
-  /** Fee added per started kilogram above `per_kg_threshold_grams`, centavos. */
-  per_kg_aoa?: number;
-  per_kg_threshold_grams?: number;
-  /** ETA minutes added per km. */
-  eta_minutes_per_km?: number;
 }
 
 export interface CourierInput {
@@ -114,27 +97,27 @@ export async function createCourier(pool: Pool, input: CourierInput): Promise<Cr
     parcel_types: input.parcel_types ?? null,
     require_delivery_pin: input.require_delivery_pin ?? false,
   };
-  await pool.query(
-    `INSERT INTO courier_companies (id, name, slug, logo_url, base_fee_aoa, base_eta_minutes, active_drivers,
-       service_zones, operating_hours, capabilities, adapter, endpoint, timeout_ms, rate_card, fleet_secret)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
-    [
-      id, input.name, input.slug, input.logo_url ?? null, input.base_fee_aoa ?? null, input.base_eta_minutes ?? null,
-      input.active_drivers ?? null, input.service_zones ?? [], input.operating_hours ?? null, capabilities,
-      input.adapter, input.endpoint ?? null, input.timeout_ms ?? 2000, input.rate_card ?? {}, fleetSecret,
-    ],
-  );
+  await insertCourier(pool, {
+    id,
+    name: input.name,
+    slug: input.slug,
+    logo_url: input.logo_url ?? null,
+    base_fee_aoa: input.base_fee_aoa ?? null,
+    base_eta_minutes: input.base_eta_minutes ?? null,
+    active_drivers: input.active_drivers ?? null,
+    service_zones: input.service_zones ?? [],
+    operating_hours: input.operating_hours ?? null,
+    capabilities,
+    adapter: input.adapter,
+    endpoint: input.endpoint ?? null,
+    timeout_ms: input.timeout_ms ?? 2000,
+    rate_card: input.rate_card ?? {},
+    fleet_secret: fleetSecret,
+  });
   return { courier_id: id, slug: input.slug, fleet_secret: fleetSecret };
 }
 
 /** Links one courier (by slug) or every courier to a tenant. Returns the linked slugs. */
 export async function linkCouriers(pool: Pool, tenantId: string, slug: string | 'all'): Promise<string[]> {
-  const { rows } = await pool.query<{ slug: string }>(
-    `INSERT INTO tenant_couriers (tenant_id, courier_id)
-       SELECT $1, id FROM courier_companies WHERE ($2::text IS NULL OR slug = $2)
-     ON CONFLICT DO NOTHING
-     RETURNING (SELECT slug FROM courier_companies c WHERE c.id = courier_id)`,
-    [tenantId, slug === 'all' ? null : slug],
-  );
-  return rows.map((r) => r.slug);
+  return linkTenantCouriers(pool, tenantId, slug === 'all' ? null : slug);
 }

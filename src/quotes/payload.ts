@@ -3,15 +3,10 @@
 // absent optional fields dropped) with a SHA-256 hash, and delivery creation compares on that form.
 import { canonicalJson, sha256Hex } from '../lib/canonical.js';
 import type { Address, Parcel } from '../schemas.js';
-
-export interface QuotePayload {
-  origin: Address;
-  destination: Address;
-  parcel: Parcel;
-}
+import type { QuoteRequest } from './schemas.js';
 
 /** The normalised form: plain JSON, keys sorted, undefined and null optional fields dropped. */
-export function normalisePayload(payload: QuotePayload): QuotePayload {
+export function normalisePayload(payload: QuoteRequest): QuoteRequest {
   const clean = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(clean);
     if (value && typeof value === 'object') {
@@ -34,6 +29,13 @@ export function normalisePayload(payload: QuotePayload): QuotePayload {
   };
 }
 
-export function payloadHash(payload: QuotePayload): string {
+export function payloadHash(payload: QuoteRequest): string {
   return sha256Hex(canonicalJson(normalisePayload(payload)));
+}
+
+/** The parts of a payload (origin, destination, parcel) whose normalised form differs from the quoted one. */
+export function differingParts(quoted: QuoteRequest, sent: QuoteRequest): (keyof QuoteRequest)[] {
+  const a = normalisePayload(quoted);
+  const b = normalisePayload(sent);
+  return (['origin', 'destination', 'parcel'] as const).filter((part) => canonicalJson(a[part]) !== canonicalJson(b[part]));
 }

@@ -2,7 +2,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { FleetEventType, OperatorActionName, Status } from './states.js';
 
-export const TASK_QUEUE = 'deliveries';
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
 /** Per-state time budgets and retry settings, passed in so tests can use seconds. */
@@ -12,6 +11,8 @@ export interface DeliveryTimeouts {
   /** Time a state may last without progress before the delivery goes to `stalled` (reason `state_timeout`). */
   stateBudgetsMs: Partial<Record<Status, number>>;
   dispatch: { maximumAttempts: number; initialIntervalMs: number; maximumIntervalMs: number };
+  /** How long a courier booking that could not be released at once is retried in the background (absent: 1 h). */
+  bookingReleaseRetryMs?: number;
 }
 
 export interface DeliveryWorkflowInput {
@@ -28,12 +29,42 @@ export interface DeliveryWorkflowInput {
   timeouts: DeliveryTimeouts;
   /** Whether merchant webhooks are sent (the webhook fan-out workflow). */
   webhooks?: { schedule?: number[] } | null;
+  /**
+   * Continue-as-new once the run's history has this many events (absent: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS), or
+   * earlier when Temporal suggests it. Tests lower it.
+   */
+  continueAsNewAfterEvents?: number;
+  /** Set on a run that continues an earlier one (continue-as-new): the state it carries over. */
+  continued?: DeliveryContinuedState;
+}
+
+export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 10_000;
+
+/** A message waiting for the workflow's main loop. */
+export type DeliveryInboxItem = { kind: 'fleet'; event: FleetEvent } | { kind: 'operator'; action: OperatorAction };
+
+/** What a delivery workflow run hands to the next one when it continues as new. */
+export interface DeliveryContinuedState {
+  status: Status;
+  previousStatus: Status | null;
+  companyId: string;
+  trackingRef: string | null;
+  /** When the current status was entered (epoch ms): state budgets keep counting across runs. */
+  enteredAt: number;
+  slaStalled: boolean;
+  needsDispatch: boolean;
+  /** Wrong PINs since the last (re)entry into a deliverable state. */
+  pinAttempts: number;
+  /** Messages not handled yet. */
+  inbox: DeliveryInboxItem[];
+  /** The most recent fleet webhook-ids (bounded), so a courier's retry still counts once after the hand-over. */
+  seenWebhookIds: string[];
 }
 
 export interface FleetEvent {
   eventType: FleetEventType;
   occurredAt: string;
-  /** The courier's payload, without the PIN. */
+  /** The courier's payload: only the allow-listed fields (courier-payload.ts), never the PIN. */
   payload: Record<string, unknown>;
   /** Set by the API: whether the event carried the delivery's PIN. */
   pinVerified: boolean;
@@ -53,12 +84,39 @@ export interface CancelRequest {
   source?: string;
 }
 
-export interface DeliveryState {
+/** A courier job to release in the background (cancel that the courier did not confirm, redispatch, operator cancel). */
+export interface BookingReleaseInput {
+  deliveryId: string;
+  tenantId: string;
+  companyId: string;
+  trackingRef: string;
+  /** How long to keep asking the courier before recording `delivery.booking_release_failed`. */
+  retryForMs: number;
+  webhooks?: { schedule?: number[] } | null;
+}
+export const bookingReleaseWorkflowId = (deliveryId: string, trackingRef: string) => `booking-release-${deliveryId}-${trackingRef}`;
+/** Default of DeliveryTimeouts.bookingReleaseRetryMs. */
+export const DEFAULT_BOOKING_RELEASE_RETRY_MS = 60 * 60 * 1000;
+
+/** What the `state` query answers (the workflow's DeliveryState, delivery-state.ts, in part). */
+export interface DeliveryStateView {
   status: Status;
   previousStatus: Status | null;
   trackingRef: string | null;
   companyId: string;
 }
+
+// ApplicationFailure types of the delivery workflow and its activities (non-retryable: retrying cannot help).
+/** The cancel update: the state machine does not allow it, the courier refused, or the delivery moved on meanwhile. */
+export const CancellationRejected = 'CancellationRejected';
+/** The confirmPayment update: the delivery is not awaiting payment. */
+export const PaymentConfirmationRejected = 'PaymentConfirmationRejected';
+/** dispatchDelivery: the courier refused the booking (409/422); the delivery stalls with `courier_rejected`. */
+export const CourierRejected = 'CourierRejected';
+/** dispatchDelivery: the delivery row is gone. */
+export const DeliveryNotFound = 'DeliveryNotFound';
+/** dispatchDelivery: the delivery's courier company is gone. */
+export const CourierNotFound = 'CourierNotFound';
 
 /** Fleet events from the courier (POST /v1/fleet/{slug}/events). */
 export const fleetEventSignal = defineSignal<[FleetEvent]>('fleetEvent');
@@ -68,4 +126,4 @@ export const operatorActionSignal = defineSignal<[OperatorAction]>('operatorActi
 export const cancelUpdate = defineUpdate<{ status: 'cancelled' }, [CancelRequest]>('cancel');
 /** POST /v1/deliveries/{id}/payment_confirmation. */
 export const confirmPaymentUpdate = defineUpdate<{ status: Status }, [{ source?: string }]>('confirmPayment');
-export const stateQuery = defineQuery<DeliveryState>('state');
+export const stateQuery = defineQuery<DeliveryStateView>('state');

@@ -59,6 +59,7 @@ export const EVENT_TYPES = [
   'delivery.redispatched',
   'delivery.resumed',
   'delivery.operator_action',
+  'delivery.booking_release_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

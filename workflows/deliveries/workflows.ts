@@ -13,28 +13,45 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  makeContinueAsNewFunc,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
 import { CourierSlugKey, DeliveryStatusKey } from '../search-attributes.js';
+import { ignoreAlreadyStarted } from '../lib/children.js';
+import { Mutex } from '../lib/mutex.js';
 import {
+  DEFAULT_BOOKING_RELEASE_RETRY_MS,
+  bookingReleaseWorkflowId,
+  DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+  CancellationRejected,
+  CourierNotFound,
+  CourierRejected,
+  DeliveryNotFound,
+  PaymentConfirmationRejected,
   cancelUpdate,
   confirmPaymentUpdate,
   fleetEventSignal,
   operatorActionSignal,
   stateQuery,
   type CancelRequest,
+  type DeliveryInboxItem,
   type DeliveryWorkflowInput,
   type FleetEvent,
   type OperatorAction,
 } from './definitions.js';
 import { CANCELLABLE_STATUSES, FLEET_TRANSITIONS, STALLABLE_STATUSES, isFinal, type Status } from './states.js';
+import { pickCourierPayload } from './courier-payload.js';
 import { webhookFanoutWorkflowId } from '../webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
+import { bookingReleaseWorkflow } from './booking-release.js';
+import { DeliveryState } from './delivery-state.js';
 
 // Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
 const { recordEvent, cancelBooking, findRedispatchCompany } = proxyActivities<DeliveryActivities>({
@@ -42,7 +59,28 @@ const { recordEvent, cancelBooking, findRedispatchCompany } = proxyActivities<De
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
 
-type Inbox = { kind: 'fleet'; event: FleetEvent } | { kind: 'operator'; action: OperatorAction };
+// A cancellation the merchant waits on asks the courier a bounded number of times, never under the workflow's lock:
+// each call at most 3 s, 3 tries, 10 s in all (then the delivery is cancelled and the release goes on in the
+// background, see bookingReleaseWorkflow). DELETE /v1/deliveries/{id} waits at most 15 s for the workflow.
+const CANCEL_CALL_MAX_MS = 3000;
+const { cancelBooking: askCourierToCancel } = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '5s',
+  scheduleToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+type Inbox = DeliveryInboxItem;
+
+/** Wrong PINs on `delivered` before the delivery goes to `stalled` (reason `pin_attempts_exceeded`). */
+const MAX_PIN_ATTEMPTS = 5;
+/** Continue-as-new waits while more messages than this are queued (the new run's input stays small). */
+const MAX_CARRIED_INBOX = 100;
+/** Queued fleet events the state machine ignores are recorded this many at a time (one activity per batch). */
+const IGNORED_BATCH_MAX = 200;
+const { recordIgnoredEvents } = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
 
 /** Merchant webhooks (when input.webhooks is set): one fan-out child per event, abandoned; only its start is awaited. */
 async function startWebhookFanout(input: DeliveryWorkflowInput, eventId: string, status: Status): Promise<void> {
@@ -51,7 +89,7 @@ async function startWebhookFanout(input: DeliveryWorkflowInput, eventId: string,
     workflowId: webhookFanoutWorkflowId(eventId),
     parentClosePolicy: ParentClosePolicy.ABANDON,
     args: [{ tenantId: input.tenantId, deliveryId: input.deliveryId, eventId, schedule: input.webhooks.schedule, status }],
-  }).catch(() => undefined); // already started (same event id): nothing to do
+  }).catch(ignoreAlreadyStarted); // already started (same event id): nothing to do
 }
 
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ status: Status }> {
@@ -62,33 +100,24 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       maximumAttempts: timeouts.dispatch.maximumAttempts,
       initialInterval: timeouts.dispatch.initialIntervalMs,
       maximumInterval: timeouts.dispatch.maximumIntervalMs,
-      nonRetryableErrorTypes: ['CourierRejected', 'DeliveryNotFound', 'CourierNotFound'],
+      nonRetryableErrorTypes: [CourierRejected, DeliveryNotFound, CourierNotFound],
     },
   });
 
-  let status: Status = input.initialStatus;
-  let previousStatus: Status | null = null;
-  let companyId = input.companyId;
-  let trackingRef: string | null = null;
-  let enteredAt = Date.now();
-  let slaStalled = false;
-  let needsDispatch = status === 'pending';
-  const inbox: Inbox[] = [];
-
-  // One status change at a time: updates, signals and the main loop all go through `exclusive`.
-  let busy = false;
-  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    await condition(() => !busy);
-    busy = true;
-    try {
-      return await fn();
-    } finally {
-      busy = false;
-    }
-  }
+  // The delivery's state (delivery-state.ts; a continued run starts from what the previous run handed over) and its
+  // lock: one status change at a time, updates, signals and the main loop all go through `lock.runExclusive`.
+  const state = new DeliveryState(input);
+  const { inbox } = state;
+  const lock = new Mutex();
 
   /** Records an event (and the status change, when `to` is given) in Postgres, then updates the workflow's state. */
-  async function record(to: Status | null, eventType: string, payload: Record<string, unknown>, source: string, extra: { trackingRef?: string | null; companyId?: string } = {}) {
+  async function record(
+    to: Status | null,
+    eventType: string,
+    payload: Record<string, unknown>,
+    source: string,
+    extra: { trackingRef?: string | null; companyId?: string } = {},
+  ) {
     const eventId = uuid4();
     await recordEvent({
       deliveryId,
@@ -101,69 +130,125 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       toStatus: to,
       ...extra,
     });
-    if (to && to !== status) {
-      status = to;
-      enteredAt = Date.now();
-      upsertSearchAttributes([{ key: DeliveryStatusKey, value: status }]);
+    if (to && to !== state.status) {
+      state.enter(to);
+      upsertSearchAttributes([{ key: DeliveryStatusKey, value: state.status }]);
     }
-    if (!payload.ignored) await startWebhookFanout(input, eventId, status);
+    if (!payload.ignored) await startWebhookFanout(input, eventId, state.status);
   }
 
   const stall = (reason: string) => {
-    previousStatus = status;
-    return record('stalled', 'delivery.stalled', { reason, previous_status: status }, 'system');
+    state.previousStatus = state.status;
+    return record('stalled', 'delivery.stalled', { reason, previous_status: state.status }, 'system');
   };
 
-  /** Best effort: tell the courier a booked job is off (after a cancel that raced a dispatch, or an operator's cancel). */
+  /** Releases a courier job in the background (bookingReleaseWorkflow, an abandoned child); only its start is awaited. */
+  async function startBookingRelease(company: string, ref: string) {
+    await startChild(bookingReleaseWorkflow, {
+      workflowId: bookingReleaseWorkflowId(deliveryId, ref),
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [
+        {
+          deliveryId,
+          tenantId,
+          companyId: company,
+          trackingRef: ref,
+          retryForMs: timeouts.bookingReleaseRetryMs ?? DEFAULT_BOOKING_RELEASE_RETRY_MS,
+          webhooks: input.webhooks,
+        },
+      ],
+    }).catch(ignoreAlreadyStarted); // already started for this job: nothing to do
+  }
+
+  /** Tells the courier a booked job is off (after a cancel that raced a dispatch, an operator's cancel or redispatch), without waiting on it. */
   async function releaseBooking() {
-    if (!trackingRef) return;
-    await cancelBooking({ companyId, trackingRef }).catch(() => 'refused');
+    if (!state.trackingRef) return;
+    if (patched('cancel-release-in-background')) return startBookingRelease(state.companyId, state.trackingRef);
+    // Histories recorded before the release moved to the background replay this way.
+    await cancelBooking({ companyId: state.companyId, trackingRef: state.trackingRef }).catch(() => 'refused');
+  }
+
+  /**
+   * DELETE /v1/deliveries/{id} (docs/deliveries.md#cancellation). The courier is asked outside the lock, so fleet
+   * events and the main loop never wait on it, and for a bounded time: a refusal rejects the cancellation; no answer
+   * cancels the delivery and leaves the release to the background.
+   */
+  async function cancel(request: CancelRequest): Promise<{ status: 'cancelled' }> {
+    const rejected = (message: string) => ApplicationFailure.nonRetryable(message, CancellationRejected);
+    const recordCancelled = async (extra: Record<string, unknown> = {}) => {
+      await record(
+        'cancelled',
+        'delivery.cancelled',
+        { reason: request.reason ?? 'merchant_request', previous_status: state.status, ...extra },
+        request.source ?? 'api',
+      );
+      return { status: 'cancelled' as const };
+    };
+    if (!patched('cancel-courier-outside-lock')) {
+      // Histories recorded before the courier was asked outside the lock replay this way.
+      return lock.runExclusive(async () => {
+        if (!CANCELLABLE_STATUSES.includes(state.status)) throw rejected(`A delivery in status ${state.status} cannot be cancelled.`);
+        if (state.trackingRef && (await cancelBooking({ companyId: state.companyId, trackingRef: state.trackingRef })) === 'refused')
+          throw rejected('The courier refused to cancel the job.');
+        return recordCancelled();
+      });
+    }
+    // 1. Under the lock: with no courier job booked yet, the delivery is cancelled at once.
+    const booked = await lock.runExclusive(async () => {
+      if (!CANCELLABLE_STATUSES.includes(state.status)) throw rejected(`A delivery in status ${state.status} cannot be cancelled.`);
+      if (!state.trackingRef) return recordCancelled().then(() => null);
+      return { companyId: state.companyId, trackingRef: state.trackingRef };
+    });
+    if (!booked) return { status: 'cancelled' };
+    // 2. Outside the lock: ask the courier, a bounded number of times.
+    let answer: 'cancelled' | 'refused' | 'no_answer';
+    try {
+      answer = await askCourierToCancel({ ...booked, maxTimeoutMs: CANCEL_CALL_MAX_MS });
+    } catch {
+      answer = 'no_answer';
+    }
+    if (answer === 'refused') throw rejected('The courier refused to cancel the job.');
+    // 3. Under the lock again: a fleet event or a deadline may have moved the delivery on meanwhile.
+    return lock.runExclusive(async () => {
+      if (!CANCELLABLE_STATUSES.includes(state.status) || state.trackingRef !== booked.trackingRef || state.companyId !== booked.companyId) {
+        throw rejected(`The delivery moved on (now ${state.status}) while the courier was being asked to cancel.`);
+      }
+      const result = await recordCancelled({ booking_release: answer === 'cancelled' ? 'confirmed' : 'retrying' });
+      if (answer === 'no_answer') await startBookingRelease(booked.companyId, booked.trackingRef);
+      return result;
+    });
   }
 
   // --- Messages -------------------------------------------------------------------------------
 
-  setHandler(stateQuery, () => ({ status, previousStatus, trackingRef, companyId }));
+  setHandler(stateQuery, () => state.view());
   // A courier retrying an event after a lost answer sends the same webhook-id: it counts once.
-  const seenWebhookIds = new Set<string>();
   setHandler(fleetEventSignal, (event) => {
-    if (event.webhookId && seenWebhookIds.has(event.webhookId)) return;
-    if (event.webhookId) seenWebhookIds.add(event.webhookId);
+    if (event.webhookId && state.seenWebhookIds.has(event.webhookId)) return;
+    if (event.webhookId) state.seenWebhookIds.add(event.webhookId);
     inbox.push({ kind: 'fleet', event });
   });
   setHandler(operatorActionSignal, (action) => void inbox.push({ kind: 'operator', action }));
 
-  setHandler(
-    cancelUpdate,
-    (request: CancelRequest) =>
-      exclusive(async () => {
-        if (!CANCELLABLE_STATUSES.includes(status)) {
-          throw ApplicationFailure.nonRetryable(`A delivery in status ${status} cannot be cancelled.`, 'CancellationRejected');
-        }
-        if (trackingRef && (await cancelBooking({ companyId, trackingRef })) === 'refused') {
-          throw ApplicationFailure.nonRetryable('The courier refused to cancel the job.', 'CancellationRejected');
-        }
-        await record('cancelled', 'delivery.cancelled', { reason: request.reason ?? 'merchant_request', previous_status: status }, request.source ?? 'api');
-        return { status: 'cancelled' as const };
-      }),
-    {
-      validator: (_request: CancelRequest) => {
-        if (!CANCELLABLE_STATUSES.includes(status)) throw new Error(`A delivery in status ${status} cannot be cancelled.`);
-      },
+  setHandler(cancelUpdate, (request: CancelRequest) => cancel(request), {
+    validator: (_request: CancelRequest) => {
+      if (!CANCELLABLE_STATUSES.includes(state.status)) throw new Error(`A delivery in status ${state.status} cannot be cancelled.`);
     },
-  );
+  });
 
   setHandler(
     confirmPaymentUpdate,
     (request) =>
-      exclusive(async () => {
-        if (status !== 'awaiting_payment') throw ApplicationFailure.nonRetryable(`The delivery is ${status}, not awaiting payment.`, 'PaymentConfirmationRejected');
+      lock.runExclusive(async () => {
+        if (state.status !== 'awaiting_payment')
+          throw ApplicationFailure.nonRetryable(`The delivery is ${state.status}, not awaiting payment.`, PaymentConfirmationRejected);
         await record('pending', 'delivery.payment_confirmed', {}, request.source ?? 'api');
-        needsDispatch = true;
-        return { status };
+        state.needsDispatch = true;
+        return { status: state.status };
       }),
     {
       validator: (_request: { source?: string }) => {
-        if (status !== 'awaiting_payment') throw new Error(`The delivery is ${status}, not awaiting payment.`);
+        if (state.status !== 'awaiting_payment') throw new Error(`The delivery is ${state.status}, not awaiting payment.`);
       },
     },
   );
@@ -171,57 +256,125 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
   // --- Transitions ----------------------------------------------------------------------------
 
   async function dispatch() {
-    needsDispatch = false;
+    state.needsDispatch = false;
     let booking: Awaited<ReturnType<typeof dispatchDelivery>>;
     try {
       booking = await dispatchDelivery({ deliveryId });
     } catch (err) {
-      const rejected = err instanceof Error && (err.cause as ApplicationFailure | undefined)?.type === 'CourierRejected';
-      await exclusive(async () => {
-        if (status === 'pending') await stall(rejected ? 'courier_rejected' : 'dispatch_failed');
+      const rejected = err instanceof Error && (err.cause as ApplicationFailure | undefined)?.type === CourierRejected;
+      await lock.runExclusive(async () => {
+        if (state.status === 'pending') await stall(rejected ? 'courier_rejected' : 'dispatch_failed');
       });
       return;
     }
-    await exclusive(async () => {
-      trackingRef = booking.tracking_ref;
-      if (status !== 'pending') return releaseBooking(); // cancelled while the booking was under way
-      await record(null, 'delivery.dispatched', { tracking_ref: booking.tracking_ref, courier: booking.courierName, booking_status: booking.status }, 'system', {
-        trackingRef: booking.tracking_ref,
-      });
+    await lock.runExclusive(async () => {
+      state.trackingRef = booking.tracking_ref;
+      if (state.status !== 'pending') return releaseBooking(); // cancelled while the booking was under way
+      await record(
+        null,
+        'delivery.dispatched',
+        { tracking_ref: booking.tracking_ref, courier: booking.courierName, booking_status: booking.status },
+        'system',
+        {
+          trackingRef: booking.tracking_ref,
+        },
+      );
       if (booking.status === 'accepted') await record('assigned', 'delivery.assigned', { tracking_ref: booking.tracking_ref }, 'system');
     });
   }
 
+  /**
+   * A fleet event's recorded payload. The courier's fields go under `courier` (allow-listed again here: a signal may
+   * come from an older API); the top-level fields are the service's own, set after copying, so a courier cannot
+   * forge `ignored` & co.
+   */
+  const fleetPayload = (event: FleetEvent): Record<string, unknown> => ({
+    courier: pickCourierPayload(event.payload),
+    courier_occurred_at: event.occurredAt,
+    ...(event.webhookId ? { webhook_id: event.webhookId } : {}),
+  });
+
   async function onFleetEvent(event: FleetEvent) {
     const rule = FLEET_TRANSITIONS[event.eventType];
-    const payload = { ...event.payload, ...(event.webhookId ? { webhook_id: event.webhookId } : {}) };
-    const ignore = (reason: string) => record(null, rule.eventType, { ...payload, ignored: true, reason, status }, 'fleet_webhook');
-    if (!rule.from.includes(status)) return ignore(`not_allowed_from_${status}`);
-    if (event.eventType === 'delivered' && input.requireDeliveryPin && !event.pinVerified) return ignore('pin_mismatch');
-    await record(rule.to, rule.eventType, payload, 'fleet_webhook');
-    if (rule.to === 'pending') needsDispatch = true;
+    const payload = fleetPayload(event);
+    const ignore = (reason: string, extra: Record<string, unknown> = {}) =>
+      record(null, rule.eventType, { ...payload, ...extra, ignored: true, reason, status: state.status }, 'fleet_webhook');
+    if (!rule.from.includes(state.status)) return ignore(`not_allowed_from_${state.status}`);
+    const pinChecked = event.eventType === 'delivered' && input.requireDeliveryPin;
+    if (pinChecked && !event.pinVerified) {
+      await ignore('pin_mismatch', { pin_verified: false });
+      // Guessing the 4-digit PIN stops after MAX_PIN_ATTEMPTS wrong ones: the delivery stalls for an operator.
+      if (patched('fleet-pin-attempts') && ++state.pinAttempts >= MAX_PIN_ATTEMPTS) await stall('pin_attempts_exceeded');
+      return;
+    }
+    await record(rule.to, rule.eventType, pinChecked ? { ...payload, pin_verified: true } : payload, 'fleet_webhook');
+    if (rule.to === 'pending') state.needsDispatch = true;
+  }
+
+  /** How many messages at the head of the inbox are fleet events the current state does not allow (at most a batch). */
+  function ignorableAtHead(): number {
+    let n = 0;
+    while (n < inbox.length && n < IGNORED_BATCH_MAX) {
+      const item = inbox[n];
+      if (item.kind !== 'fleet' || FLEET_TRANSITIONS[item.event.eventType].from.includes(state.status)) break;
+      n++;
+    }
+    return n;
+  }
+
+  /** A flood (several such events queued): whether to record them together, one activity for the batch. */
+  const floodAtHead = () => ignorableAtHead() >= 2 && patched('fleet-batch-ignored');
+
+  /** Records the ignorable head of the inbox (ignorableAtHead) as ignored events, in one activity. Call under the lock. */
+  async function ignoreQueuedFleetEvents(): Promise<void> {
+    const n = ignorableAtHead();
+    if (n === 0) return; // the state changed while waiting for the lock: the main loop takes them one by one
+    const occurredAt = new Date().toISOString();
+    const events = inbox.splice(0, n).map((item) => {
+      const event = (item as Extract<Inbox, { kind: 'fleet' }>).event;
+      return {
+        eventId: uuid4(),
+        eventType: FLEET_TRANSITIONS[event.eventType].eventType,
+        occurredAt,
+        source: 'fleet_webhook',
+        payload: { ...fleetPayload(event), ignored: true, reason: `not_allowed_from_${state.status}`, status: state.status },
+      };
+    });
+    await recordIgnoredEvents({ deliveryId, tenantId, events });
   }
 
   async function onOperatorAction(action: OperatorAction) {
     const payload = { action: action.action, note: action.note ?? null };
-    if (status !== 'stalled') {
-      return record(null, 'delivery.operator_action', { ...payload, ignored: true, reason: `not_stalled_${status}` }, 'operator');
+    if (state.status !== 'stalled') {
+      return record(null, 'delivery.operator_action', { ...payload, ignored: true, reason: `not_stalled_${state.status}` }, 'operator');
     }
     switch (action.action) {
       case 'redispatch': {
-        if (action.company_id && action.company_id !== companyId) {
+        if (action.company_id && action.company_id !== state.companyId) {
           const company = await findRedispatchCompany({ tenantId, companyId: action.company_id });
           if (!company) return record(null, 'delivery.operator_action', { ...payload, ignored: true, reason: 'unknown_company' }, 'operator');
           await releaseBooking();
-          companyId = company.companyId;
+          state.companyId = company.companyId;
           upsertSearchAttributes([{ key: CourierSlugKey, value: company.slug }]);
         }
-        trackingRef = null;
-        needsDispatch = true;
-        return record('pending', 'delivery.redispatched', { ...payload, company_id: companyId }, 'operator', { companyId, trackingRef: null });
+        state.trackingRef = null;
+        state.needsDispatch = true;
+        state.pinAttempts = 0;
+        return record('pending', 'delivery.redispatched', { ...payload, company_id: state.companyId }, 'operator', {
+          companyId: state.companyId,
+          trackingRef: null,
+        });
       }
-      case 'resume':
-        return record(previousStatus ?? 'pending', 'delivery.resumed', { ...payload, status: previousStatus }, 'operator');
+      case 'resume': {
+        state.pinAttempts = 0; // the operator gives the driver new attempts
+        const to = state.previousStatus ?? 'pending';
+        await record(to, 'delivery.resumed', { ...payload, status: state.previousStatus }, 'operator');
+        // Back in `pending` with no courier job (the dispatch failed or was rejected, or the budget ran out before
+        // a booking): book again, as a redispatch to the same company would. With a job booked, it waits for the
+        // courier's answer again. Histories recorded before this replay without the new dispatch.
+        if (to === 'pending' && !state.trackingRef && patched('resume-redispatches')) state.needsDispatch = true;
+        return;
+      }
       case 'mark_failed':
         return record('failed', 'delivery.failed', { ...payload, reason: 'operator' }, 'operator');
       case 'cancel':
@@ -232,53 +385,83 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
 
   /** Milliseconds until the current state's budget (or the SLA) runs out, and what happens then. */
   function nextDeadline(): { ms: number; reason: string } | null {
-    if (status === 'awaiting_payment') return { ms: enteredAt + timeouts.paymentWindowMs - Date.now(), reason: 'payment_timeout' };
-    if (!STALLABLE_STATUSES.includes(status)) return null;
+    if (state.status === 'awaiting_payment') return { ms: state.enteredAt + timeouts.paymentWindowMs - Date.now(), reason: 'payment_timeout' };
+    if (!STALLABLE_STATUSES.includes(state.status)) return null;
     let deadline: { ms: number; reason: string } | null = null;
-    const budget = timeouts.stateBudgetsMs[status];
-    if (budget !== undefined) deadline = { ms: enteredAt + budget - Date.now(), reason: 'state_timeout' };
-    if (input.slaDeadlineAt && !slaStalled) {
+    const budget = timeouts.stateBudgetsMs[state.status];
+    if (budget !== undefined) deadline = { ms: state.enteredAt + budget - Date.now(), reason: 'state_timeout' };
+    if (input.slaDeadlineAt && !state.slaStalled) {
       const ms = Date.parse(input.slaDeadlineAt) - Date.now();
       if (!deadline || ms < deadline.ms) deadline = { ms, reason: 'sla_deadline_passed' };
     }
     return deadline;
   }
 
-  await startWebhookFanout(input, input.createdEventId, input.initialStatus);
+  // The first run announces the creation; a continued run must not announce it again.
+  if (!input.continued) await startWebhookFanout(input, input.createdEventId, input.initialStatus);
+
+  /** Whether this run's history is long enough to hand over to a new run: Temporal suggests it, or the input's limit. */
+  function historyIsLong(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= (input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS);
+  }
 
   // --- Main loop ------------------------------------------------------------------------------
 
-  while (!isFinal(status)) {
-    if (needsDispatch && status === 'pending') {
+  while (!isFinal(state.status)) {
+    // A long-lived delivery (a courier flooding it with events, say) continues as new before its history grows too
+    // long: same workflow id, so the API and the worker keep finding it (signals, queries and updates go to the
+    // latest run); the state travels in the input. Only between steps, with every handler done and a small inbox.
+    if (inbox.length <= MAX_CARRIED_INBOX && historyIsLong() && patched('fleet-continue-as-new')) {
+      await condition(allHandlersFinished);
+      if (!isFinal(state.status) && !lock.isLocked() && inbox.length <= MAX_CARRIED_INBOX) {
+        const continueAsNew = makeContinueAsNewFunc<typeof deliveryWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes });
+        await continueAsNew({
+          ...input,
+          continued: state.handOver(),
+        });
+      }
+      continue;
+    }
+    if (state.needsDispatch && state.status === 'pending') {
       await dispatch();
       continue;
     }
     const deadline = nextDeadline();
-    const seen = status;
+    const seen = state.status;
     const woke = await condition(
-      () => inbox.length > 0 || status !== seen || (needsDispatch && status === 'pending'),
+      () => inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending'),
       deadline ? Math.max(deadline.ms, 1) : undefined,
     );
     if (!woke && deadline) {
-      await exclusive(async () => {
-        if (status !== seen) return;
-        if (deadline.reason === 'payment_timeout') await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: status }, 'system');
+      await lock.runExclusive(async () => {
+        if (state.status !== seen) return;
+        if (deadline.reason === 'payment_timeout')
+          await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: state.status }, 'system');
         else {
-          if (deadline.reason === 'sla_deadline_passed') slaStalled = true;
+          if (deadline.reason === 'sla_deadline_passed') state.slaStalled = true;
           await stall(deadline.reason);
         }
       });
       continue;
     }
+    if (floodAtHead()) {
+      await lock.runExclusive(ignoreQueuedFleetEvents);
+      continue;
+    }
     const next = inbox.shift();
-    if (next) await exclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
+    if (next) await lock.runExclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
   }
 
   // Fleet events that arrived with the final transition are recorded as ignored.
   while (inbox.length > 0) {
+    if (floodAtHead()) {
+      await lock.runExclusive(ignoreQueuedFleetEvents);
+      continue;
+    }
     const next = inbox.shift()!;
-    await exclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
+    await lock.runExclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
   }
   await condition(allHandlersFinished);
-  return { status };
+  return { status: state.status };
 }

@@ -27,7 +27,12 @@ const { attemptWebhook } = proxyActivities<WebhookActivities>({
 const jittered = (ms: number) => (ms <= 0 ? 0 : Math.round(ms * (1 - WEBHOOK_JITTER + 2 * WEBHOOK_JITTER * Math.random())));
 
 /** Sends one message to one endpoint on the schedule, until it succeeds, fails for good, or the schedule runs out. */
-async function deliverToEndpoint(endpointId: string, messageId: string, schedule: readonly number[], trigger: AttemptTrigger): Promise<AttemptResult['outcome']> {
+async function deliverToEndpoint(
+  endpointId: string,
+  messageId: string,
+  schedule: readonly number[],
+  trigger: AttemptTrigger,
+): Promise<AttemptResult['outcome']> {
   let wait = schedule[0] ?? 0;
   for (let i = 0; i < schedule.length; i++) {
     if (wait > 0) await sleep(wait);

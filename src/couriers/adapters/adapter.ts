@@ -1,14 +1,11 @@
 // One small interface in front of every courier company, whatever its adapter:
 //   rate_card  the service prices from the company's rate card (rate-card.ts)
 //   http       the company's own API, spoken through the courier protocol of design.md (http.ts)
-// The quote activity, the API's quotes route and the delivery workflow's dispatch all go through this.
-import type { Address, Parcel } from '../../src/schemas.js';
+// The quote service, the API's quotes route and the delivery workflow's dispatch all go through this.
+import type { QuoteRequest } from '../../quotes/schemas.js';
+import type { Address, Parcel } from '../../schemas.js';
 
-export interface QuoteRequest {
-  origin: Address;
-  destination: Address;
-  parcel: Parcel;
-}
+export type { QuoteRequest };
 
 export interface CourierQuote {
   fee_aoa: number;
@@ -50,7 +47,10 @@ export interface CourierAdapter {
 
 /** The courier failed: timeout, network error, 5xx, or an answer that is not the protocol. Retrying may help. */
 export class CourierUnavailableError extends Error {
-  constructor(readonly slug: string, message: string) {
+  constructor(
+    readonly slug: string,
+    message: string,
+  ) {
     super(`${slug}: ${message}`);
     this.name = 'CourierUnavailableError';
   }
@@ -58,7 +58,11 @@ export class CourierUnavailableError extends Error {
 
 /** The courier answered and said no (4xx). Retrying will not help. */
 export class CourierRejectedError extends Error {
-  constructor(readonly slug: string, readonly status: number, message: string) {
+  constructor(
+    readonly slug: string,
+    readonly status: number,
+    message: string,
+  ) {
     super(`${slug}: ${message}`);
     this.name = 'CourierRejectedError';
   }

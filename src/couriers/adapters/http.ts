@@ -13,7 +13,7 @@
 // Every call is bounded by one timeout covering connect, headers and body; bodies are read up to 256 KiB.
 import { Agent, request as undiciRequest } from 'undici';
 import { z } from 'zod';
-import type { CourierRow } from '../../src/couriers/repository.js';
+import type { CourierRow } from '../repository.js';
 import {
   CourierRejectedError,
   CourierUnavailableError,
@@ -45,7 +45,12 @@ const money = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 export const UpstreamQuote = z.object({
   fee_aoa: money,
   eta_minutes: z.number().int().nonnegative().max(1_000_000),
-  valid_for_seconds: z.number().int().positive().max(365 * 86_400).nullish(),
+  valid_for_seconds: z
+    .number()
+    .int()
+    .positive()
+    .max(365 * 86_400)
+    .nullish(),
   /** Optional: the courier's own reference for the quote. */
   quote_ref: z.string().min(1).max(200).nullish(),
 });

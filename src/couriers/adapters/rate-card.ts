@@ -14,8 +14,8 @@
 // Booking: with an `endpoint`, through the courier protocol (like the http adapter); without one "by fleet":
 // the job is the delivery's reference and the fleet's `assigned` event will follow.
 import { z } from 'zod';
-import type { CourierRow } from '../../src/couriers/repository.js';
-import type { Address, Parcel } from '../../src/schemas.js';
+import type { CourierRow } from '../repository.js';
+import type { Address, Parcel } from '../../schemas.js';
 import { CourierUnavailableError, type BookingRequest, type BookingResult, type CourierAdapter, type CourierQuote, type QuoteRequest } from './adapter.js';
 import { HttpCourierAdapter, type HttpAdapterOptions } from './http.js';
 

@@ -1,13 +1,11 @@
-// The adapter for a courier company, by its `adapter` column. Every caller (quote activity, quotes route,
+// The adapter for a courier company, by its `adapter` column. Every caller (quote service, quotes route,
 // dispatch) goes through this, so a company behaves the same wherever it is asked.
-import type { CourierRow } from '../../src/couriers/repository.js';
+import type { CourierRow } from '../repository.js';
 import type { CourierAdapter } from './adapter.js';
 import { HttpCourierAdapter } from './http.js';
 import { RateCardAdapter } from './rate-card.js';
 
 export * from './adapter.js';
-export { closeCourierAgent, courierAgent, DEFAULT_COURIER_TIMEOUT_MS, HttpCourierAdapter } from './http.js';
-export { haversineKm, priceFromRateCard, RateCardAdapter } from './rate-card.js';
 
 export interface AdapterOptions {
   /** Overrides courier_companies.timeout_ms for every upstream call. */

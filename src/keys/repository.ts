@@ -1,0 +1,88 @@
+// API keys as stored (api_keys): only their SHA-256 hash is kept (src/lib/keys.ts makes and hashes them).
+import type { Pool } from '../db.js';
+import type { KeyKind } from '../lib/keys.js';
+import type { PaymentMethod } from '../../workflows/deliveries/states.js';
+
+export interface KeyRow {
+  id: string;
+  tenant_id: string;
+  key_hash: Buffer;
+  allowed_origins: string[];
+  revoked_at: Date | null;
+}
+
+export async function insertKey(
+  pool: Pool,
+  key: { id: string; tenantId: string; kind: KeyKind; hash: Buffer; prefix: string; allowedOrigins: string[] },
+): Promise<void> {
+  await pool.query(`INSERT INTO api_keys (id, tenant_id, kind, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    key.id,
+    key.tenantId,
+    key.kind,
+    key.hash,
+    key.prefix,
+    key.allowedOrigins,
+  ]);
+}
+
+/** The key of this kind with this hash (revoked ones too: the caller refuses them). */
+export async function keyByHash(pool: Pool, hash: Buffer, kind: KeyKind): Promise<KeyRow | null> {
+  const { rows } = await pool.query<KeyRow>('SELECT id, tenant_id, key_hash, allowed_origins, revoked_at FROM api_keys WHERE key_hash = $1 AND kind = $2', [
+    hash,
+    kind,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** The id of the key with this hash, whatever its kind, or null. */
+export async function keyIdByHash(pool: Pool, hash: Buffer): Promise<string | null> {
+  const { rows } = await pool.query<{ id: string }>('SELECT id FROM api_keys WHERE key_hash = $1', [hash]);
+  return rows[0]?.id ?? null;
+}
+
+/** Revokes by id or by hash (a revoked key stays revoked at its first time). Returns the key's id, or null. */
+export async function revokeKeyRow(pool: Pool, by: { id: string } | { hash: Buffer }): Promise<string | null> {
+  const { rows } = await pool.query<{ id: string }>(
+    'id' in by
+      ? 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id'
+      : 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_hash = $1 RETURNING id',
+    ['id' in by ? by.id : by.hash],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** Replaces a publishable key's allowed origins. Returns false when there is no such publishable key. */
+export async function setAllowedOrigins(pool: Pool, keyId: string, origins: string[]): Promise<boolean> {
+  const { rowCount } = await pool.query(`UPDATE api_keys SET allowed_origins = $2 WHERE id = $1 AND kind = 'publishable'`, [keyId, origins]);
+  return rowCount === 1;
+}
+
+/** Every origin some live publishable key allows (the CORS preflight cache). */
+export async function allowedOrigins(pool: Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ origin: string }>(
+    `SELECT DISTINCT unnest(allowed_origins) AS origin FROM api_keys WHERE kind = 'publishable' AND revoked_at IS NULL`,
+  );
+  return rows.map((r) => r.origin);
+}
+
+/** A key's widget payment policy as stored (nulls: no policy set). */
+export async function widgetPolicyRow(
+  pool: Pool,
+  keyId: string,
+): Promise<{ widget_payment_methods: PaymentMethod[] | null; widget_cod_amount_aoa: string | null } | null> {
+  const { rows } = await pool.query<{ widget_payment_methods: PaymentMethod[] | null; widget_cod_amount_aoa: string | null }>(
+    'SELECT widget_payment_methods, widget_cod_amount_aoa FROM api_keys WHERE id = $1',
+    [keyId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Stores a publishable key's widget payment policy. Returns false when there is no such publishable key. */
+export async function setWidgetPolicyRow(pool: Pool, keyId: string, methods: PaymentMethod[], codAmountAoa: number | null): Promise<boolean> {
+  const { rowCount } = await pool.query(`UPDATE api_keys SET widget_payment_methods = $2, widget_cod_amount_aoa = $3 WHERE id = $1 AND kind = 'publishable'`, [
+    keyId,
+    methods,
+    codAmountAoa,
+  ]);
+  return rowCount === 1;
+}

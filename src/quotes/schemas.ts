@@ -1,0 +1,28 @@
+// Request and response schemas of POST /v1/quotes and /v1/widget/quotes (OpenAPI through the zod type provider).
+// The quote service's and the courier adapters' types are derived from them.
+import { z } from 'zod';
+import { Address, Parcel, Uri } from '../schemas.js';
+
+export const QuoteRequestBody = z
+  .object({ origin: Address, destination: Address, parcel: Parcel })
+  .meta({ id: 'QuoteRequest', description: 'Unknown fields are ignored.' });
+/** What the quote service and the courier adapters are asked to price. */
+export type QuoteRequest = z.infer<typeof QuoteRequestBody>;
+
+export const QuoteEntry = z
+  .object({
+    quote_id: z.uuid().describe('Persisted quote id; pass it to delivery creation to lock the fee.'),
+    valid_until: z.iso.datetime({ offset: true }).describe("End of the quote's validity."),
+    company_id: z.uuid(),
+    fee_aoa: z.number().int().describe('AOA centavos'),
+    eta_minutes: z.number().int(),
+    company_name: z.string().optional(),
+    company_slug: z.string().optional(),
+    company_logo_url: Uri.nullable().optional(),
+    require_delivery_pin: z.boolean().optional(),
+  })
+  .meta({ id: 'QuoteEntry' });
+/** One element of the quote response (spec: "Quote entry"); the service always fills the fields the schema leaves optional. */
+export type QuoteEntry = Required<z.infer<typeof QuoteEntry>>;
+
+export const QuoteResponse = z.object({ data: z.array(QuoteEntry).describe('One entry per courier company that answered with a price, cheapest first.') });

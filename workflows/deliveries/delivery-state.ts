@@ -1,0 +1,72 @@
+// The delivery workflow's state, in one place: the columns of design.md's state table that the workflow owns.
+// One run holds it; at continue-as-new it travels to the next run in the input (`continued`).
+import type { DeliveryContinuedState, DeliveryInboxItem, DeliveryStateView, DeliveryWorkflowInput } from './definitions.js';
+import type { Status } from './states.js';
+
+/** Fleet webhook-ids a run hands over to the next one at continue-as-new (the most recent ones). */
+const SEEN_WEBHOOK_IDS_CARRIED = 1000;
+
+export class DeliveryState {
+  /** The current status (changed through `enter`). */
+  status: Status;
+  /** The status the delivery stalled from: where the operator's `resume` returns it. */
+  previousStatus: Status | null;
+  /** The courier company booked, or to book. */
+  companyId: string;
+  /** The courier's job, once booked. */
+  trackingRef: string | null;
+  /** When the current status was entered (epoch ms): state budgets keep counting across runs. */
+  enteredAt: number;
+  /** The SLA deadline has stalled the delivery already (it does so once). */
+  slaStalled: boolean;
+  /** The courier is to be booked (entering `pending`, or after a redispatch). */
+  needsDispatch: boolean;
+  /** Wrong PINs since the last (re)entry into a deliverable state. */
+  pinAttempts: number;
+  /** Messages (fleet events, operator actions) waiting for the main loop, oldest first. */
+  readonly inbox: DeliveryInboxItem[];
+  /** Fleet webhook-ids seen: a courier retrying an event after a lost answer counts once. */
+  readonly seenWebhookIds: Set<string>;
+
+  /** A run that continues an earlier one (continue-as-new) starts from the state that run handed over. */
+  constructor(input: DeliveryWorkflowInput) {
+    const carried = input.continued;
+    this.status = carried?.status ?? input.initialStatus;
+    this.previousStatus = carried?.previousStatus ?? null;
+    this.companyId = carried?.companyId ?? input.companyId;
+    this.trackingRef = carried?.trackingRef ?? null;
+    this.enteredAt = carried?.enteredAt ?? Date.now();
+    this.slaStalled = carried?.slaStalled ?? false;
+    this.needsDispatch = carried ? carried.needsDispatch : this.status === 'pending';
+    this.pinAttempts = carried?.pinAttempts ?? 0;
+    this.inbox = [...(carried?.inbox ?? [])];
+    this.seenWebhookIds = new Set(carried?.seenWebhookIds ?? []);
+  }
+
+  /** Enters another status: its time budget starts now. */
+  enter(to: Status): void {
+    this.status = to;
+    this.enteredAt = Date.now();
+  }
+
+  /** What the `state` query answers. */
+  view(): DeliveryStateView {
+    return { status: this.status, previousStatus: this.previousStatus, trackingRef: this.trackingRef, companyId: this.companyId };
+  }
+
+  /** What the next run starts from (continue-as-new). */
+  handOver(): DeliveryContinuedState {
+    return {
+      status: this.status,
+      previousStatus: this.previousStatus,
+      companyId: this.companyId,
+      trackingRef: this.trackingRef,
+      enteredAt: this.enteredAt,
+      slaStalled: this.slaStalled,
+      needsDispatch: this.needsDispatch,
+      pinAttempts: this.pinAttempts,
+      inbox: [...this.inbox],
+      seenWebhookIds: [...this.seenWebhookIds].slice(-SEEN_WEBHOOK_IDS_CARRIED),
+    };
+  }
+}
