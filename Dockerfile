@@ -1,13 +1,25 @@
-# One image for the API and the worker (docker-compose.yml picks the command).
+# One image for the API, the worker and the database steps (docker-compose.yml picks the command).
+# Node 20.19 or newer (package.json engines): the node:20 line has long passed it.
+
+# Build stage: every dependency (esbuild, tsx ...) to run `npm run build`: the API, worker, admin, migrate and
+# create-role bundles in .build/dist, the workflow bundle and the widget.
+FROM node:20-slim AS build
+WORKDIR /app
+ENV NO_UPDATE_NOTIFIER=1
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# Runtime image: production dependencies only (no compiler, no test tools), the bundles and the migrations;
+# no source code. Files belong to root and the processes run as `node`: they cannot rewrite their own code.
 FROM node:20-slim
 WORKDIR /app
-ENV NODE_ENV=production NO_UPDATE_NOTIFIER=1
+ENV NODE_ENV=production NO_UPDATE_NOTIFIER=1 WORKFLOW_BUNDLE_PATH=/app/.build/workflow-bundle.js
 COPY package.json package-lock.json ./
-# Dev dependencies (tests, linters) stay out of the image.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY . .
-# npm run build: the API, worker and admin bundled into .build/dist, and the workflow bundle, once, into the image.
-RUN npx tsx scripts/build.ts && npx tsx scripts/build-widget.ts && chown -R node:node /app/.build
+COPY --from=build /app/.build ./.build
+COPY migrations ./migrations
 USER node
 EXPOSE 3000
 # The API keeps a small young generation: a lower, steadier memory footprint per replica (docs/operations.md).

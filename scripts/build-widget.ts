@@ -9,4 +9,6 @@ const started = Date.now();
 const code = await writeWidget();
 const gzip = gzipSync(code, { level: 9 }).length;
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-console.log(`Widget written to ${path.relative(ROOT_DIR, WIDGET_OUT)} in ${Date.now() - started} ms: ${code.length} bytes (${kb(code.length)}) raw, ${gzip} bytes (${kb(gzip)}) gzip.`);
+console.log(
+  `Widget written to ${path.relative(ROOT_DIR, WIDGET_OUT)} in ${Date.now() - started} ms: ${code.length} bytes (${kb(code.length)}) raw, ${gzip} bytes (${kb(gzip)}) gzip.`,
+);

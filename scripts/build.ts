@@ -1,24 +1,40 @@
-// npm run build: the production build. Bundles the API and the worker (the project's TypeScript; packages
-// stay in node_modules) into .build/dist, and the workflow bundle into .build/workflow-bundle.js, so the
-// processes start with plain `node` (npm run start:api / start:worker), without compiling at run time.
+// npm run build: the production build. Bundles the API, the worker, the admin command and the two database steps
+// (migrations, the application role) into .build/dist (the project's TypeScript; packages stay in node_modules, and
+// must be production `dependencies`: test/production.test.ts runs these bundles with nothing else installed), the
+// workflow bundle into .build/workflow-bundle.js and the widget into .build/widget.js. The processes then start
+// with plain `node` (npm run start:api / start:worker): no compiler, no dev dependency at run time.
 import { build } from 'esbuild';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../src/config.js';
+import { writeWidget } from '../src/pages/widget-asset.js';
 import { buildWorkflowBundle } from '../src/workflow-bundle.js';
 
 const started = Date.now();
-await build({
-  entryPoints: { server: 'src/server.ts', worker: 'src/worker.ts', admin: 'src/cli/admin.ts' },
+const outdir = path.join(ROOT_DIR, '.build', 'dist');
+const result = await build({
+  entryPoints: {
+    server: 'src/server.ts',
+    worker: 'src/worker.ts',
+    admin: 'src/cli/admin.ts',
+    migrate: 'scripts/migrate.ts',
+    'create-role': 'scripts/create-role.ts',
+  },
   absWorkingDir: ROOT_DIR,
-  outdir: path.join(ROOT_DIR, '.build', 'dist'),
+  outdir,
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   packages: 'external',
   sourcemap: true,
+  metafile: true,
   logLevel: 'warning',
 });
-console.log(`API, worker and admin bundled into .build/dist in ${Date.now() - started} ms.`);
+// What each bundle imports from node_modules (checked by test/production.test.ts).
+fs.writeFileSync(path.join(outdir, 'metafile.json'), JSON.stringify(result.metafile));
+console.log(`API, worker, admin, migrate and create-role bundled into .build/dist in ${Date.now() - started} ms.`);
+await writeWidget();
+console.log('Widget written to .build/widget.js.');
 await buildWorkflowBundle();
 console.log(`Workflow bundle written to .build/workflow-bundle.js; total ${((Date.now() - started) / 1000).toFixed(1)} s.`);

@@ -58,7 +58,11 @@ if (process.env.npm_lifecycle_event === 'dev') {
 
 function run(name: string, script: string, env: NodeJS.ProcessEnv) {
   // The IPC channel tells the child when this process is gone, even after a SIGKILL (see src/lib/parent.ts).
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}). Stopping the stack; fix the error above and run \`npm run dev\` again.`);
@@ -85,7 +89,12 @@ async function main() {
     const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
     const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
     step(`Temporal dev server (port ${temporalPort}, UI ${uiPort}, data in .data/temporal.db)`);
-    temporal = await startTemporalDevServer({ port: temporalPort, uiPort, dbFile: path.join(DATA_DIR, 'temporal.db'), logFile: path.join(DATA_DIR, 'temporal.log') });
+    temporal = await startTemporalDevServer({
+      port: temporalPort,
+      uiPort,
+      dbFile: path.join(DATA_DIR, 'temporal.db'),
+      logFile: path.join(DATA_DIR, 'temporal.log'),
+    });
     temporalAddress = temporal.address;
   }
 
@@ -101,7 +110,14 @@ async function main() {
   await pool.end();
 
   step('API and worker');
-  const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  // Loopback webhook URLs are allowed here (a receiver on this machine); the default refuses them (SSRF protection).
+  const env = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    PORT: String(port),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ALLOW_LOOPBACK_WEBHOOKS: process.env.ALLOW_LOOPBACK_WEBHOOKS ?? 'true',
+  };
   run('worker', 'src/worker.ts', env);
   run('API', 'src/server.ts', env);
   const { waitForPort } = await import('./lib/net.js');

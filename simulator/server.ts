@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { priceFromRateCard } from '../activities/couriers/rate-card.js';
+import { priceFromRateCard } from '../src/couriers/adapters/rate-card.js';
 
 export const FLEET_EVENT_TYPES = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed', 'payment.confirmed'] as const;
 export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
@@ -94,6 +94,8 @@ export interface BookingRecord {
   pin: string | null;
   /** Auto-progress reached `delivered` but has no PIN yet: waits for /pins or /deliver. */
   waiting_for_pin: boolean;
+  /** Auto-progress has an event scheduled or on its way; false once the chain has stopped (end, stop_after, PIN, cancel). */
+  progressing: boolean;
   events: SentEvent[];
 }
 
@@ -178,7 +180,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
   let closed = false;
 
   const upsert = (config: CompanyConfig) => {
-    if (!config.slug || !/^[a-z0-9][a-z0-9_-]*$/i.test(config.slug) || config.slug === '_control') throw new HttpError(422, 'invalid_slug', 'slug must be letters, digits, - and _');
+    if (!config.slug || !/^[a-z0-9][a-z0-9_-]*$/i.test(config.slug) || config.slug === '_control')
+      throw new HttpError(422, 'invalid_slug', 'slug must be letters, digits, - and _');
     if (!config.fleet_secret) throw new HttpError(422, 'fleet_secret_required', 'fleet_secret is required');
     const existing = companies.get(config.slug);
     companies.set(config.slug, {
@@ -210,7 +213,14 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     timers.add(t);
   };
 
-  async function deliverEvent(state: CompanyState, booking: BookingRecord, eventType: string, payload: Record<string, unknown>, attempts: number, occurredAt?: string): Promise<SentEvent> {
+  async function deliverEvent(
+    state: CompanyState,
+    booking: BookingRecord,
+    eventType: string,
+    payload: Record<string, unknown>,
+    attempts: number,
+    occurredAt?: string,
+  ): Promise<SentEvent> {
     const occurred_at = occurredAt ?? new Date().toISOString();
     const webhookId = `msg_${randomUUID()}`;
     const body = JSON.stringify({ tracking_ref: booking.tracking_ref, event_type: eventType, occurred_at, payload });
@@ -243,19 +253,29 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
 
   /** Auto-progress: the next event after `previous`, each `delay_ms` apart, until the outcome or `stop_after`. */
   function progress(state: CompanyState, booking: BookingRecord, previous: FleetEventType | null) {
+    booking.progressing = false;
     const auto = state.config.auto_progress;
     if (!auto || booking.status === 'cancelled') return;
     if (previous && (previous === auto.stop_after || previous === 'delivered' || previous === 'failed')) return;
     const chain: FleetEventType[] = ['pickup_ready', 'in_transit', 'out_for_delivery', auto.outcome ?? 'delivered'];
-    const next: FleetEventType = previous === null ? (booking.status === 'pending' ? 'assigned' : 'pickup_ready') : previous === 'assigned' ? 'pickup_ready' : chain[chain.indexOf(previous) + 1];
+    const next: FleetEventType =
+      previous === null
+        ? booking.status === 'pending'
+          ? 'assigned'
+          : 'pickup_ready'
+        : previous === 'assigned'
+          ? 'pickup_ready'
+          : chain[chain.indexOf(previous) + 1];
     if (!next) return;
+    booking.progressing = true;
     later(auto.delay_ms ?? 1000, () => {
-      if (booking.status === 'cancelled') return;
+      if (booking.status === 'cancelled') return void (booking.progressing = false);
       let payload: Record<string, unknown> = {};
       if (next === 'delivered') {
         const pin = booking.pin ?? auto.pin ?? null;
         if (state.config.require_delivery_pin && pin === null) {
           booking.waiting_for_pin = true;
+          booking.progressing = false;
           log(`${state.config.slug}: ${booking.tracking_ref} waits for its PIN (POST /_control/${state.config.slug}/pins)`);
           return;
         }
@@ -348,18 +368,35 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
         service_zones: c.service_zones ?? [],
         max_weight_grams: c.max_weight_grams ?? null,
         parcel_types: c.parcel_types ?? null,
-        rate_card: { per_km_aoa: p.per_km_aoa, per_kg_aoa: p.per_kg_aoa, per_kg_threshold_grams: p.per_kg_threshold_grams, zone_fees_aoa: p.zone_fees_aoa, eta_minutes_per_km: p.eta_minutes_per_km },
+        rate_card: {
+          per_km_aoa: p.per_km_aoa,
+          per_kg_aoa: p.per_kg_aoa,
+          per_kg_threshold_grams: p.per_kg_threshold_grams,
+          zone_fees_aoa: p.zone_fees_aoa,
+          eta_minutes_per_km: p.eta_minutes_per_km,
+        },
       },
       body,
     );
     if (!priced.ok) return send(res, 422, { error: 'cannot_carry', reason: priced.reason });
     const validFor = c.valid_for_seconds === undefined ? 900 : c.valid_for_seconds;
-    send(res, 200, { fee_aoa: priced.fee_aoa, eta_minutes: priced.eta_minutes, ...(validFor === null ? {} : { valid_for_seconds: validFor }), quote_ref: `q_${randomUUID()}` });
+    send(res, 200, {
+      fee_aoa: priced.fee_aoa,
+      eta_minutes: priced.eta_minutes,
+      ...(validFor === null ? {} : { valid_for_seconds: validFor }),
+      quote_ref: `q_${randomUUID()}`,
+    });
   }
 
   function book(state: CompanyState, body: any, res: http.ServerResponse) {
     const c = state.config;
-    if (!body || typeof body !== 'object' || typeof body.delivery_id !== 'string' || typeof body.reference !== 'string' || typeof body.callback_url !== 'string') {
+    if (
+      !body ||
+      typeof body !== 'object' ||
+      typeof body.delivery_id !== 'string' ||
+      typeof body.reference !== 'string' ||
+      typeof body.callback_url !== 'string'
+    ) {
       return send(res, 400, { error: 'bad_request', detail: 'delivery_id, reference and callback_url are required' });
     }
     if (c.reject_bookings) {
@@ -381,6 +418,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       request: body,
       pin: null,
       waiting_for_pin: false,
+      progressing: false,
       events: [],
     };
     state.bookings.set(booking.tracking_ref, booking);
@@ -406,7 +444,11 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       if (method === 'GET') return send(res, 200, { data: control.companies() });
       if (method === 'POST') {
         upsert(body);
-        return send(res, 201, control.companies().find((c) => c.slug === body.slug));
+        return send(
+          res,
+          201,
+          control.companies().find((c) => c.slug === body.slug),
+        );
       }
     }
     const [slug, action, ref] = parts;
@@ -430,7 +472,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       return sendResult(res, await control.deliver(slug, body.tracking_ref, typeof body.pin === 'string' ? body.pin : undefined));
     }
     if (action === 'pins' && method === 'POST') {
-      if (typeof body?.tracking_ref !== 'string' || typeof body?.pin !== 'string') throw new HttpError(422, 'pin_required', 'tracking_ref and pin are required');
+      if (typeof body?.tracking_ref !== 'string' || typeof body?.pin !== 'string')
+        throw new HttpError(422, 'pin_required', 'tracking_ref and pin are required');
       const sent = await control.setPin(slug, body.tracking_ref, body.pin);
       return send(res, 200, { pin_set: true, delivered_event: sent });
     }
@@ -465,10 +508,13 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
           const [slug, resource, ref] = parts;
           const state = company(slug);
           const call: ProtocolCall | null =
-            resource === 'quotes' && method === 'POST' && parts.length === 2 ? 'quotes'
-            : resource === 'bookings' && method === 'POST' && parts.length === 2 ? 'bookings'
-            : resource === 'bookings' && method === 'DELETE' && parts.length === 3 ? 'cancel'
-            : null;
+            resource === 'quotes' && method === 'POST' && parts.length === 2
+              ? 'quotes'
+              : resource === 'bookings' && method === 'POST' && parts.length === 2
+                ? 'bookings'
+                : resource === 'bookings' && method === 'DELETE' && parts.length === 3
+                  ? 'cancel'
+                  : null;
           if (!call) throw new HttpError(404, 'not_found', 'Not a courier protocol route.');
           state.stats[call]++;
           if (await applyFaults(state, call, res)) return;

@@ -1,13 +1,12 @@
 // Builds the Fastify application: cross-cutting plugins first, then one route module per surface.
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
-import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { problemBody } from './lib/problem.js';
+import { problemBody, type ErrorCode } from './lib/problem.js';
+import { trustProxyOption } from './lib/trust-proxy.js';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from './config.js';
-import type { Pool } from './db.js';
+import type { AppDeps } from './deps.js';
 import authPlugin from './plugins/auth.js';
 import bodyGuardPlugin from './plugins/body-guard.js';
 import corsPlugin from './plugins/cors.js';
@@ -26,16 +25,10 @@ import quotesRoutes from './routes/quotes.js';
 import webhookEndpointsRoutes from './routes/webhook-endpoints.js';
 
 /** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
-function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: string, detail: string) {
+function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: ErrorCode, detail: string) {
   const body = JSON.stringify(problemBody(baseUrl, status, code, detail));
   res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID() });
   res.end(body);
-}
-
-export interface AppDeps {
-  config: Config;
-  pool: Pool;
-  temporal: Client;
 }
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
@@ -45,7 +38,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (hop count or addresses); default none.
+    trustProxy: trustProxyOption(config.trustProxy),
     // Errors raised before a request reaches Fastify's error handler are problem+json too.
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -55,7 +49,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     },
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return;
-      const [status, code, detail] =
+      const [status, code, detail]: [number, ErrorCode, string] =
         err.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'headers_too_large', 'The request headers are too large.']
           : [400, 'bad_request', 'The request could not be parsed as HTTP.'];
@@ -78,9 +72,16 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(errorsPlugin, { baseUrl: config.baseUrl });
   await app.register(helmet, { global: true, contentSecurityPolicy: false });
   await app.register(openapiPlugin, { baseUrl: config.baseUrl });
+  // Rate limits first: their onRequest hooks (preflights, failed authentications) must run before CORS and auth.
+  await app.register(rateLimitPlugin, {
+    perMinute: config.rateLimitPerMinute,
+    widgetPerMinute: config.widgetRateLimitPerMinute,
+    authFailuresPerMinute: config.authFailureRateLimitPerMinute,
+    redisUrl: config.redisUrl,
+    redisPrefix: config.rateLimitRedisPrefix,
+  });
   await app.register(corsPlugin, { pool: deps.pool });
-  await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute, widgetPerMinute: config.widgetRateLimitPerMinute });
-  await app.register(authPlugin, { pool: deps.pool });
+  await app.register(authPlugin, { pool: deps.pool, adminToken: config.adminToken });
   await app.register(bodyGuardPlugin);
   await app.register(idempotencyPlugin, { pool: deps.pool });
 

@@ -53,6 +53,41 @@ function webhookSchedule(raw: string | undefined): number[] {
   return value as number[];
 }
 
+/** A whole number of at least `min`: the purge's interval, batch size and retention periods. */
+const whole = (name: string, fallback: number, min: number, env: NodeJS.ProcessEnv = process.env): number => {
+  const value = num(name, fallback, env);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min}, got "${env[name]}"`);
+  return value;
+};
+
+/** Webhook messages must outlive their retry schedule, or a message could be purged while it is still being retried. */
+function webhookRetention(retentionMs: number, schedule: number[]): number {
+  const scheduleMs = schedule.reduce((sum, wait) => sum + wait, 0);
+  if (retentionMs < scheduleMs) {
+    throw new Error(`WEBHOOK_RETENTION_MS (${retentionMs}) must be at least the whole webhook retry schedule (${scheduleMs} ms)`);
+  }
+  return retentionMs;
+}
+
+/**
+ * TRUST_PROXY: unset or "false" trusts no proxy (the client address is the socket's); a whole number trusts that
+ * many hops of X-Forwarded-For when the peer is on a private network (src/lib/trust-proxy.ts); otherwise a
+ * comma-separated list of proxy addresses or CIDRs (proxy-addr syntax, e.g. "10.0.0.0/8,loopback").
+ * "true" (trust every hop) is refused: any client could then choose its address.
+ */
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value) || false;
+  if (value.toLowerCase() === 'true') {
+    throw new Error('TRUST_PROXY=true would let any client choose its address; give the number of proxy hops or their addresses');
+  }
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -62,6 +97,18 @@ export interface Config {
   temporalAddress: string;
   temporalNamespace: string;
   taskQueue: string;
+  /**
+   * TLS / mTLS and API key towards a real Temporal cluster or Temporal Cloud (src/temporal.ts): paths of PEM files,
+   * the TLS server name, the API key; `tls` true/false forces TLS on or off (default: on when any of these is set).
+   */
+  temporalTls: {
+    enabled: boolean | undefined;
+    certPath: string | undefined;
+    keyPath: string | undefined;
+    caPath: string | undefined;
+    serverName: string | undefined;
+  };
+  temporalApiKey: string | undefined;
   quoteValiditySeconds: number;
   courierTimeoutMs: number;
   paymentWindowMs: number;
@@ -73,14 +120,38 @@ export interface Config {
   slaGraceMs: number;
   /** How often the worker's reconciler looks for deliveries whose workflow never started. */
   reconcileIntervalMs: number;
+  /** A delivery workflow continues as new once its history has this many events (or when Temporal suggests it). */
+  workflowHistoryLimit: number;
+  /** How long a courier booking that could not be cancelled at once is retried in the background. */
+  bookingReleaseRetryMs: number;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   widgetRateLimitPerMinute: number;
+  /** Failed authentications (401) a client address may make per minute before its /v1 requests get 429. */
+  authFailureRateLimitPerMinute: number;
+  /** Fastify `trustProxy`: false (default), a hop count, or the proxies' addresses / CIDRs. */
+  trustProxy: false | number | string[];
+  /** Rate-limit counters live in this Redis (shared by every API replica); in process memory when unset. */
+  redisUrl: string | undefined;
+  /** Prefix of the rate-limit keys in Redis. */
+  rateLimitRedisPrefix: string;
+  /** Operator token of `POST /v1/diagnostics/round_trip`; the route does not exist when unset. */
+  adminToken: string | undefined;
+  /** Allow webhook URLs on loopback addresses (other special-use addresses are always refused). */
   allowLoopbackWebhooks: boolean;
   /** Merchant webhook retry schedule: wait before the first attempt, then after each failed one (ms). */
   webhookScheduleMs: number[];
   /** Per-attempt request timeout of merchant webhooks. */
   webhookTimeoutMs: number;
+  /** The maintenance purge (workflows/maintenance): how often it runs, and rows deleted per statement. */
+  purgeIntervalMs: number;
+  purgeBatchSize: number;
+  /** Unused quotes are deleted this long after their `valid_until`. */
+  quoteRetentionMs: number;
+  /** Fleet webhook receipts (the webhook-ids seen, for dedupe) are deleted this long after receipt. */
+  fleetReceiptRetentionMs: number;
+  /** Merchant webhook messages and attempts are deleted this long after they were created / made. */
+  webhookRetentionMs: number;
   logLevel: string;
 }
 
@@ -94,6 +165,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
     temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'deliveries',
+    temporalTls: {
+      enabled: env.TEMPORAL_TLS ? bool('TEMPORAL_TLS', false, env) : undefined,
+      certPath: env.TEMPORAL_TLS_CERT || undefined,
+      keyPath: env.TEMPORAL_TLS_KEY || undefined,
+      caPath: env.TEMPORAL_TLS_CA || undefined,
+      serverName: env.TEMPORAL_TLS_SERVER_NAME || undefined,
+    },
+    temporalApiKey: env.TEMPORAL_API_KEY || undefined,
     quoteValiditySeconds: num('QUOTE_VALIDITY_SECONDS', 15 * 60, env),
     courierTimeoutMs: num('COURIER_TIMEOUT_MS', 2000, env),
     paymentWindowMs: num('PAYMENT_WINDOW_MS', 48 * 3600 * 1000, env),
@@ -102,12 +181,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatchInitialIntervalMs: num('DISPATCH_INITIAL_INTERVAL_MS', 2000, env),
     slaGraceMs: num('SLA_GRACE_MS', 24 * 3600 * 1000, env),
     reconcileIntervalMs: num('RECONCILE_INTERVAL_MS', 15_000, env),
+    workflowHistoryLimit: whole('WORKFLOW_HISTORY_LIMIT', 10_000, 100, env),
+    bookingReleaseRetryMs: num('BOOKING_RELEASE_RETRY_MS', HOUR, env),
     bodyLimitBytes: num('BODY_LIMIT_BYTES', 1024 * 1024, env),
     rateLimitPerMinute: num('RATE_LIMIT_PER_MINUTE', 6000, env),
     widgetRateLimitPerMinute: num('WIDGET_RATE_LIMIT_PER_MINUTE', 600, env),
-    allowLoopbackWebhooks: bool('ALLOW_LOOPBACK_WEBHOOKS', (env.NODE_ENV ?? 'development') !== 'production', env),
+    authFailureRateLimitPerMinute: num('AUTH_FAILURE_RATE_LIMIT_PER_MINUTE', 60, env),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    redisUrl: env.REDIS_URL || undefined,
+    rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'delivery-api:rl:',
+    adminToken: env.ADMIN_TOKEN || undefined,
+    // SSRF protection on by default: loopback webhook URLs only when asked for (npm run dev, tests, benchmarks).
+    allowLoopbackWebhooks: bool('ALLOW_LOOPBACK_WEBHOOKS', false, env),
     webhookScheduleMs: webhookSchedule(env.WEBHOOK_SCHEDULE_MS),
     webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 15_000, env),
+    purgeIntervalMs: whole('PURGE_INTERVAL_MS', HOUR, 1000, env),
+    purgeBatchSize: whole('PURGE_BATCH_SIZE', 1000, 1, env),
+    quoteRetentionMs: whole('QUOTE_RETENTION_MS', 24 * HOUR, 0, env),
+    fleetReceiptRetentionMs: whole('FLEET_RECEIPT_RETENTION_MS', 7 * 24 * HOUR, 0, env),
+    webhookRetentionMs: webhookRetention(whole('WEBHOOK_RETENTION_MS', 30 * 24 * HOUR, 0, env), webhookSchedule(env.WEBHOOK_SCHEDULE_MS)),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }

@@ -8,23 +8,38 @@ export type PoolClient = pg.PoolClient;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
-  // An idle client losing its connection (Postgres restart) must not crash the process.
+  // A client losing its connection (Postgres restart) must not crash the process: idle ones report to the pool;
+  // a checked-out one emits 'error' on itself (pg-pool removes its listener while the client is out), and the
+  // query it runs fails on its own, so that event needs a listener too.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
-/** Runs `fn` in one transaction; rolls back on any error. */
+/** Runs `fn` in one transaction on a pooled client; rolls back on any error. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    return await inClientTransaction(client, fn);
+  } finally {
+    client.release();
+  }
+}
+
+/** Runs `fn` in one transaction on a client the caller holds (a pooled one, or a lone `pg.Client`); rolls back on any error. */
+export async function inClientTransaction<C extends pg.ClientBase, T>(client: C, fn: (client: C) => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;
-  } finally {
-    client.release();
   }
+}
+
+/** Resolves when the database answers a trivial statement (readiness). */
+export async function pingDatabase(pool: pg.Pool): Promise<void> {
+  await pool.query('SELECT 1');
 }

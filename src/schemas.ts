@@ -1,5 +1,11 @@
 // Schemas shared by several route modules: the resources of the spec. Route-specific schemas live beside their routes.
 import { z } from 'zod';
+import { ERROR_CODES, FIELD_ERROR_CODES } from './lib/problem.js';
+
+/** A time in a response: an ISO 8601 string in UTC (`toISOString()`), documented as `format: date-time`. */
+export const Timestamp = z.string().meta({ format: 'date-time' });
+/** An absolute URL in a response, documented as `format: uri`. */
+export const Uri = z.string().meta({ format: 'uri' });
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -33,26 +39,32 @@ export const Parcel = z
     length_cm: dimension.optional(),
     width_cm: dimension.optional(),
     height_cm: dimension.optional(),
-    parcel_type: z.string().max(60).optional().describe('matched against a courier\'s parcel_types'),
+    parcel_type: z.string().max(60).optional().describe("matched against a courier's parcel_types"),
   })
   .meta({ id: 'Parcel' });
 export type Parcel = z.infer<typeof Parcel>;
 
-export const FieldErrorSchema = z.object({
-  pointer: z.string().optional(),
-  parameter: z.string().optional(),
-  code: z.string(),
-  detail: z.string(),
-});
+export const FieldErrorSchema = z
+  .object({
+    pointer: z.string().optional().describe('JSON Pointer into the request body, e.g. `/parcel/weight_grams`'),
+    parameter: z.string().optional().describe('the query, path or header parameter at fault'),
+    code: z
+      .enum(FIELD_ERROR_CODES)
+      .describe(
+        'what is wrong with the field: required, invalid_type, too_small, too_large, invalid_format, invalid_enum, not_allowed, invalid, or a specific code',
+      ),
+    detail: z.string(),
+  })
+  .meta({ id: 'FieldError' });
 
 export const Problem = z
   .object({
-    type: z.string().describe('{base_url}/errors/<code>'),
+    type: Uri.describe('{base_url}/errors/<code>'),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    error: z.string().nullable().optional(),
-    errors: z.array(FieldErrorSchema).nullable().optional(),
+    error: z.enum(ERROR_CODES).nullable().optional().describe('machine-readable code; `type` ends with it'),
+    errors: z.array(FieldErrorSchema).nullable().optional().describe('per-field details of a validation error'),
   })
   .meta({ id: 'Problem' });
 
@@ -64,13 +76,14 @@ export function problems(...statuses: number[]) {
 }
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized',
+  403: 'Forbidden. error: courier_inactive (fleet events of a deactivated courier)',
   404: 'Not found. error: not_found',
   409: 'Conflict. error: delivery_not_cancellable, idempotency_request_in_progress',
   413: 'Body too large. error: payload_too_large',
   422: 'Validation error. error: validation_failed or a specific code',
   429: 'Rate limited. error: rate_limited',
   502: 'Every courier failed. error: upstream_unavailable',
-  503: 'No courier configured. error: no_courier_configured',
+  503: 'Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After)',
 };
 
 export const Capabilities = z.object({
@@ -88,7 +101,7 @@ export const Courier = z
     id: z.uuid(),
     name: z.string(),
     slug: z.string().optional(),
-    logo_url: z.string().nullable().optional(),
+    logo_url: Uri.nullable().optional(),
     base_fee_aoa: z.number().int().nullable().optional(),
     base_eta_minutes: z.number().int().nullable().optional(),
     active_drivers: z.number().int().nullable().optional(),

@@ -1,7 +1,57 @@
-import { Client, Connection } from '@temporalio/client';
+// Connections to Temporal. Development talks plain gRPC to the local dev server; a real cluster or Temporal Cloud
+// takes TLS (server CA, SNI name), mTLS (client certificate and key) and/or an API key, from TEMPORAL_TLS_* and
+// TEMPORAL_API_KEY. The API's Connection and the worker's NativeConnection are built from the same options.
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import fs from 'node:fs';
 import type { Config } from './config.js';
 
-export async function connectTemporal(config: Pick<Config, 'temporalAddress' | 'temporalNamespace'>): Promise<Client> {
-  const connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: '10s' });
+export type TemporalConfig = Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalTls' | 'temporalApiKey'>;
+
+/** What Connection.connect and NativeConnection.connect both take: the address, TLS and the API key. */
+export interface TemporalConnectionOptions {
+  address: string;
+  tls?: TLSConfig | boolean;
+  apiKey?: string;
+}
+
+function readPem(variable: string, file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new Error(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
+/**
+ * The connection options from the configuration; reads the PEM files now, so a missing or unreadable file fails
+ * at start with the variable's name. TLS is on when asked for (TEMPORAL_TLS=true) or when any TLS setting or an
+ * API key is given (Temporal Cloud); TEMPORAL_TLS=false keeps an API key on plain gRPC (e.g. behind a local proxy).
+ */
+export function temporalConnectionOptions(config: Pick<TemporalConfig, 'temporalAddress' | 'temporalTls' | 'temporalApiKey'>): TemporalConnectionOptions {
+  const { enabled, certPath, keyPath, caPath, serverName } = config.temporalTls ?? {};
+  const apiKey = config.temporalApiKey;
+  if (Boolean(certPath) !== Boolean(keyPath)) {
+    throw new Error('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (the client certificate and its private key, for mTLS)');
+  }
+  const anyTls = Boolean(certPath || caPath || serverName);
+  if (enabled === false && anyTls) throw new Error('TEMPORAL_TLS=false contradicts TEMPORAL_TLS_CERT / _KEY / _CA / _SERVER_NAME');
+  const options: TemporalConnectionOptions = { address: config.temporalAddress };
+  if (apiKey) options.apiKey = apiKey;
+  if (enabled === false) {
+    options.tls = false;
+    return options;
+  }
+  if (!anyTls && !enabled && !apiKey) return options; // plain gRPC: the dev server
+  const tls: TLSConfig = {};
+  if (serverName) tls.serverNameOverride = serverName;
+  if (caPath) tls.serverRootCACertificate = readPem('TEMPORAL_TLS_CA', caPath);
+  if (certPath && keyPath) tls.clientCertPair = { crt: readPem('TEMPORAL_TLS_CERT', certPath), key: readPem('TEMPORAL_TLS_KEY', keyPath) };
+  options.tls = tls;
+  return options;
+}
+
+/** The API's (and the admin command's) client. */
+export async function connectTemporal(config: TemporalConfig): Promise<Client> {
+  const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '10s' });
   return new Client({ connection, namespace: config.temporalNamespace });
 }

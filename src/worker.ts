@@ -7,7 +7,9 @@ import { reconcileOnce } from './deliveries/start.js';
 import { loadConfig, type Config } from './config.js';
 import { createPool, type Pool } from './db.js';
 import { ensureWorkflowBundle } from './workflow-bundle.js';
+import { ensurePurgeSchedule } from './maintenance-schedule.js';
 import { onParentExit } from './lib/parent.js';
+import { temporalConnectionOptions } from './temporal.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -49,12 +51,19 @@ export function startReconciler(client: Client, pool: Pool, config: Config, inte
 
 async function main() {
   const config = loadConfig();
-  Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : config.logLevel === 'info' ? 'INFO' : 'WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : config.logLevel === 'info' ? 'INFO' : 'WARN'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+  });
   const pool = createPool(config.databaseUrl, 20);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  // Same address, TLS / mTLS and API key as the API's connection (src/temporal.ts).
+  const connectionOptions = temporalConnectionOptions(config);
+  const connection = await NativeConnection.connect(connectionOptions);
   const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined });
-  const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace });
+  const client = new Client({ connection: await Connection.connect(connectionOptions), namespace: config.temporalNamespace });
   const stopReconciler = startReconciler(client, pool, config);
+  // The hourly purge of expired rows (docs/operations.md "Retention"); a failure here must not stop the worker.
+  await ensurePurgeSchedule(client, config).catch((err) => console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message));
   onParentExit(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   });

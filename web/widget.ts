@@ -42,6 +42,8 @@ interface Delivery {
   tracking_url?: string;
   delivery_pin?: string | null;
   quoted_fee_aoa?: number | null;
+  /** Shown once by the creation answer: GET /v1/widget/deliveries/{id}?client_secret=... returns the PIN. */
+  client_secret?: string;
 }
 interface FieldProblem {
   pointer?: string;
@@ -89,7 +91,8 @@ const T = {
     badPhone: 'Indique um número de telefone válido.',
     checkFields: 'Verifique os campos assinalados.',
     config: (what: string) => `Widget mal configurado: falta ${what}.`,
-    unauthorized: (origin: string) => `Este site (${origin}) não está autorizado a usar o serviço de entregas com esta chave. Se é o responsável pela loja, autorize esta origem para a chave pública.`,
+    unauthorized: (origin: string) =>
+      `Este site (${origin}) não está autorizado a usar o serviço de entregas com esta chave. Se é o responsável pela loja, autorize esta origem para a chave pública.`,
     network: 'Não foi possível contactar o serviço de entregas. Verifique a ligação e tente novamente.',
     timeout: 'O serviço de entregas demorou demasiado a responder. Tente novamente.',
     expired: 'A cotação expirou ou já foi usada. Peça os preços novamente.',
@@ -97,6 +100,7 @@ const T = {
     upstream: 'As transportadoras não responderam. Tente novamente dentro de momentos.',
     noCourier: 'Não há transportadoras disponíveis para esta loja.',
     inProgress: 'O pedido anterior ainda está em curso. Aguarde um momento.',
+    paymentNotAllowed: 'Esta forma de pagamento não está disponível nesta loja.',
     generic: (status: number) => `Ocorreu um erro (HTTP ${status}). Tente novamente.`,
     dur: { min: 'min', h: 'h', day: 'dia', days: 'dias' },
   },
@@ -139,7 +143,8 @@ const T = {
     badPhone: 'Enter a valid phone number.',
     checkFields: 'Check the highlighted fields.',
     config: (what: string) => `Widget misconfigured: ${what} is missing.`,
-    unauthorized: (origin: string) => `This site (${origin}) is not allowed to use the delivery service with this key. If you run the shop, allow this origin for the publishable key.`,
+    unauthorized: (origin: string) =>
+      `This site (${origin}) is not allowed to use the delivery service with this key. If you run the shop, allow this origin for the publishable key.`,
     network: 'Could not reach the delivery service. Check your connection and try again.',
     timeout: 'The delivery service took too long to answer. Try again.',
     expired: 'The quote expired or was already used. Get the prices again.',
@@ -147,13 +152,36 @@ const T = {
     upstream: 'The couriers did not answer. Try again in a moment.',
     noCourier: 'No courier is available for this shop.',
     inProgress: 'The previous request is still running. Wait a moment.',
+    paymentNotAllowed: 'This payment method is not available in this shop.',
     generic: (status: number) => `Something went wrong (HTTP ${status}). Try again.`,
     dur: { min: 'min', h: 'h', day: 'day', days: 'days' },
   },
 };
 type Strings = (typeof T)['pt'];
 
-const PROVINCES = ['Bengo', 'Benguela', 'Bié', 'Cabinda', 'Cuando', 'Cuando Cubango', 'Cuanza Norte', 'Cuanza Sul', 'Cunene', 'Huambo', 'Huíla', 'Icolo e Bengo', 'Luanda', 'Lunda Norte', 'Lunda Sul', 'Malanje', 'Moxico', 'Moxico Leste', 'Namibe', 'Uíge', 'Zaire'];
+const PROVINCES = [
+  'Bengo',
+  'Benguela',
+  'Bié',
+  'Cabinda',
+  'Cuando',
+  'Cuando Cubango',
+  'Cuanza Norte',
+  'Cuanza Sul',
+  'Cunene',
+  'Huambo',
+  'Huíla',
+  'Icolo e Bengo',
+  'Luanda',
+  'Lunda Norte',
+  'Lunda Sul',
+  'Malanje',
+  'Moxico',
+  'Moxico Leste',
+  'Namibe',
+  'Uíge',
+  'Zaire',
+];
 
 const CSS = `
 :host{display:block;font:inherit;color:inherit;--dw-accent:#0b5cad;--dw-accent-text:#fff;--dw-error:#a61b1b;--dw-border:#8a8f98;--dw-radius:.5rem}
@@ -187,7 +215,11 @@ dl{margin:0 0 1em}dt{font-size:.9em;opacity:.8}dd{margin:0 0 .6em;font-weight:60
 `;
 
 type Child = Node | string | null | undefined | false;
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | number | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -281,7 +313,9 @@ export class DeliveryWidget extends HTMLElement {
   private onPageInput = (event: Event) => {
     const target = event.target as Element | null;
     if (!target || !this.quoted || typeof target.matches !== 'function') return;
-    const selectors = Object.values(FROM_ATTR).map((a) => this.getAttribute(a)).filter((s): s is string => !!s);
+    const selectors = Object.values(FROM_ATTR)
+      .map((a) => this.getAttribute(a))
+      .filter((s): s is string => !!s);
     if (selectors.some((s) => safeMatches(target, s))) this.invalidateQuotes();
   };
 
@@ -417,7 +451,10 @@ export class DeliveryWidget extends HTMLElement {
         this.setError(null);
         this.emit('quote-selected', { quote: { ...q } });
       });
-      const logo = q.company_logo_url && /^https?:\/\//i.test(q.company_logo_url) ? h('img', { src: q.company_logo_url, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' }) : null;
+      const logo =
+        q.company_logo_url && /^https?:\/\//i.test(q.company_logo_url)
+          ? h('img', { src: q.company_logo_url, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' })
+          : null;
       logo?.addEventListener('error', () => logo.remove());
       group.append(
         h(
@@ -425,7 +462,13 @@ export class DeliveryWidget extends HTMLElement {
           { class: 'q' },
           radio,
           logo,
-          h('span', { class: 'n' }, q.company_name || q.company_slug || '—', h('small', {}, t.eta(formatEta(q.eta_minutes, t))), q.require_delivery_pin ? h('small', {}, t.pinNote) : null),
+          h(
+            'span',
+            { class: 'n' },
+            q.company_name || q.company_slug || '—',
+            h('small', {}, t.eta(formatEta(q.eta_minutes, t))),
+            q.require_delivery_pin ? h('small', {}, t.pinNote) : null,
+          ),
           h('span', { class: 'f' }, formatFee(q.fee_aoa)),
         ),
       );
@@ -443,7 +486,16 @@ export class DeliveryWidget extends HTMLElement {
     if (this.selected) list.append(h('dt', {}, t.courier), h('dd', {}, this.selected.company_name || this.selected.company_slug || '—'));
     const fee = d.quoted_fee_aoa ?? this.selected?.fee_aoa;
     if (typeof fee === 'number') list.append(h('dt', {}, t.fee), h('dd', {}, formatFee(fee)));
-    if (d.delivery_pin) list.append(h('dt', {}, t.pin), h('dd', { class: 'pin', 'data-v': 'pin' }, d.delivery_pin, h('small', { style: 'display:block;font-size:.6em;letter-spacing:0;font-weight:400' }, t.pinHelp)));
+    if (d.delivery_pin)
+      list.append(
+        h('dt', {}, t.pin),
+        h(
+          'dd',
+          { class: 'pin', 'data-v': 'pin' },
+          d.delivery_pin,
+          h('small', { style: 'display:block;font-size:.6em;letter-spacing:0;font-weight:400' }, t.pinHelp),
+        ),
+      );
     const again = h('button', { type: 'button', class: 's', part: 'button' }, t.again);
     again.addEventListener('click', () => {
       this.delivery = null;
@@ -455,7 +507,13 @@ export class DeliveryWidget extends HTMLElement {
     });
     const link =
       d.tracking_url && /^https?:\/\//i.test(d.tracking_url)
-        ? h('a', { href: d.tracking_url, target: '_blank', rel: 'noopener noreferrer', part: 'link' }, t.track, ' ', h('span', { style: 'font-size:.85em' }, t.newTab))
+        ? h(
+            'a',
+            { href: d.tracking_url, target: '_blank', rel: 'noopener noreferrer', part: 'link' },
+            t.track,
+            ' ',
+            h('span', { style: 'font-size:.85em' }, t.newTab),
+          )
         : null;
     queueMicrotask(() => heading.focus());
     return h('section', { 'aria-labelledby': 'dw-done' }, heading, list, h('div', { class: 'row' }, link, again));
@@ -619,7 +677,14 @@ export class DeliveryWidget extends HTMLElement {
     const timer = setTimeout(() => controller.abort(), 30_000);
     let res: Response;
     try {
-      res = await fetch(this.apiBase + path, { method: 'POST', headers, body: JSON.stringify(body), mode: 'cors', credentials: 'omit', signal: controller.signal });
+      res = await fetch(this.apiBase + path, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        mode: 'cors',
+        credentials: 'omit',
+        signal: controller.signal,
+      });
     } catch {
       if (controller.signal.aborted) throw new WidgetError('timeout', 0, t.timeout);
       throw await this.unreachable();
@@ -658,6 +723,7 @@ export class DeliveryWidget extends HTMLElement {
     if (status === 502) return t.upstream;
     if (status === 503) return t.noCourier;
     if (code === 'idempotency_request_in_progress') return t.inProgress;
+    if (code === 'payment_method_not_allowed') return t.paymentNotAllowed;
     if (status === 422) return t.checkFields;
     return t.generic(status);
   }
@@ -722,6 +788,7 @@ export class DeliveryWidget extends HTMLElement {
         status: d.status,
         tracking_url: d.tracking_url ?? null,
         delivery_pin: d.delivery_pin ?? null,
+        client_secret: d.client_secret ?? null,
         fee_aoa: d.quoted_fee_aoa ?? quote.fee_aoa,
         quote_id: quote.quote_id,
         company_id: quote.company_id,

@@ -84,7 +84,15 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
   // As root, initdb and postgres run as the `postgres` user: createPostgresUser creates that user when
   // missing and hands it the data folder (every parent folder must be traversable by it).
   const asRoot = process.getuid?.() === 0;
-  const server = new EmbeddedPostgres({ databaseDir: dir, user: 'postgres', password: 'postgres', port, persistent: true, createPostgresUser: asRoot, onLog: () => {} });
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    createPostgresUser: asRoot,
+    onLog: () => {},
+  });
   if (fresh) await server.initialise();
   const start = async () => {
     await server.start();

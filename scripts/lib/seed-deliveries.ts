@@ -6,7 +6,16 @@ import { createCourier, createKey, createTenant, linkCouriers } from '../../src/
 
 const STATUSES = ['pending', 'assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'delivered', 'delivered', 'cancelled', 'failed'];
 const CITIES = ['Luanda', 'Benguela', 'Huambo', 'Lubango', 'Lobito', 'Cabinda', 'Malanje', 'Namibe', 'Soyo', 'Uíge'];
-const STREETS = ['Rua Rainha Ginga', 'Avenida Deolinda Rodrigues', 'Rua Amílcar Cabral', 'Avenida 4 de Fevereiro', 'Rua Direita do Zango', 'Estrada de Catete', 'Rua Major Kanhangulo', 'Avenida Ho Chi Minh'];
+const STREETS = [
+  'Rua Rainha Ginga',
+  'Avenida Deolinda Rodrigues',
+  'Rua Amílcar Cabral',
+  'Avenida 4 de Fevereiro',
+  'Rua Direita do Zango',
+  'Estrada de Catete',
+  'Rua Major Kanhangulo',
+  'Avenida Ho Chi Minh',
+];
 
 export interface SeededTenant {
   tenant_id: string;
@@ -17,7 +26,9 @@ function progress(done: number, total: number, started: number) {
   const width = 30;
   const filled = Math.round((done / total) * width);
   const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
-  process.stderr.write(`\r    [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en')} / ${total.toLocaleString('en')}  ${Math.round(rate).toLocaleString('en')} rows/s   `);
+  process.stderr.write(
+    `\r    [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en')} / ${total.toLocaleString('en')}  ${Math.round(rate).toLocaleString('en')} rows/s   `,
+  );
   if (done === total) process.stderr.write('\n');
 }
 
@@ -48,25 +59,21 @@ export async function seedDeliveries(pool: Pool, total: number, tenantCount: num
     await pool.query('TRUNCATE deliveries CASCADE');
   }
 
-  // One used quote per tenant: deliveries must reference a quote.
-  const quoteIds: string[] = [];
-  for (const tenantId of tenants) {
-    const { rows } = await pool.query<{ id: string }>(
-      `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, used_at)
-       VALUES (gen_random_uuid(), $1, $2, 100000, 60, now(), '{}', '{}', '{}', '', now()) RETURNING id`,
-      [tenantId, courierId],
-    );
-    quoteIds.push(rows[0].id);
-  }
-
   const started = Date.now();
   for (let offset = 0; offset < total; offset += batch) {
     const size = Math.min(batch, total - offset);
+    // Each delivery references its own used quote (deliveries.quote_id is unique); ids derived from g pair them.
+    await pool.query(
+      `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, used_at)
+       SELECT md5('quote' || g || $4)::uuid, ($1::uuid[])[1 + g % $2], $3, 100000, 60, now(), '{}', '{}', '{}', '', now()
+         FROM generate_series($5::bigint, $6::bigint) AS g`,
+      [tenants, tenantCount, courierId, String(started), offset, offset + size - 1],
+    );
     await pool.query(
       `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel,
          payment_method, quoted_fee_aoa, metadata, workflow_started_at, inserted_at, updated_at)
        SELECT gen_random_uuid(), ($1::uuid[])[1 + g % $2], 'DLV-' || upper(substr(md5(g::text || $7), 1, 10)),
-              ($3::text[])[1 + abs(hashint8(g)) % array_length($3, 1)], $4, ($5::uuid[])[1 + g % $2],
+              ($3::text[])[1 + abs(hashint8(g)) % array_length($3, 1)], $4, md5($5 || g || $7)::uuid,
               jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 1)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 2)) % 400,
                                  'city', ($8::text[])[1 + abs(hashint8(g + 3)) % array_length($8, 1)], 'province', 'Luanda'),
               jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 4)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 5)) % 997,
@@ -76,7 +83,7 @@ export async function seedDeliveries(pool: Pool, total: number, tenantCount: num
               -- spread evenly over the past 365 days, newest first by g
               date_trunc('milliseconds', now() - (g::double precision / $11) * interval '365 days'), now()
          FROM generate_series($9::bigint, $10::bigint) AS g`,
-      [tenants, tenantCount, STATUSES, courierId, quoteIds, STREETS, String(started), CITIES, offset, offset + size - 1, total],
+      [tenants, tenantCount, STATUSES, courierId, 'quote', STREETS, String(started), CITIES, offset, offset + size - 1, total],
     );
     progress(offset + size, total, started);
   }

@@ -35,7 +35,13 @@ export const DEMO_RATE_CARD_COURIERS: CourierInput[] = [
     bank_name: 'Banco BAI',
     bank_account_holder: 'Benguela Cargas Lda',
     bank_iban: 'AO06004000000123456789012',
-    rate_card: { per_km_aoa: 6_000, per_kg_aoa: 3_000, per_kg_threshold_grams: 5_000, eta_minutes_per_km: 1, zone_fees_aoa: { 'Luanda>Benguela': 600_000, 'Benguela>Luanda': 600_000 } },
+    rate_card: {
+      per_km_aoa: 6_000,
+      per_kg_aoa: 3_000,
+      per_kg_threshold_grams: 5_000,
+      eta_minutes_per_km: 1,
+      zone_fees_aoa: { 'Luanda>Benguela': 600_000, 'Benguela>Luanda': 600_000 },
+    },
   },
 ];
 

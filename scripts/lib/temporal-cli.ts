@@ -87,10 +87,20 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = ensureTemporalCli();
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace ?? 'default',
+    '--log-level',
+    'warn',
+  ];
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
@@ -110,7 +120,9 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   await Promise.race([
     waitForPort(options.port, '127.0.0.1', 120_000),
     exited.then((code) => {
-      throw new Error(`temporal server start-dev exited with code ${code} before it was ready${options.logFile ? ` (see ${options.logFile})` : ''}. Is port ${options.port} already taken (a dev server left from a killed run: \`pkill -f 'temporal server start-dev'\`)? Or set TEMPORAL_PORT, or TEMPORAL_ADDRESS to use a running server.`);
+      throw new Error(
+        `temporal server start-dev exited with code ${code} before it was ready${options.logFile ? ` (see ${options.logFile})` : ''}. Is port ${options.port} already taken (a dev server left from a killed run: \`pkill -f 'temporal server start-dev'\`)? Or set TEMPORAL_PORT, or TEMPORAL_ADDRESS to use a running server.`,
+      );
     }),
   ]);
   return {

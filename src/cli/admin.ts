@@ -5,14 +5,20 @@ import type { Client } from '@temporalio/client';
 import { loadConfig } from '../config.js';
 import { connectTemporal } from '../temporal.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../workflows/deliveries/definitions.js';
-import { OPERATOR_ACTIONS } from '../../workflows/deliveries/states.js';
+import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../workflows/deliveries/states.js';
 import { createPool, type Pool } from '../db.js';
 import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
+import { generateWebhookSecret, hashKey } from '../lib/keys.js';
+import { courierSlugExists, listCouriers, rotateFleetSecret } from '../couriers/repository.js';
+import { deliveryStatus } from '../deliveries/repository.js';
+import { keyIdByHash, setAllowedOrigins } from '../keys/repository.js';
+import { listTenants, tenantExists } from '../tenants/repository.js';
+import { isUuid } from '../lib/uuid.js';
+import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
 
 /** A usage mistake: printed as one line, exit code 2. */
 class UsageError extends Error {}
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 const origin = (value: string, previous: string[] = []) => {
   try {
     return [...previous, normaliseOrigin(value)];
@@ -28,11 +34,22 @@ const text = (value: string) => {
   if (!value.trim()) throw new InvalidArgumentError('It must not be empty.');
   return value.trim();
 };
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const uuid = (value: string) => {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new InvalidArgumentError(`"${value}" is not a UUID.`);
+  if (!isUuid(value)) throw new InvalidArgumentError(`"${value}" is not a UUID.`);
   return value;
 };
+
+/** All of standard input (the key for `key revoke --stdin`). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export function buildProgram(
   getPool: () => Pool,
@@ -52,13 +69,17 @@ export function buildProgram(
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const created = await createTenant(getPool(), opts.name, opts.allowedOrigin);
-      print(opts.json, created, `Tenant ${created.tenant_id}\n  secret key:      ${created.secret_key}\n  publishable key: ${created.publishable_key}\nStore the keys now: they are not shown again.`);
+      print(
+        opts.json,
+        created,
+        `Tenant ${created.tenant_id}\n  secret key:      ${created.secret_key}\n  publishable key: ${created.publishable_key}\nStore the keys now: they are not shown again.`,
+      );
     });
   tenant
     .command('list')
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      const { rows } = await getPool().query('SELECT id AS tenant_id, name, created_at FROM tenants ORDER BY created_at');
+      const rows = await listTenants(getPool());
       print(opts.json, { data: rows }, rows.map((r) => `${r.tenant_id}  ${r.name}`).join('\n') || '(no tenants)');
     });
 
@@ -70,17 +91,37 @@ export function buildProgram(
     .option('--allowed-origin <origin>', 'origin allowed for a publishable key (repeatable)', origin, [])
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      const exists = await getPool().query('SELECT 1 FROM tenants WHERE id = $1', [opts.tenant]);
-      if (!exists.rowCount) throw new UsageError(`No tenant ${opts.tenant}.`);
+      if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
       const created = await createKey(getPool(), opts.tenant, opts.kind, opts.allowedOrigin);
       print(opts.json, { key_id: created.id, key: created.key, kind: opts.kind }, `${created.key}  (id ${created.id}; shown once)`);
     });
+  // A key typed on the command line stays in shell history and process lists: the argument is the key's id, and
+  // the key itself is accepted only on standard input (--stdin). A key passed as the argument is refused (exit 2).
   key
-    .command('revoke <key>')
-    .description('Revoke a key by its id or by the key itself')
+    .command('revoke [id]')
+    .description('Revoke a key by its id, or by the key itself read from standard input (--stdin)')
+    .option('--stdin', 'read the key itself (sk_... / pk_...) from standard input instead of taking an id')
     .option('--json', 'print JSON')
-    .action(async (idOrKey: string, opts) => {
-      const id = await revokeKey(getPool(), idOrKey);
+    .action(async (idArg: string | undefined, opts) => {
+      let target: string;
+      if (opts.stdin) {
+        if (idArg !== undefined) throw new UsageError('Give either a key id or --stdin, not both.');
+        target = (await readStdin()).trim();
+        if (!target) throw new UsageError('--stdin: no key on standard input.');
+      } else {
+        if (idArg === undefined) throw new UsageError('Give the key id to revoke (or --stdin with the key itself on standard input).');
+        if (!isUuid(idArg)) {
+          const keyId = await keyIdByHash(getPool(), hashKey(idArg));
+          throw new UsageError(
+            keyId
+              ? `Pass the key's id (${keyId}), not the key itself: a key on the command line stays in shell history and process lists. ` +
+                  'Nothing was revoked. Or pipe the key: `... | admin key revoke --stdin`.'
+              : `"${idArg.slice(0, 8)}..." is not a key id (a UUID). Nothing was revoked. To revoke by the key itself, pipe it: \`... | admin key revoke --stdin\`.`,
+          );
+        }
+        target = idArg;
+      }
+      const id = await revokeKey(getPool(), target);
       if (!id) throw new UsageError('No such key.');
       print(opts.json, { key_id: id, revoked: true }, `Revoked key ${id}.`);
     });
@@ -91,9 +132,30 @@ export function buildProgram(
     .option('--allowed-origin <origin>', 'allowed origin (repeatable)', origin, [])
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      const { rowCount } = await getPool().query(`UPDATE api_keys SET allowed_origins = $2 WHERE id = $1 AND kind = 'publishable'`, [opts.key, opts.allowedOrigin]);
-      if (!rowCount) throw new UsageError('No such publishable key.');
+      if (!(await setAllowedOrigins(getPool(), opts.key, opts.allowedOrigin))) throw new UsageError('No such publishable key.');
       print(opts.json, { key_id: opts.key, allowed_origins: opts.allowedOrigin }, 'Allowed origins updated.');
+    });
+  key
+    .command('policy')
+    .description("Set the payment methods a publishable key's widget may book (default: prepaid,bank_transfer) and the cod amount")
+    .requiredOption('--key <id>', 'publishable key id', uuid)
+    .requiredOption('--payment-methods <methods>', `comma-separated, of ${PAYMENT_METHODS.join(', ')}`, list)
+    .option('--cod-amount-aoa <centavos>', 'with cod: the amount the courier collects on every widget delivery (else the widget sends it, above zero)', int)
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const methods: string[] = opts.paymentMethods;
+      const unknown = methods.filter((m) => !(PAYMENT_METHODS as readonly string[]).includes(m));
+      if (unknown.length || !methods.length)
+        throw new UsageError(`--payment-methods takes ${PAYMENT_METHODS.join(', ')} (at least one); not ${unknown.join(', ') || 'empty'}.`);
+      if (opts.codAmountAoa !== undefined && !methods.includes('cod')) throw new UsageError('--cod-amount-aoa goes with the cod payment method.');
+      if (opts.codAmountAoa === 0) throw new UsageError('--cod-amount-aoa must be above zero.');
+      const policy = { payment_methods: [...new Set(methods)] as PaymentMethod[], cod_amount_aoa: opts.codAmountAoa ?? null };
+      if (!(await setWidgetPaymentPolicy(getPool(), opts.key, policy))) throw new UsageError('No such publishable key.');
+      print(
+        opts.json,
+        { key_id: opts.key, ...policy },
+        `Widget payment methods: ${policy.payment_methods.join(', ')}${policy.cod_amount_aoa ? ` (cod collects ${policy.cod_amount_aoa} centavos)` : ''}.`,
+      );
     });
 
   const courier = program.command('courier').description('Courier companies');
@@ -126,8 +188,7 @@ export function buildProgram(
       for (const u of [opts.endpoint, opts.logoUrl]) {
         if (u && !URL.canParse(u)) throw new UsageError(`"${u}" is not a URL.`);
       }
-      const taken = await getPool().query('SELECT 1 FROM courier_companies WHERE slug = $1', [opts.slug]);
-      if (taken.rowCount) throw new UsageError(`A courier with slug "${opts.slug}" exists already.`);
+      if (await courierSlugExists(getPool(), opts.slug)) throw new UsageError(`A courier with slug "${opts.slug}" exists already.`);
       const created = await createCourier(getPool(), {
         name: opts.name,
         slug: opts.slug,
@@ -158,11 +219,9 @@ export function buildProgram(
     .option('--json', 'print JSON')
     .action(async (opts) => {
       if (Boolean(opts.courier) === Boolean(opts.all)) throw new UsageError('Give exactly one of --courier <slug> or --all.');
-      const exists = await getPool().query('SELECT 1 FROM tenants WHERE id = $1', [opts.tenant]);
-      if (!exists.rowCount) throw new UsageError(`No tenant ${opts.tenant}.`);
+      if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
       if (opts.courier) {
-        const c = await getPool().query('SELECT 1 FROM courier_companies WHERE slug = $1', [opts.courier]);
-        if (!c.rowCount) throw new UsageError(`No courier with slug "${opts.courier}".`);
+        if (!(await courierSlugExists(getPool(), opts.courier))) throw new UsageError(`No courier with slug "${opts.courier}".`);
       }
       const linked = await linkCouriers(getPool(), opts.tenant, opts.all ? 'all' : opts.courier);
       print(opts.json, { tenant_id: opts.tenant, linked }, `Linked ${linked.length} courier(s).`);
@@ -171,8 +230,23 @@ export function buildProgram(
     .command('list')
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      const { rows } = await getPool().query('SELECT id AS courier_id, slug, name, adapter, endpoint, active FROM courier_companies ORDER BY slug');
+      const rows = await listCouriers(getPool());
       print(opts.json, { data: rows }, rows.map((r) => `${r.slug}  ${r.adapter}  ${r.name}`).join('\n') || '(no couriers)');
+    });
+  courier
+    .command('rotate-secret')
+    .description('Issue a new fleet secret (shown once); the old one keeps working for 24 h, then only the new one')
+    .requiredOption('--courier <slug>', 'courier slug')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const rotated = await rotateFleetSecret(getPool(), opts.courier, generateWebhookSecret());
+      if (!rotated) throw new UsageError(`No courier with slug "${opts.courier}".`);
+      const until = rotated.previous_secret_expires_at.toISOString();
+      print(
+        opts.json,
+        { courier_id: rotated.courier_id, slug: rotated.slug, fleet_secret: rotated.fleet_secret, previous_secret_valid_until: until },
+        `Courier ${rotated.slug}\n  new fleet secret: ${rotated.fleet_secret}\n  the previous secret stays valid until ${until}`,
+      );
     });
 
   // Operators: stalled deliveries, found through Temporal visibility, and their recovery.
@@ -202,7 +276,9 @@ export function buildProgram(
       print(
         opts.json,
         { query, data },
-        data.length ? data.map((d) => `${d.delivery_id}  ${d.reference}  ${d.courier_slug}  tenant ${d.tenant_id}`).join('\n') : `(no stalled deliveries)  query: ${query}`,
+        data.length
+          ? data.map((d) => `${d.delivery_id}  ${d.reference}  ${d.courier_slug}  tenant ${d.tenant_id}`).join('\n')
+          : `(no stalled deliveries)  query: ${query}`,
       );
     });
   delivery
@@ -213,13 +289,17 @@ export function buildProgram(
     .option('--note <text>', 'why (kept in the event)')
     .option('--json', 'print JSON')
     .action(async (deliveryId: string, opts) => {
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(deliveryId)) throw new UsageError(`"${deliveryId}" is not a delivery id (UUID).`);
+      if (!isUuid(deliveryId)) throw new UsageError(`"${deliveryId}" is not a delivery id (UUID).`);
       if (opts.companyId && opts.action !== 'redispatch') throw new UsageError('--company-id goes with --action redispatch.');
-      const { rows } = await getPool().query<{ status: string }>('SELECT status FROM deliveries WHERE id = $1', [deliveryId]);
-      if (!rows[0]) throw new UsageError(`No delivery ${deliveryId}.`);
-      if (rows[0].status !== 'stalled') throw new UsageError(`Delivery ${deliveryId} is ${rows[0].status}, not stalled: nothing to recover.`);
+      const status = await deliveryStatus(getPool(), deliveryId);
+      if (!status) throw new UsageError(`No delivery ${deliveryId}.`);
+      if (status !== 'stalled') throw new UsageError(`Delivery ${deliveryId} is ${status}, not stalled: nothing to recover.`);
       const client = await getTemporal();
-      const action: OperatorAction = { action: opts.action, ...(opts.companyId ? { company_id: opts.companyId } : {}), ...(opts.note ? { note: opts.note } : {}) };
+      const action: OperatorAction = {
+        action: opts.action,
+        ...(opts.companyId ? { company_id: opts.companyId } : {}),
+        ...(opts.note ? { note: opts.note } : {}),
+      };
       await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(operatorActionSignal, action);
       print(opts.json, { delivery_id: deliveryId, ...action, signalled: true }, `Signalled ${opts.action} to ${deliveryWorkflowId(deliveryId)}.`);
     });
@@ -250,7 +330,9 @@ export async function runAdmin(argv: string[]): Promise<number> {
       return 2;
     }
     const message = (err as Error).message;
-    process.stderr.write(`error: ${message}\nCheck DATABASE_URL (is Postgres up and migrated? run \`npm run migrate\`) and, for delivery commands, TEMPORAL_ADDRESS.\n`);
+    process.stderr.write(
+      `error: ${message}\nCheck DATABASE_URL (is Postgres up and migrated? run \`npm run migrate\`) and, for delivery commands, TEMPORAL_ADDRESS.\n`,
+    );
     return 1;
   } finally {
     await (pool as Pool | null)?.end();

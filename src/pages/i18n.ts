@@ -2,7 +2,6 @@
 // Status and event labels are written for recipients: internal words ("stalled", "dispatched") are softened.
 
 export type Lang = 'pt' | 'en';
-export const LANGS: readonly Lang[] = ['pt', 'en'];
 
 /** `?lang=` wins; then the best of pt/en in Accept-Language (by q-value, then order); else Portuguese. */
 export function negotiateLang(query: unknown, acceptLanguage: string | undefined): Lang {

@@ -90,7 +90,10 @@ export function renderTrackingPage(view: TrackingInput, lang: Lang, selfPath: st
   const events = [...view.events].reverse();
   const timeline = events.length
     ? `<ol class="timeline">${events
-        .map((e) => `<li><strong>${esc(t.events[e.event_type] ?? e.event_type)}</strong><time datetime="${esc(e.occurred_at)}">${esc(formatTime(e.occurred_at, t.locale))}</time></li>`)
+        .map(
+          (e) =>
+            `<li><strong>${esc(t.events[e.event_type] ?? e.event_type)}</strong><time datetime="${esc(e.occurred_at)}">${esc(formatTime(e.occurred_at, t.locale))}</time></li>`,
+        )
         .join('\n')}</ol>`
     : `<p>${esc(t.noEvents)}</p>`;
   const body = `<section class="card" aria-labelledby="status-heading">

@@ -1,14 +1,17 @@
 // Authentication. Each route says which credential it takes in `config.auth`:
 //   'secret'       merchant API, `Authorization: Bearer sk_live_...` (the default for /v1/*)
 //   'publishable'  widget API, `Bearer pk_live_...` plus an `Origin` the key allows (the default for /v1/widget/*)
+//   'operator'     operator routes (diagnostics), `Authorization: Bearer <ADMIN_TOKEN>`; never a merchant key
 //   'none'         tracking, health, docs
+// Failed authentications are counted per client address by plugins/rate-limit.ts (every 401 on /v1).
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { Pool } from '../db.js';
+import { keyByHash } from '../keys/repository.js';
 import { hashKey, keyKindOf, sameHash, type KeyKind } from '../lib/keys.js';
 import { unauthorized } from '../lib/problem.js';
 
-export type AuthMode = KeyKind | 'none';
+export type AuthMode = KeyKind | 'operator' | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,7 +31,8 @@ export function authModeFor(request: FastifyRequest): AuthMode {
   return 'none';
 }
 
-export default fp(async (app, opts: { pool: Pool }) => {
+export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
+  const adminTokenHash = opts.adminToken ? hashKey(opts.adminToken) : null;
   app.decorateRequest('auth', null);
 
   app.addHook('onRequest', async (request) => {
@@ -39,6 +43,13 @@ export default fp(async (app, opts: { pool: Pool }) => {
 
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (mode === 'operator') {
+      // Compared as SHA-256 digests in constant time; no tenant is attached.
+      if (!match || !adminTokenHash || !sameHash(hashKey(match[1]), adminTokenHash)) {
+        throw unauthorized('This endpoint takes the operator token: "Authorization: Bearer <ADMIN_TOKEN>".');
+      }
+      return;
+    }
     if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
     const key = match[1];
     const kind = keyKindOf(key);
@@ -46,11 +57,7 @@ export default fp(async (app, opts: { pool: Pool }) => {
       throw unauthorized(mode === 'secret' ? 'This endpoint takes a secret key (sk_live_...).' : 'This endpoint takes a publishable key (pk_live_...).');
     }
     const hash = hashKey(key);
-    const { rows } = await opts.pool.query<{ id: string; tenant_id: string; key_hash: Buffer; allowed_origins: string[]; revoked_at: Date | null }>(
-      'SELECT id, tenant_id, key_hash, allowed_origins, revoked_at FROM api_keys WHERE key_hash = $1 AND kind = $2',
-      [hash, kind],
-    );
-    const row = rows[0];
+    const row = await keyByHash(opts.pool, hash, kind);
     if (!row || !sameHash(row.key_hash, hash) || row.revoked_at) throw unauthorized('Invalid or revoked API key.');
 
     if (kind === 'publishable') {

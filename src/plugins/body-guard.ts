@@ -2,7 +2,7 @@
 // downstream can store: nesting deeper than MAX_DEPTH, and text Postgres refuses (NUL characters,
 // unpaired UTF-16 surrogates), in values and in keys. Such a body is 422 `validation_failed` with a pointer.
 import fp from 'fastify-plugin';
-import { ApiError } from '../lib/problem.js';
+import { ApiError, type FieldErrorCode } from '../lib/problem.js';
 
 export const MAX_DEPTH = 32;
 
@@ -12,7 +12,7 @@ const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean
 const storable = (text: string) => wellFormed(text) && !text.includes('\u0000');
 
 /** The first problem in `body`, walked without recursion, or null. */
-export function findBodyProblem(body: unknown): { pointer: string; code: string; detail: string } | null {
+export function findBodyProblem(body: unknown): { pointer: string; code: FieldErrorCode; detail: string } | null {
   const stack: { value: unknown; pointer: string; depth: number }[] = [{ value: body, pointer: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, pointer, depth } = stack.pop()!;

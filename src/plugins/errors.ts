@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ApiError, problemBody, type FieldError } from '../lib/problem.js';
+import { ApiError, FIELD_ERROR_CODES, problemBody, type ErrorCode, type FieldError, type FieldErrorCode } from '../lib/problem.js';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -11,7 +11,7 @@ declare module 'fastify' {
   }
 }
 
-const FASTIFY_CODES: Record<string, { status: number; code: string; detail: string }> = {
+const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Send the request body as application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_content_length', detail: 'The Content-Length header does not match the body.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', detail: 'The request body is larger than the API accepts.' },
@@ -31,12 +31,48 @@ function unstorableInput(err: { code?: string; detail?: string; statusCode?: num
   return err.code === '22P02' && /unicode|surrogate/i.test(err.detail ?? ''); // invalid_text_representation of json
 }
 
+/** zod issue codes (the `keyword` of a validation error) and the documented field error code each becomes. */
+const ZOD_CODES: Record<string, FieldErrorCode> = {
+  invalid_type: 'invalid_type',
+  too_small: 'too_small',
+  too_big: 'too_large',
+  invalid_format: 'invalid_format',
+  invalid_value: 'invalid_enum', // z.enum and z.literal
+  unrecognized_keys: 'not_allowed',
+};
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params?: { params?: { code?: unknown }; errors?: { code: string }[][] };
+}
+
+/**
+ * Our code for a zod issue: never zod's own `custom` or `invalid_union`. A refinement names its code in
+ * `params.code` (e.g. `ctx.addIssue({ code: 'custom', params: { code: 'not_allowed' }, ... })`); anything
+ * without a mapping is `invalid`.
+ */
+function fieldCode(v: ValidationIssue): FieldErrorCode {
+  // zod 4 leaves the input out of issues; a missing value reads "expected X, received undefined".
+  if (v.keyword === 'invalid_type' && /received undefined/.test(v.message ?? '')) return 'required';
+  if (v.keyword === 'custom') {
+    const own = v.params?.params?.code;
+    return (FIELD_ERROR_CODES as readonly unknown[]).includes(own) ? (own as FieldErrorCode) : 'invalid';
+  }
+  // A value no member of a union takes: a wrong type when every member refused its type.
+  if (v.keyword === 'invalid_union') {
+    const branches = v.params?.errors ?? [];
+    return branches.length > 0 && branches.every((issues) => issues.every((i) => i.code === 'invalid_type')) ? 'invalid_type' : 'invalid';
+  }
+  return ZOD_CODES[v.keyword] ?? 'invalid';
+}
+
 /** Turns a zod issue path (`/parcel/weight_grams`) and message into our field error. */
-function fieldErrors(err: FastifyError & { validation: { instancePath: string; keyword: string; message?: string; params?: Record<string, unknown> }[] }, context: string | undefined): FieldError[] {
+function fieldErrors(err: FastifyError & { validation: ValidationIssue[] }, context: string | undefined): FieldError[] {
   return err.validation.map((v) => {
     const path = v.instancePath === '/' ? '' : v.instancePath;
-    // zod 4 leaves the input out of issues; a missing value reads "expected X, received undefined".
-    const code = v.keyword === 'invalid_type' && /received undefined/.test(v.message ?? '') ? 'required' : v.keyword;
+    const code = fieldCode(v);
     const where = path ? path.slice(1).replace(/\//g, '.') : context === 'body' ? 'body' : 'value';
     const detail = code === 'required' ? `${where} is required.` : `${where}: ${v.message ?? 'is invalid'}.`;
     if (context === 'querystring' || context === 'params' || context === 'headers') {
@@ -69,7 +105,8 @@ export default fp(async (app, opts: { baseUrl: string }) => {
       // A malformed path id names no resource we have: 404, like an unknown one.
       if (context === 'params') return send(reply, new ApiError(404, 'not_found', 'Resource not found.'));
       const errors = fieldErrors(err, context);
-      const detail = context === 'querystring' ? `Invalid query parameter: ${errors.map((e) => e.parameter).join(', ')}.` : errors.map((e) => e.detail).join(' ');
+      const detail =
+        context === 'querystring' ? `Invalid query parameter: ${errors.map((e) => e.parameter).join(', ')}.` : errors.map((e) => e.detail).join(' ');
       return send(reply, new ApiError(422, 'validation_failed', detail, errors));
     }
     const known = err.code ? FASTIFY_CODES[err.code] : undefined;
@@ -86,6 +123,9 @@ export default fp(async (app, opts: { baseUrl: string }) => {
       return send(reply, new ApiError(err.statusCode, 'bad_request', err.message));
     }
     request.log.error({ err }, 'unhandled error');
-    return send(reply, new ApiError(500, 'internal_error', 'Something went wrong on our side. Retry later; if it persists, contact support with the x-request-id.'));
+    return send(
+      reply,
+      new ApiError(500, 'internal_error', 'Something went wrong on our side. Retry later; if it persists, contact support with the x-request-id.'),
+    );
   });
 });

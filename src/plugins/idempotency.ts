@@ -1,8 +1,13 @@
 // Idempotency-Key (design.md): a repeat within 24 h with the same body returns the first response
 // (same status and body); the same key with another body is 422 `idempotency_key_reused`; a repeat while
 // the first is still running is 409 `idempotency_request_in_progress`. Routes opt in with `config.idempotent`.
+// A key whose record is older than 24 h is free again: the request runs as a new one (the maintenance purge
+// deletes such records). No secret is kept here: the top-level fields of SECRET_FIELDS (a webhook endpoint's signing
+// `secret`, a widget delivery's `client_secret`) are left out of the stored answer, and a replay, which answers
+// without them, names them in the `idempotent-replay-withheld` header.
 import fp from 'fastify-plugin';
 import type { Pool } from '../db.js';
+import { claimKey, findRecord, releaseKey, storeAnswer } from '../idempotency/repository.js';
 import { canonicalJson, sha256Hex } from '../lib/canonical.js';
 import { ApiError } from '../lib/problem.js';
 
@@ -15,9 +20,24 @@ declare module 'fastify' {
   }
 }
 
-const TTL = "interval '24 hours'";
-/** A first request that crashed without answering frees its key after this long (requests finish well within it). */
-const ABANDONED = "interval '1 minute'";
+/** Answer fields never stored: a replay is sent without them. */
+export const SECRET_FIELDS: readonly string[] = ['secret', 'client_secret'];
+
+/** The answer as stored: JSON without its secret fields, and which were left out. */
+function withoutSecrets(payload: unknown): { body: string | null; withheld: string[] } {
+  if (typeof payload !== 'string') return { body: null, withheld: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return { body: null, withheld: [] };
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { body: payload, withheld: [] };
+  const withheld = SECRET_FIELDS.filter((field) => field in parsed);
+  if (withheld.length === 0) return { body: payload, withheld };
+  const kept = Object.fromEntries(Object.entries(parsed).filter(([field]) => !withheld.includes(field)));
+  return { body: JSON.stringify(kept), withheld };
+}
 
 export default fp(async (app, opts: { pool: Pool }) => {
   const { pool } = opts;
@@ -36,24 +56,12 @@ export default fp(async (app, opts: { pool: Pool }) => {
     const requestHash = sha256Hex(canonicalJson(request.body ?? null));
 
     // Claim the key, taking over one that expired or whose first request was abandoned.
-    const claimed = await pool.query(
-      `INSERT INTO idempotency_keys (tenant_id, key_scope, idempotency_key, request_hash) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (tenant_id, key_scope, idempotency_key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, status_code = NULL, response_body = NULL, created_at = now()
-         WHERE idempotency_keys.created_at < now() - ${TTL}
-            OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < now() - ${ABANDONED})
-       RETURNING 1`,
-      [tenantId, scope, key, requestHash],
-    );
-    if (claimed.rowCount === 1) {
-      request.idempotency = { tenantId, scope, key };
+    const claim = { tenantId, scope, key };
+    if (await claimKey(pool, claim, requestHash)) {
+      request.idempotency = claim;
       return;
     }
-    const { rows } = await pool.query<{ request_hash: string; status_code: number | null; response_body: unknown }>(
-      'SELECT request_hash, status_code, response_body FROM idempotency_keys WHERE tenant_id = $1 AND key_scope = $2 AND idempotency_key = $3',
-      [tenantId, scope, key],
-    );
-    const previous = rows[0];
+    const previous = await findRecord(pool, claim);
     if (!previous) throw new ApiError(409, 'idempotency_request_in_progress', 'A request with this Idempotency-Key is in progress; retry shortly.');
     if (previous.request_hash !== requestHash) {
       throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
@@ -62,6 +70,7 @@ export default fp(async (app, opts: { pool: Pool }) => {
       throw new ApiError(409, 'idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly.');
     }
     reply.header('idempotent-replayed', 'true');
+    if (previous.withheld_fields?.length) reply.header('idempotent-replay-withheld', previous.withheld_fields.join(', '));
     const isProblem = previous.status_code >= 400;
     return reply
       .code(previous.status_code)
@@ -76,13 +85,11 @@ export default fp(async (app, opts: { pool: Pool }) => {
     request.idempotency = null;
     if (reply.statusCode >= 500) {
       // Not an answer to remember: free the key so the client's retry runs again.
-      await pool.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key_scope = $2 AND idempotency_key = $3', [claim.tenantId, claim.scope, claim.key]);
+      await releaseKey(pool, claim);
       return payload;
     }
-    await pool.query(
-      'UPDATE idempotency_keys SET status_code = $4, response_body = $5 WHERE tenant_id = $1 AND key_scope = $2 AND idempotency_key = $3',
-      [claim.tenantId, claim.scope, claim.key, reply.statusCode, typeof payload === 'string' ? payload : null],
-    );
+    const stored = withoutSecrets(payload);
+    await storeAnswer(pool, claim, reply.statusCode, stored.body, stored.withheld.length ? stored.withheld : null);
     return payload;
   });
 });

@@ -1,49 +1,26 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
-import { tenantCouriers, toCourier, toWidgetCourier } from '../couriers/repository.js';
+import type { AppDeps } from '../deps.js';
+import { tenantCouriers } from '../couriers/repository.js';
+import { toCourier, toWidgetCourier } from '../couriers/view.js';
+import { bothSurfaces } from '../lib/surfaces.js';
 import { tenantOf } from '../plugins/auth.js';
-import { Courier, problems } from '../schemas.js';
+import { Capabilities, Courier, problems } from '../schemas.js';
 
-export const WidgetCourier = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    slug: z.string().optional(),
-    logo_url: z.string().nullable().optional(),
-    base_fee_aoa: z.number().int().nullable().optional(),
-    base_eta_minutes: z.number().int().nullable().optional(),
-    service_zones: z.array(z.string()).optional(),
-    capabilities: z
-      .object({
-        bank_transfer_enabled: z.boolean(),
-        max_weight_grams: z.number().int().nullable(),
-        parcel_types: z.array(z.string()).nullable(),
-        require_delivery_pin: z.boolean(),
-      })
-      .optional(),
-  })
+export const WidgetCourier = Courier.omit({ active_drivers: true, operating_hours: true })
+  .extend({ capabilities: Capabilities.omit({ bank_name: true, bank_account_holder: true, bank_iban: true }).optional() })
   .meta({ id: 'WidgetCourier', description: 'Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.' });
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
-  app.get(
-    '/v1/couriers',
-    { schema: { tags: ['couriers'], operationId: 'listCouriers', summary: 'Courier companies available to the tenant', response: { 200: z.object({ data: z.array(Courier) }), ...problems(401, 429) } } },
-    async (request) => ({ data: (await tenantCouriers(pool, tenantOf(request))).map(toCourier) }),
-  );
-
-  app.get(
-    '/v1/widget/couriers',
-    {
-      schema: {
-        tags: ['widget'],
-        operationId: 'listWidgetCouriers',
-        summary: 'Courier companies, trimmed for the browser',
-        security: [{ publishableKey: [] }],
-        response: { 200: z.object({ data: z.array(WidgetCourier) }), ...problems(401, 429) },
-      },
-    },
-    async (request) => ({ data: (await tenantCouriers(pool, tenantOf(request))).map(toWidgetCourier) }),
-  );
+  const merchant = { tags: ['couriers'], operationId: 'listCouriers', summary: 'Courier companies available to the tenant' };
+  const widget = { operationId: 'listWidgetCouriers', summary: 'Courier companies, trimmed for the browser' };
+  // The widget's list is trimmed: WidgetCourier, not Courier.
+  for (const surface of bothSurfaces('/couriers', merchant, widget)) {
+    app.get(
+      surface.url,
+      { schema: { ...surface.schema, response: { 200: z.object({ data: z.array(surface.widget ? WidgetCourier : Courier) }), ...problems(401, 429) } } },
+      async (request) => ({ data: (await tenantCouriers(pool, tenantOf(request))).map(surface.widget ? toWidgetCourier : toCourier) }),
+    );
+  }
 };
 export default routes;

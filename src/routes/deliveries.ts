@@ -1,21 +1,44 @@
 // Deliveries: merchant surface (/v1/deliveries...) and widget surface (/v1/widget/deliveries...).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { createDelivery, type CreateDeliveryInput } from '../deliveries/create.js';
-import { deliveryEvents, findDelivery, listDeliveries, type DeliveryRow } from '../deliveries/repository.js';
-import { CreateDeliveryBody, Delivery, DeliveryEvent, DeliverySummary, ListQuery, Pagination, WidgetDelivery } from '../deliveries/schemas.js';
+import { deliveryEvents, findDelivery, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
+import { clientSecretMatches } from '../deliveries/client-secret.js';
+import {
+  CreateDeliveryBody,
+  Delivery,
+  DeliveryEvent,
+  DeliverySummary,
+  ListQuery,
+  Pagination,
+  WidgetCreateDeliveryBody,
+  WidgetCreatedDelivery,
+  WidgetDelivery,
+  WidgetDeliveryQuery,
+} from '../deliveries/schemas.js';
 import { startDeliveryWorkflow, unstartedDeliveries } from '../deliveries/start.js';
 import { toDelivery, toEvent, toSummary, toWidgetDelivery } from '../deliveries/view.js';
 import { ApiError, notFound } from '../lib/problem.js';
+import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../lib/widget-policy.js';
 import { tenantOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
 import { CANCELLABLE_STATUSES } from '../../workflows/deliveries/states.js';
 
 const DeliveryIdParam = z.object({ delivery_id: z.uuid() });
+
+/**
+ * How long DELETE /v1/deliveries/{id} waits for the workflow. The workflow decides within about 10 s even when the
+ * courier never answers (workflows/deliveries/workflows.ts, cancel); this bound covers a worker or Temporal that is
+ * down or slow: 503 cancellation_pending then, never a hung request.
+ */
+const CANCEL_WAIT_MS = 15_000;
+
+/** Client secrets of widget creations, added to the answer after the idempotency record stored it (see onSend below). */
+const clientSecrets = new WeakMap<FastifyRequest, string>();
 
 /** Spec codes that are checked before the schema: a client-chosen fee, and a missing quote_id. */
 function rejectQuoteBypass(request: FastifyRequest) {
@@ -116,7 +139,15 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
 
   app.get(
     '/v1/deliveries/:id',
-    { schema: { tags: ['deliveries'], operationId: 'getDelivery', summary: 'A delivery with its event history', params: DeliveryId, response: { 200: Delivery, ...problems(401, 404, 429) } } },
+    {
+      schema: {
+        tags: ['deliveries'],
+        operationId: 'getDelivery',
+        summary: 'A delivery with its event history',
+        params: DeliveryId,
+        response: { 200: Delivery, ...problems(401, 404, 429) },
+      },
+    },
     async (request) => {
       const delivery = await load(tenantOf(request), request.params.id);
       return toDelivery(delivery, await deliveryEvents(pool, delivery.id), config.baseUrl);
@@ -150,24 +181,46 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         summary: 'Cancel a delivery',
         description:
           'Allowed from awaiting_payment, pending and assigned. 409 delivery_not_cancellable from any other state; ' +
-          '422 cancellation_rejected when the state machine rejects it (the state changed meanwhile, or the courier refused).',
+          '422 cancellation_rejected when the state machine rejects it (the state changed meanwhile, or the courier refused). ' +
+          'A courier that does not answer within about 10 s does not hold the cancellation up: the delivery is cancelled and the ' +
+          'courier is told in the background. 503 cancellation_pending (with Retry-After) when the service could not confirm the ' +
+          'outcome within 15 s: it may still take effect; retrying is safe.',
         headers: IdempotencyHeaders,
         params: DeliveryId,
-        response: { 200: z.object({ status: z.literal('cancelled') }), ...problems(401, 404, 409, 422, 429) },
+        response: { 200: z.object({ status: z.literal('cancelled') }), ...problems(401, 404, 409, 422, 429, 503) },
       },
     },
     async (request) => {
       const delivery = await load(tenantOf(request), request.params.id);
       if (!CANCELLABLE_STATUSES.includes(delivery.status)) {
-        throw new ApiError(409, 'delivery_not_cancellable', `A delivery in status ${delivery.status} cannot be cancelled (only awaiting_payment, pending or assigned).`);
+        throw new ApiError(
+          409,
+          'delivery_not_cancellable',
+          `A delivery in status ${delivery.status} cannot be cancelled (only awaiting_payment, pending or assigned).`,
+        );
       }
-      await ensureWorkflow(delivery);
       try {
-        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] });
+        await temporal.withDeadline(Date.now() + CANCEL_WAIT_MS, async () => {
+          await ensureWorkflow(delivery);
+          await temporal.workflow
+            .getHandle(deliveryWorkflowId(delivery.id))
+            .executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] });
+        });
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
           const cause = err.cause instanceof Error ? err.cause.message : 'the delivery moved on';
           throw new ApiError(422, 'cancellation_rejected', `The cancellation was rejected: ${cause}`);
+        }
+        if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) {
+          // No answer in time (worker down, Temporal unreachable or slow): the update may still run, so say so.
+          request.log.warn({ err, deliveryId: delivery.id }, 'cancellation not confirmed in time');
+          throw new ApiError(
+            503,
+            'cancellation_pending',
+            'The cancellation could not be confirmed in time and may still take effect. Check the delivery in a moment, or retry: a retry is safe.',
+            undefined,
+            { 'retry-after': '5' },
+          );
         }
         throw err;
       }
@@ -220,18 +273,33 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         tags: ['widget'],
         operationId: 'createWidgetDelivery',
         summary: 'Create a delivery from a quote (browser)',
-        description: 'Same as POST /v1/deliveries; the delivery metadata is tagged with source = widget.',
+        description:
+          'Same as POST /v1/deliveries; the delivery metadata is tagged with source = widget. The payment methods the browser may choose ' +
+          "are the publishable key's (default prepaid and bank_transfer; 422 payment_method_not_allowed otherwise); cod collects the amount " +
+          "the merchant set for the key, or else the body's cash_collect_aoa, which must be above zero. The answer carries the delivery's " +
+          'client_secret once (an Idempotency-Key replay answers without it).',
         security: [{ publishableKey: [] }],
         headers: IdempotencyHeaders,
-        body: CreateDeliveryBody,
-        response: { 201: Delivery, ...problems(401, 409, 413, 422, 429) },
+        body: WidgetCreateDeliveryBody,
+        response: { 201: WidgetCreatedDelivery, ...problems(401, 409, 413, 422, 429) },
+      },
+      // Route hooks run after the idempotency plugin's own onSend has stored the answer: the client secret is added
+      // to what this client receives, never to the stored record, so no secret sits in the idempotency table.
+      onSend: async (request, reply, payload) => {
+        const secret = clientSecrets.get(request);
+        if (!secret || reply.statusCode !== 201 || typeof payload !== 'string') return payload;
+        clientSecrets.delete(request);
+        return JSON.stringify({ ...JSON.parse(payload), client_secret: secret });
       },
     },
     async (request, reply) => {
       const body = request.body;
-      const tagged = { ...body, options: { ...body.options, metadata: { ...body.options?.metadata, source: 'widget' } } };
-      const { row, events } = await create(request, tagged, 'widget');
-      return reply.code(201).send(toDelivery(row, events, config.baseUrl));
+      const policy = await widgetPaymentPolicy(pool, request.auth!.keyId);
+      const cash = applyWidgetPaymentPolicy(policy, body.payment_method, body.cash_collect_aoa);
+      const tagged = { ...body, cash_collect_aoa: cash, options: { ...body.options, metadata: { ...body.options?.metadata, source: 'widget' } } };
+      const created = await create(request, tagged, 'widget');
+      if (created.client_secret) clientSecrets.set(request, created.client_secret);
+      return reply.code(201).send(toDelivery(created.row, created.events, config.baseUrl));
     },
   );
 
@@ -242,14 +310,23 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         tags: ['widget'],
         operationId: 'getWidgetDelivery',
         summary: 'A delivery with its event history, trimmed for the browser',
+        description:
+          "Without client_secret: no delivery_pin, no metadata, no contacts. With the client_secret of the widget's creation answer, " +
+          "they are included; a client_secret that is not this delivery's is 404 not_found.",
         security: [{ publishableKey: [] }],
         params: DeliveryId,
-        response: { 200: WidgetDelivery, ...problems(401, 404, 429) },
+        querystring: WidgetDeliveryQuery,
+        response: { 200: WidgetDelivery, ...problems(401, 404, 422, 429) },
       },
     },
     async (request) => {
-      const delivery = await load(tenantOf(request), request.params.id);
-      return toWidgetDelivery(delivery, await deliveryEvents(pool, delivery.id), config.baseUrl);
+      const tenantId = tenantOf(request);
+      const delivery = await load(tenantId, request.params.id);
+      const presented = request.query.client_secret;
+      if (presented !== undefined && !clientSecretMatches(delivery.id, await storedClientSecretHash(pool, tenantId, delivery.id), presented)) {
+        throw new ApiError(404, 'not_found', 'No delivery with this id and client_secret.');
+      }
+      return toWidgetDelivery(delivery, await deliveryEvents(pool, delivery.id), config.baseUrl, presented !== undefined);
     },
   );
 };

@@ -5,25 +5,48 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
-import { courierBySlug } from '../couriers/repository.js';
-import { ApiError, notFound } from '../lib/problem.js';
+import type { AppDeps } from '../deps.js';
+import { courierBySlug, fleetReceiptSeen, recordFleetReceipt, validFleetSecrets } from '../couriers/repository.js';
+import { deliveryForFleetEvent, insertEventOnce } from '../deliveries/repository.js';
+import { parseJsonBodies } from '../lib/json-body.js';
+import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { problems } from '../schemas.js';
 import { deliveryWorkflowId, fleetEventSignal } from '../../workflows/deliveries/definitions.js';
-import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal, type Status } from '../../workflows/deliveries/states.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    rawBody?: string;
-  }
-}
+import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal } from '../../workflows/deliveries/states.js';
+import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../workflows/deliveries/courier-payload.js';
 
 export const FleetEventBody = z
   .object({
     tracking_ref: z.string().min(1).max(200),
     event_type: z.enum(FLEET_EVENT_TYPES),
     occurred_at: z.iso.datetime({ offset: true }),
-    payload: z.record(z.string(), z.unknown()).nullable().optional(),
+    payload: z
+      .object({
+        pin: z
+          .union([z.string().max(32), z.number()])
+          .nullable()
+          .optional()
+          .meta({ description: 'The delivery PIN the recipient told the driver (with `delivered`); checked, never stored.' }),
+        driver_name: z.string().max(200).nullable().optional(),
+        driver_phone: z.string().max(50).nullable().optional(),
+        vehicle: z.string().max(200).nullable().optional().meta({ description: 'Vehicle description or plate.' }),
+        location: z
+          .object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) })
+          .nullable()
+          .optional(),
+        eta: z.iso.datetime({ offset: true }).nullable().optional().meta({ description: 'Expected arrival at the destination.' }),
+        eta_minutes: z.int().min(0).max(100_000).nullable().optional(),
+        note: z.string().max(1000).nullable().optional(),
+        reason: z.string().max(200).nullable().optional().meta({ description: "The courier's reason, e.g. with `failed`." }),
+        proof: z.string().max(2000).nullable().optional().meta({ description: 'Proof of delivery: a photo or signature URL or reference.' }),
+      })
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          `At most ${COURIER_PAYLOAD_MAX_BYTES} bytes of JSON. Only these fields are kept (stored under the event's payload.courier); ` +
+          'other fields are dropped, so a courier cannot set the fields the service sets (ignored, reason, status, pin_verified).',
+      }),
   })
   .meta({ id: 'FleetEvent' });
 
@@ -35,15 +58,7 @@ const uuidFrom = (text: string) => {
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) => {
   // The signature covers the exact bytes: keep the raw body beside the parsed one (this plugin's scope only).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new ApiError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
-    }
-  });
+  parseJsonBodies(app, { keepRaw: true });
 
   app.post(
     '/v1/fleet/:courier_slug/events',
@@ -54,26 +69,36 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
         operationId: 'receiveFleetEvent',
         summary: 'A courier reports progress of a job',
         description:
-          'Signed with the company\'s fleet secret, Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature); ' +
+          "Signed with the company's fleet secret, Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature); " +
           'timestamps older than 5 minutes are refused. A repeated webhook-id is accepted once. ' +
-          'Events not allowed from the current state are recorded with payload.ignored = true.',
+          'Events not allowed from the current state are recorded with payload.ignored = true. ' +
+          'A deactivated courier company gets 403 (courier_inactive).',
         security: [],
         params: z.object({ courier_slug: z.string().max(100) }),
         body: FleetEventBody,
-        response: { 202: z.object({ received: z.literal(true), duplicate: z.boolean() }), ...problems(401, 404, 422, 429) },
+        response: { 202: z.object({ received: z.literal(true), duplicate: z.boolean() }), ...problems(401, 403, 404, 422, 429) },
       },
       // The signature is checked before the body schema: an unsigned request learns nothing about the format.
       preValidation: async (request) => {
         const { courier_slug: slug } = request.params as { courier_slug: string };
         const courier = await courierBySlug(pool, slug);
         if (!courier) throw notFound('Courier company');
-        try {
-          new Webhook(courier.fleet_secret).verify(request.rawBody ?? '', request.headers as Record<string, string>);
-        } catch (err) {
-          if (err instanceof WebhookVerificationError || err instanceof Error) {
-            throw new ApiError(401, 'unauthorized', 'Missing or invalid webhook signature, or a timestamp older than 5 minutes.');
+        // After `courier rotate-secret` the previous secret stays valid for 24 h beside the new one.
+        const verified = validFleetSecrets(courier).some((secret) => {
+          try {
+            new Webhook(secret).verify(request.rawBody ?? '', request.headers as Record<string, string>);
+            return true;
+          } catch (err) {
+            if (err instanceof WebhookVerificationError || err instanceof Error) return false;
+            throw err;
           }
-          throw err;
+        });
+        if (!verified) throw new ApiError(401, 'unauthorized', 'Missing or invalid webhook signature, or a timestamp older than 5 minutes.');
+        if (!courier.active) throw new ApiError(403, 'courier_inactive', 'This courier company is deactivated; its fleet events are refused.');
+        // The courier's payload is capped (measured as sent, before unknown fields are dropped).
+        const sentPayload = (request.body as { payload?: unknown } | undefined)?.payload;
+        if (sentPayload !== null && typeof sentPayload === 'object' && Buffer.byteLength(JSON.stringify(sentPayload)) > COURIER_PAYLOAD_MAX_BYTES) {
+          throw validationFailed([{ pointer: '/payload', code: 'too_large', detail: `payload must be at most ${COURIER_PAYLOAD_MAX_BYTES} bytes of JSON.` }]);
         }
         (request as { courierId?: string }).courierId = courier.id;
       },
@@ -83,28 +108,24 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       const event = request.body;
       const webhookId = String(request.headers['webhook-id']);
 
-      const { rows } = await pool.query<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null }>(
-        `SELECT id, tenant_id, status, delivery_pin FROM deliveries
-          WHERE company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))`,
-        [courierId, event.tracking_ref],
-      );
-      const delivery = rows[0];
+      const delivery = await deliveryForFleetEvent(pool, courierId, event.tracking_ref);
       if (!delivery) throw notFound('Delivery with this tracking_ref');
 
       // A webhook-id seen before is answered at once. The receipt is written only after the event is safely
       // with the workflow, so a crash in between makes the courier's retry deliver it again; the workflow
       // itself drops a webhook-id it already has, so that retry changes nothing twice.
-      const seen = await pool.query('SELECT 1 FROM fleet_webhook_receipts WHERE courier_id = $1 AND webhook_id = $2', [courierId, webhookId]);
-      if (seen.rowCount) return reply.code(202).send({ received: true as const, duplicate: true });
+      if (await fleetReceiptSeen(pool, courierId, webhookId)) return reply.code(202).send({ received: true as const, duplicate: true });
 
-      const { pin, ...payload } = event.payload ?? {};
+      // Only the allow-listed courier fields go on; the PIN is checked here and never passed on nor stored.
+      const pin = event.payload?.pin;
+      const courierPayload = pickCourierPayload(event.payload);
       const pinVerified = delivery.delivery_pin === null || String(pin ?? '') === delivery.delivery_pin;
       try {
         if (isFinal(delivery.status)) throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
         await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).signal(fleetEventSignal, {
           eventType: event.event_type,
           occurredAt: event.occurred_at,
-          payload: { ...payload, courier_occurred_at: event.occurred_at },
+          payload: courierPayload,
           pinVerified,
           webhookId,
         });
@@ -112,16 +133,23 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
         if (!(err instanceof WorkflowNotFoundError)) throw err; // not recorded: the courier retries the same webhook-id
         // The workflow has finished: the delivery is final, so the event changes nothing. Its id comes from the
         // webhook-id, so a retry records it once.
-        await pool.query(
-          `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload) VALUES ($1, $2, $3, $4, 'fleet_webhook', $5)
-           ON CONFLICT (id) DO NOTHING`,
-          [
-            uuidFrom(`${courierId}:${webhookId}`), delivery.id, delivery.tenant_id, FLEET_TRANSITIONS[event.event_type].eventType,
-            { ...payload, ignored: true, reason: `not_allowed_from_${delivery.status}`, webhook_id: webhookId },
-          ],
-        );
+        await insertEventOnce(pool, {
+          id: uuidFrom(`${courierId}:${webhookId}`),
+          deliveryId: delivery.id,
+          tenantId: delivery.tenant_id,
+          eventType: FLEET_TRANSITIONS[event.event_type].eventType,
+          source: 'fleet_webhook',
+          payload: {
+            courier: courierPayload,
+            courier_occurred_at: event.occurred_at,
+            webhook_id: webhookId,
+            ignored: true,
+            reason: `not_allowed_from_${delivery.status}`,
+            status: delivery.status,
+          },
+        });
       }
-      await pool.query('INSERT INTO fleet_webhook_receipts (courier_id, webhook_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [courierId, webhookId]);
+      await recordFleetReceipt(pool, courierId, webhookId);
       return reply.code(202).send({ received: true as const, duplicate: false });
     },
   );

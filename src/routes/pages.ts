@@ -3,8 +3,9 @@
 //   GET /track/{id}      the recipients' tracking page (the Delivery's tracking_url), server-rendered HTML
 // Both are outside the OpenAPI document (HTML and JavaScript, not API resources): docs/widget.md.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../app.js';
-import { deliveryEvents, findDelivery, isUuid } from '../deliveries/repository.js';
+import type { AppDeps } from '../deps.js';
+import { deliveryEvents, findDelivery } from '../deliveries/repository.js';
+import { isUuid } from '../lib/uuid.js';
 import { toTracking } from '../deliveries/view.js';
 import { negotiateLang } from '../pages/i18n.js';
 import { PAGE_CSP, renderNotFoundPage, renderTrackingPage } from '../pages/tracking-page.js';
@@ -31,23 +32,27 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
     return widget;
   };
 
-  app.get('/widget.js', { config: { auth: 'none' }, schema: { hide: true } }, async (request: FastifyRequest<{ Querystring: { v?: string } }>, reply: FastifyReply) => {
-    const asset = await currentWidget();
-    const versioned = typeof request.query.v === 'string' && `"${request.query.v}"` === asset.etag;
-    reply
-      .header('content-type', 'text/javascript; charset=utf-8')
-      // Loaded by <script src> from merchants' origins: helmet's same-origin CORP would block it.
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .header('access-control-allow-origin', '*')
-      .header('cache-control', versioned ? `public, max-age=${365 * DAY}, immutable` : `public, max-age=${DAY}, stale-while-revalidate=${7 * DAY}`)
-      .header('etag', asset.etag)
-      .header('vary', 'Accept-Encoding');
-    if (etagMatches(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
-    if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
-      return reply.header('content-encoding', 'gzip').send(asset.gzip);
-    }
-    return reply.send(asset.code);
-  });
+  app.get(
+    '/widget.js',
+    { config: { auth: 'none' }, schema: { hide: true } },
+    async (request: FastifyRequest<{ Querystring: { v?: string } }>, reply: FastifyReply) => {
+      const asset = await currentWidget();
+      const versioned = typeof request.query.v === 'string' && `"${request.query.v}"` === asset.etag;
+      reply
+        .header('content-type', 'text/javascript; charset=utf-8')
+        // Loaded by <script src> from merchants' origins: helmet's same-origin CORP would block it.
+        .header('cross-origin-resource-policy', 'cross-origin')
+        .header('access-control-allow-origin', '*')
+        .header('cache-control', versioned ? `public, max-age=${365 * DAY}, immutable` : `public, max-age=${DAY}, stale-while-revalidate=${7 * DAY}`)
+        .header('etag', asset.etag)
+        .header('vary', 'Accept-Encoding');
+      if (etagMatches(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
+      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
+        return reply.header('content-encoding', 'gzip').send(asset.gzip);
+      }
+      return reply.send(asset.code);
+    },
+  );
 
   // --- GET /track/{id} ----------------------------------------------------------------------------
   app.get(

@@ -1,7 +1,7 @@
 // Public tracking, no authentication: reference, status and the event timeline (types and times only).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { deliveryEvents, findDelivery } from '../deliveries/repository.js';
 import { TrackingView } from '../deliveries/schemas.js';
 import { toTracking } from '../deliveries/view.js';

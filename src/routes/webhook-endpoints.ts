@@ -2,7 +2,8 @@
 // and replay. Secret key only; every id is scoped to the tenant (another tenant's id, or a malformed one: 404).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
+import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { tenantOf } from '../plugins/auth.js';
 import { IdempotencyHeaders, problems } from '../schemas.js';
@@ -32,12 +33,11 @@ import {
   UpdateEndpointBody,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
-  toAttempt,
-  toEndpoint,
-  toEndpointWithSecret,
 } from '../webhooks/schemas.js';
+import { toAttempt, toEndpoint, toEndpointWithSecret } from '../webhooks/view.js';
 import { checkWebhookUrl } from '../webhooks/url.js';
 import type { WebhookReplayInput } from '../../workflows/webhooks/definitions.js';
+import { webhookReplayWorkflow } from '../../workflows/webhooks/workflows.js';
 
 /** Endpoints per tenant. */
 export const MAX_ENDPOINTS = 20;
@@ -50,16 +50,7 @@ const TAG = ['webhooks'];
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
   // rotate_secret and replay may come without a body even when the client says application/json.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
-    }
-  });
+  parseJsonBodies(app, { allowEmpty: true });
 
   const load = async (tenantId: string, id: string): Promise<EndpointRow> => {
     const endpoint = await findEndpoint(pool, tenantId, id);
@@ -83,6 +74,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         description:
           'Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). ' +
           'The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). ' +
+          'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached; rotate the secret to get a new one. ' +
           `At most ${MAX_ENDPOINTS} endpoints per tenant (422 webhook_endpoint_limit_reached).`,
         headers: IdempotencyHeaders,
         body: CreateEndpointBody,
@@ -189,7 +181,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         summary: "Rotate an endpoint's signing secret",
         description:
           'Returns the new `secret` (shown only here). For 24 hours every notification carries two signatures in webhook-signature ' +
-          '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages.',
+          '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages. ' +
+          'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached.',
         headers: IdempotencyHeaders,
         params: EndpointIdParam,
         response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
@@ -266,8 +259,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         }
       }
       for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
-        const input: WebhookReplayInput = { tenantId, endpointId: endpoint.id, messageIds: messageIds.slice(i, i + REPLAY_BATCH), schedule: config.webhookScheduleMs };
-        await temporal.workflow.start('webhookReplayWorkflow', { taskQueue: config.taskQueue, workflowId: `webhook-replay-${randomUUID()}`, args: [input] });
+        const input: WebhookReplayInput = {
+          tenantId,
+          endpointId: endpoint.id,
+          messageIds: messageIds.slice(i, i + REPLAY_BATCH),
+          schedule: config.webhookScheduleMs,
+        };
+        await temporal.workflow.start(webhookReplayWorkflow, { taskQueue: config.taskQueue, workflowId: `webhook-replay-${randomUUID()}`, args: [input] });
       }
       return reply.code(202).send({ replayed: messageIds.length });
     },

@@ -2,15 +2,16 @@
 // a deleted endpoint (deleted_at set) is gone for the API but keeps its attempt log rows.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../db.js';
-import { isUuid } from '../deliveries/repository.js';
+import { isUuid } from '../lib/uuid.js';
 import { generateWebhookSecret } from '../lib/keys.js';
+import type { EventType } from '../../workflows/deliveries/states.js';
 
 export interface EndpointRow {
   id: string;
   tenant_id: string;
   url: string;
   description: string | null;
-  events: string[] | null;
+  events: EventType[] | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
@@ -24,7 +25,7 @@ export interface AttemptRow {
   endpoint_id: string;
   message_id: string;
   event_id: string;
-  event_type: string;
+  event_type: EventType;
   attempt: number;
   status: 'succeeded' | 'failed' | 'exhausted';
   status_code: number | null;
@@ -49,7 +50,11 @@ const ENDPOINT_COLUMNS = 'id, tenant_id, url, description, events, secret, previ
 /** How long the old secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-export async function createEndpoint(pool: Pool, tenantId: string, input: { url: string; description?: string | null; events?: string[] | null }): Promise<EndpointRow> {
+export async function createEndpoint(
+  pool: Pool,
+  tenantId: string,
+  input: { url: string; description?: string | null; events?: string[] | null },
+): Promise<EndpointRow> {
   const { rows } = await pool.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, secret, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, date_trunc('milliseconds', now())) RETURNING ${ENDPOINT_COLUMNS}`,
@@ -66,7 +71,10 @@ export async function countEndpoints(pool: Pool, tenantId: string): Promise<numb
 /** The tenant's endpoint, or null (unknown, malformed, deleted, or another tenant's). */
 export async function findEndpoint(pool: Pool, tenantId: string, id: string): Promise<EndpointRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`, [id, tenantId]);
+  const { rows } = await pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`, [
+    id,
+    tenantId,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -108,7 +116,10 @@ export async function updateEndpoint(
 }
 
 export async function deleteEndpoint(pool: Pool, tenantId: string, id: string): Promise<boolean> {
-  const { rowCount } = await pool.query('UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [id, tenantId]);
+  const { rowCount } = await pool.query('UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [
+    id,
+    tenantId,
+  ]);
   return rowCount === 1;
 }
 
@@ -163,4 +174,95 @@ export async function messagesInRange(pool: Pool, tenantId: string, since: Date,
     [tenantId, since, until, events, limit],
   );
   return rows.map((r) => r.id);
+}
+
+// The worker's side (src/webhooks/sender.ts): messages built once, attempts logged.
+
+/** Enabled endpoints of the tenant with their event filter (null: every event), oldest first. */
+export async function enabledEndpoints(pool: Pool, tenantId: string): Promise<{ id: string; events: string[] | null }[]> {
+  const { rows } = await pool.query<{ id: string; events: string[] | null }>(
+    `SELECT id, events FROM webhook_endpoints WHERE tenant_id = $1 AND deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id`,
+    [tenantId],
+  );
+  return rows;
+}
+
+/** Stores a message's body once: a second insert with the same id keeps the first body. */
+export async function insertMessageOnce(
+  pool: Pool,
+  m: { id: string; tenantId: string; deliveryId: string; eventId: string; eventType: string; body: string; createdAt: Date },
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO webhook_messages (id, tenant_id, delivery_id, event_id, event_type, body, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
+    [m.id, m.tenantId, m.deliveryId, m.eventId, m.eventType, m.body, m.createdAt],
+  );
+}
+
+/** What one attempt sends: the endpoint (whether still active, its secrets) and the stored message. */
+export interface AttemptTarget {
+  tenant_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  rotating: boolean;
+  active: boolean;
+  event_id: string;
+  event_type: string;
+  body: string;
+}
+
+export async function attemptTarget(pool: Pool, endpointId: string, messageId: string): Promise<AttemptTarget | null> {
+  const { rows } = await pool.query<AttemptTarget>(
+    `SELECT e.tenant_id, e.url, e.secret, e.previous_secret,
+            coalesce(e.previous_secret_expires_at > now(), false) AS rotating,
+            (e.deleted_at IS NULL AND e.status = 'enabled') AS active,
+            m.event_id, m.event_type, m.body
+       FROM webhook_endpoints e JOIN webhook_messages m ON m.id = $2 AND m.tenant_id = e.tenant_id
+      WHERE e.id = $1`,
+    [endpointId, messageId],
+  );
+  return rows[0] ?? null;
+}
+
+/** One row of the attempt log. */
+export async function insertAttempt(
+  pool: Pool,
+  row: {
+    endpointId: string;
+    tenantId: string;
+    messageId: string;
+    eventId: string;
+    eventType: string;
+    attempt: number;
+    status: 'succeeded' | 'failed' | 'exhausted';
+    statusCode: number | null;
+    latencyMs: number | null;
+    error: string | null;
+    trigger: string;
+  },
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, status_code, latency_ms, error, trigger)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      randomUUID(),
+      row.endpointId,
+      row.tenantId,
+      row.messageId,
+      row.eventId,
+      row.eventType,
+      row.attempt,
+      row.status,
+      row.statusCode,
+      row.latencyMs,
+      row.error,
+      row.trigger,
+    ],
+  );
+}
+
+/** Disables an enabled endpoint (the receiver answered 410 Gone). */
+export async function disableEndpoint(pool: Pool, endpointId: string, reason: string): Promise<void> {
+  await pool.query("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'", [endpointId, reason]);
 }

@@ -1,52 +1,68 @@
 // Request and response schemas of /v1/webhook_endpoints (OpenAPI through the zod type provider).
 import { z } from 'zod';
+import { Timestamp, Uri } from '../schemas.js';
 import { Pagination } from '../deliveries/schemas.js';
 import { EVENT_TYPES } from '../../workflows/deliveries/states.js';
-import type { AttemptRow, EndpointRow } from './repository.js';
 
 const dateTime = z.iso.datetime({ offset: true });
 
 export const EventTypes = z
   .array(z.enum(EVENT_TYPES))
   .superRefine((list, ctx) => {
-    if (list.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one event type, or leave events out for every type' });
+    if (list.length === 0)
+      ctx.addIssue({ code: 'custom', params: { code: 'too_small' }, message: 'list at least one event type, or leave events out for every type' });
     else if (new Set(list).size !== list.length) ctx.addIssue({ code: 'custom', message: 'event types must not repeat' });
   })
   .describe(`Only these event types are sent; absent or null: every type. One of ${EVENT_TYPES.join(', ')}.`);
 
-const Url = z.string().trim().min(1).max(2048).describe('http(s) URL the notifications are POSTed to. In production, loopback, private and link-local addresses are refused.');
+const Url = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .meta({ format: 'uri' })
+  .describe(
+    'http(s) URL the notifications are POSTed to. Loopback, private, link-local and other special-use addresses (and names resolving to them) are refused (422 private_address).',
+  );
 const Description = z.string().trim().max(500).describe('Free text for your own reference.');
 
-export const CreateEndpointBody = z
-  .object({
-    url: Url,
-    events: EventTypes.nullable().optional(),
-    description: Description.nullable().optional(),
-  });
+export const CreateEndpointBody = z.object({
+  url: Url,
+  events: EventTypes.nullable().optional(),
+  description: Description.nullable().optional(),
+});
 
-export const UpdateEndpointBody = z
-  .object({
-    url: Url.optional(),
-    events: EventTypes.nullable().optional(),
-    description: Description.nullable().optional(),
-    status: z.enum(['enabled', 'disabled']).optional().describe('enabled: notifications are sent (re-enables an endpoint disabled after a 410); disabled: none are.'),
-  });
+export const UpdateEndpointBody = z.object({
+  url: Url.optional(),
+  events: EventTypes.nullable().optional(),
+  description: Description.nullable().optional(),
+  status: z
+    .enum(['enabled', 'disabled'])
+    .optional()
+    .describe('enabled: notifications are sent (re-enables an endpoint disabled after a 410); disabled: none are.'),
+});
 
 export const WebhookEndpoint = z
   .object({
     id: z.uuid(),
-    url: z.string(),
+    url: Uri,
     description: z.string().nullable(),
-    events: z.array(z.string()).nullable().describe('null: every event type'),
+    events: z.array(z.enum(EVENT_TYPES)).nullable().describe('null: every event type'),
     status: z.enum(['enabled', 'disabled']).describe('disabled: nothing is sent (after a 410 Gone answer, or by the merchant)'),
     disabled_reason: z.string().nullable(),
-    secret_rotated_until: z.string().nullable().describe('Until this time notifications also carry a signature made with the previous secret.'),
-    created_at: z.string(),
+    secret_rotated_until: Timestamp.nullable().describe('Until this time notifications also carry a signature made with the previous secret.'),
+    created_at: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint' });
 
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
-  secret: z.string().describe('`whsec_` + base64: the signing secret. Shown only in this response; store it now.'),
+  secret: z
+    .string()
+    .optional()
+    .describe(
+      '`whsec_` + base64: the signing secret. Shown only in this response; store it now. ' +
+        'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached.',
+    ),
 }).meta({ id: 'WebhookEndpointWithSecret' });
 
 export const WebhookAttempt = z
@@ -54,19 +70,25 @@ export const WebhookAttempt = z
     id: z.uuid(),
     message_id: z.string().describe('the webhook-id header: msg_<event id>'),
     event_id: z.uuid(),
-    event_type: z.string(),
-    attempt: z.number().int().describe('1-based within the schedule run (the event\'s own, or a replay\'s)'),
+    event_type: z.enum(EVENT_TYPES),
+    attempt: z.number().int().describe("1-based within the schedule run (the event's own, or a replay's)"),
     status: z.enum(['succeeded', 'failed', 'exhausted']).describe('exhausted: no retry is left for this message (no request was made in this row)'),
     status_code: z.number().int().nullable(),
     latency_ms: z.number().int().nullable(),
     error: z.string().nullable(),
     trigger: z.enum(['event', 'replay']),
-    attempted_at: z.string(),
+    attempted_at: Timestamp,
   })
   .meta({ id: 'WebhookAttempt' });
 
 export const EndpointListQuery = z.object({
-  limit: z.coerce.number().int().min(1).default(50).transform((v) => Math.min(v, 100)).describe('1..100, default 50; larger values are clamped to 100'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((v) => Math.min(v, 100))
+    .describe('1..100, default 50; larger values are clamped to 100'),
   offset: z.coerce.number().int().min(0).max(100_000).default(0),
 });
 
@@ -83,9 +105,14 @@ export const ReplayBody = z
   })
   .superRefine((body, ctx) => {
     if (body.message_id !== undefined && (body.since !== undefined || body.until !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['message_id'], message: 'send either message_id or a since/until range, not both' });
+      ctx.addIssue({
+        code: 'custom',
+        params: { code: 'not_allowed' },
+        path: ['message_id'],
+        message: 'send either message_id or a since/until range, not both',
+      });
     } else if (body.message_id === undefined && body.since === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['since'], message: 'send message_id, or since (and optionally until)' });
+      ctx.addIssue({ code: 'custom', params: { code: 'required' }, path: ['since'], message: 'send message_id, or since (and optionally until)' });
     }
     if (body.since && body.until && Date.parse(body.until) < Date.parse(body.since)) {
       ctx.addIssue({ code: 'custom', path: ['until'], message: 'until is before since' });
@@ -97,35 +124,3 @@ export const EndpointList = z.object({ data: z.array(WebhookEndpoint), paginatio
 export const AttemptList = z.object({ data: z.array(WebhookAttempt), pagination: Pagination });
 export const EndpointIdParam = z.object({ id: z.uuid() });
 export const DeletedEndpoint = z.object({ id: z.uuid(), deleted: z.literal(true) });
-
-export function toEndpoint(row: EndpointRow) {
-  const rotating = row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > Date.now();
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    events: row.events,
-    status: row.status,
-    disabled_reason: row.disabled_reason,
-    secret_rotated_until: rotating ? row.previous_secret_expires_at!.toISOString() : null,
-    created_at: row.created_at.toISOString(),
-  };
-}
-
-export const toEndpointWithSecret = (row: EndpointRow) => ({ ...toEndpoint(row), secret: row.secret });
-
-export function toAttempt(row: AttemptRow) {
-  return {
-    id: row.id,
-    message_id: row.message_id,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    attempt: row.attempt,
-    status: row.status,
-    status_code: row.status_code,
-    latency_ms: row.latency_ms,
-    error: row.error,
-    trigger: row.trigger,
-    attempted_at: row.attempted_at.toISOString(),
-  };
-}

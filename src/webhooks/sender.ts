@@ -1,0 +1,181 @@
+// Sending merchant webhooks: build a delivery event's message once, and make one signed HTTP attempt per call
+// (the fan-out workflow owns the schedule; nothing here retries by itself). Every attempt is logged.
+// The worker runs these as the prepareWebhookMessage / attemptWebhook activities (activities/webhooks).
+import { Agent, request } from 'undici';
+import { Webhook } from 'standardwebhooks';
+import type { Config } from '../config.js';
+import type { Pool } from '../db.js';
+import { findDelivery, findEvent } from '../deliveries/repository.js';
+import { toEvent, toSummary } from '../deliveries/view.js';
+import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
+import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
+import type { Status } from '../../workflows/deliveries/states.js';
+import { MAX_RETRY_AFTER_MS, RETRYABLE_4XX, webhookMessageId, type AttemptInput, type AttemptResult } from '../../workflows/webhooks/definitions.js';
+
+export interface PrepareInput {
+  tenantId: string;
+  deliveryId: string;
+  eventId: string;
+  status?: Status;
+}
+
+export interface PreparedMessage {
+  messageId: string;
+  eventType: string;
+  /** Enabled endpoints of the tenant whose filter takes this event type. */
+  endpointIds: string[];
+}
+
+/** `Retry-After`: delay-seconds or an HTTP date; capped; null when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return null;
+  let ms: number;
+  if (/^\s*\d+\s*$/.test(raw)) ms = Number(raw) * 1000;
+  else {
+    const at = Date.parse(raw);
+    if (Number.isNaN(at)) return null;
+    ms = at - now;
+  }
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}
+
+/** The webhook-signature header: one `v1,<sig>` per secret, space-separated (new secret first). */
+export function signatureHeader(secrets: string[], messageId: string, at: Date, body: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(messageId, at, body)).join(' ');
+}
+
+const errorText = (err: unknown): string => {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'timeout: no answer within the request timeout';
+  const code = e?.cause?.code ?? e?.code;
+  const message = e?.cause?.message ?? e?.message ?? String(err);
+  return (code && !message.includes(code) ? `${code}: ${message}` : message).slice(0, 500);
+};
+
+interface Logger {
+  warn(message: string, attrs?: Record<string, unknown>): void;
+}
+
+/** `resolve`: the DNS resolver of outgoing connections (default dns.lookup; tests play DNS rebinding with it). */
+export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?: Resolver; log?: Logger }) {
+  const { pool, config } = deps;
+  const log: Logger = deps.log ?? { warn: () => {} };
+  const timeoutMs = config.webhookTimeoutMs;
+  // Keep-alive connections to receivers. Every connection's resolved address is checked (SSRF, DNS rebinding):
+  // no special-use address, loopback only with ALLOW_LOOPBACK_WEBHOOKS.
+  const agent = new Agent({
+    connect: { timeout: Math.min(timeoutMs, 10_000), lookup: guardedLookup(config.allowLoopbackWebhooks, deps.resolve) },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 10_000,
+    connections: 64,
+  });
+
+  const logAttempt = (row: Parameters<typeof insertAttempt>[1]) => insertAttempt(pool, row);
+
+  return {
+    /**
+     * Builds the envelope of a delivery event once and stores it verbatim (a retry of this activity finds it),
+     * and lists the endpoints to notify. Nothing is stored when the tenant has no endpoint that takes it.
+     */
+    async prepareWebhookMessage(input: PrepareInput): Promise<PreparedMessage | null> {
+      const messageId = webhookMessageId(input.eventId);
+      // Independent reads in parallel (this sits on the path from a fleet event to the merchant).
+      const [event, endpoints, delivery] = await Promise.all([
+        findEvent(pool, input.tenantId, input.deliveryId, input.eventId),
+        enabledEndpoints(pool, input.tenantId),
+        findDelivery(pool, input.tenantId, input.deliveryId),
+      ]);
+      if (!event || !delivery) {
+        log.warn('webhook fan-out: event or delivery not found', { eventId: input.eventId, deliveryId: input.deliveryId });
+        return null;
+      }
+      const targets = endpoints.filter((e) => e.events === null || e.events.includes(event.event_type));
+      if (targets.length === 0) return null;
+      const envelope = {
+        id: messageId,
+        type: event.event_type,
+        created_at: event.occurred_at.toISOString(),
+        data: {
+          delivery: { ...toSummary(delivery), ...(input.status ? { status: input.status } : {}) },
+          event: toEvent(event),
+          metadata: delivery.metadata ?? {},
+        },
+      };
+      // Built once: a retry of this activity keeps the stored body (ON CONFLICT DO NOTHING).
+      await insertMessageOnce(pool, {
+        id: messageId,
+        tenantId: input.tenantId,
+        deliveryId: input.deliveryId,
+        eventId: input.eventId,
+        eventType: event.event_type,
+        body: JSON.stringify(envelope),
+        createdAt: event.occurred_at,
+      });
+      const endpointIds = targets.map((e) => e.id);
+      return { messageId, eventType: event.event_type, endpointIds };
+    },
+
+    /** One signed POST of a stored message to one endpoint, logged. Never throws for the receiver's failures. */
+    async attemptWebhook(input: AttemptInput): Promise<AttemptResult> {
+      const target = await attemptTarget(pool, input.endpointId, input.messageId);
+      if (!target || !target.active) return { outcome: 'inactive', statusCode: null, retryAfterMs: null };
+
+      const base = {
+        endpointId: input.endpointId,
+        tenantId: target.tenant_id,
+        messageId: input.messageId,
+        eventId: target.event_id,
+        eventType: target.event_type,
+        attempt: input.attempt,
+        trigger: input.trigger,
+      };
+      const finish = async (result: AttemptResult, statusCode: number | null, latencyMs: number | null, error: string | null): Promise<AttemptResult> => {
+        const succeeded = result.outcome === 'succeeded';
+        await logAttempt({ ...base, status: succeeded ? 'succeeded' : 'failed', statusCode, latencyMs, error });
+        if (result.outcome === 'retry' && input.lastAttempt) {
+          await logAttempt({ ...base, status: 'exhausted', statusCode: null, latencyMs: null, error: `no attempt left after ${input.attempt}` });
+          return { ...result, outcome: 'exhausted' };
+        }
+        return result;
+      };
+
+      // A URL that is no longer acceptable (e.g. registered before production rules applied) is a final failure.
+      const refused = checkUrlSyntax(target.url, config.allowLoopbackWebhooks);
+      if (refused) return finish({ outcome: 'final', statusCode: null, retryAfterMs: null }, null, 0, refused.detail);
+
+      const now = new Date();
+      const secrets = [target.secret, ...(target.rotating && target.previous_secret ? [target.previous_secret] : [])];
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'delivery-api-webhooks/1.0',
+        'webhook-id': input.messageId,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signatureHeader(secrets, input.messageId, now, target.body),
+      };
+      const started = performance.now();
+      let statusCode: number;
+      let retryAfterMs: number | null;
+      try {
+        const res = await request(target.url, { method: 'POST', headers, body: target.body, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+        statusCode = res.statusCode;
+        retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+        await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      } catch (err) {
+        const latency = Math.round(performance.now() - started);
+        return finish({ outcome: 'retry', statusCode: null, retryAfterMs: null }, null, latency, errorText(err));
+      }
+      const latency = Math.round(performance.now() - started);
+      if (statusCode >= 200 && statusCode < 300) return finish({ outcome: 'succeeded', statusCode, retryAfterMs: null }, statusCode, latency, null);
+      if (statusCode === 410) {
+        await disableEndpoint(pool, input.endpointId, `the receiver answered 410 Gone on ${now.toISOString()}`);
+        return finish({ outcome: 'final', statusCode, retryAfterMs: null }, statusCode, latency, 'HTTP 410 Gone: endpoint disabled');
+      }
+      if (statusCode >= 400 && statusCode < 500 && !RETRYABLE_4XX.includes(statusCode)) {
+        return finish({ outcome: 'final', statusCode, retryAfterMs: null }, statusCode, latency, `HTTP ${statusCode}: not retried`);
+      }
+      return finish({ outcome: 'retry', statusCode, retryAfterMs }, statusCode, latency, `HTTP ${statusCode}`);
+    },
+  };
+}
