@@ -15,13 +15,19 @@ interface Run {
 }
 
 function admin(...args: string[]): Promise<Run> {
+  return adminWithInput('', ...args);
+}
+
+/** Runs the CLI with `input` on its standard input. */
+function adminWithInput(input: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'admin.ts'), ...args],
       { cwd: ROOT_DIR, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
+    child.stdin?.end(input);
   });
 }
 
@@ -63,7 +69,7 @@ describe('admin CLI: tenants and keys', () => {
     expect(human.stdout).toContain(created.tenant_id);
   });
 
-  it('key create issues a working key; key revoke by id and by the key itself makes it 401', async () => {
+  it('key create issues a working key; key revoke by id, or by the key itself on stdin, makes it 401', async () => {
     const t = await adminJson('tenant', 'create', '--name', 'Key tenant');
     const second = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret');
     expect(second.key).toMatch(/^sk_live_/);
@@ -75,9 +81,28 @@ describe('admin CLI: tenants and keys', () => {
     expect(afterId.status).toBe(401);
     expect(afterId.body.error).toBe('unauthorized');
 
-    const byKey = await adminJson('key', 'revoke', t.secret_key);
-    expect(byKey).toEqual({ key_id: t.secret_key_id, revoked: true });
+    // The key itself on the command line (shell history, process lists) is refused, naming the id to pass instead.
+    const onCommandLine = await admin('key', 'revoke', t.secret_key);
+    expect(onCommandLine.code).toBe(2);
+    expect(onCommandLine.stderr).toContain(`Pass the key's id (${t.secret_key_id}), not the key itself`);
+    expect(onCommandLine.stderr).toContain('--stdin');
+    expect(onCommandLine.stderr).not.toContain(t.secret_key);
+    expect((await stack.request('GET', '/v1/couriers', { key: t.secret_key })).status).toBe(200);
+    const notAKey = await admin('key', 'revoke', 'sk_live_not-a-real-key');
+    expect(notAKey.code).toBe(2);
+    expect(notAKey.stderr).toMatch(/is not a key id \(a UUID\)\. Nothing was revoked/);
+
+    const byStdin = await adminWithInput(`${t.secret_key}\n`, 'key', 'revoke', '--stdin', '--json');
+    expect(byStdin.stderr).toBe('');
+    expect(byStdin.code).toBe(0);
+    expect(JSON.parse(byStdin.stdout)).toEqual({ key_id: t.secret_key_id, revoked: true });
     expect((await stack.request('GET', '/v1/couriers', { key: t.secret_key })).status).toBe(401);
+    const both = await adminWithInput(t.publishable_key, 'key', 'revoke', t.publishable_key_id, '--stdin');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either a key id or --stdin/);
+    const empty = await adminWithInput('', 'key', 'revoke', '--stdin');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/no key on standard input/);
 
     const publishable = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'publishable', '--allowed-origin', 'https://widget.cli.test');
     const ok = await stack.request('GET', '/v1/widget/couriers', { key: publishable.key, headers: { origin: 'https://widget.cli.test' } });
@@ -91,10 +116,32 @@ describe('admin CLI: couriers', () => {
     const a = slug();
     const b = slug();
     const first = await adminJson(
-      'courier', 'create', '--name', 'CLI Express', '--slug', a, '--adapter', 'rate_card',
-      '--base-fee-aoa', '120000', '--base-eta-minutes', '45', '--service-zones', 'Luanda, Bengo',
-      '--max-weight-grams', '15000', '--parcel-types', 'document,box', '--require-delivery-pin',
-      '--bank-transfer-enabled', '--bank-name', 'Banco BAI', '--bank-account-holder', 'CLI Express Lda', '--bank-iban', 'AO06004000000123456789012',
+      'courier',
+      'create',
+      '--name',
+      'CLI Express',
+      '--slug',
+      a,
+      '--adapter',
+      'rate_card',
+      '--base-fee-aoa',
+      '120000',
+      '--base-eta-minutes',
+      '45',
+      '--service-zones',
+      'Luanda, Bengo',
+      '--max-weight-grams',
+      '15000',
+      '--parcel-types',
+      'document,box',
+      '--require-delivery-pin',
+      '--bank-transfer-enabled',
+      '--bank-name',
+      'Banco BAI',
+      '--bank-account-holder',
+      'CLI Express Lda',
+      '--bank-iban',
+      'AO06004000000123456789012',
     );
     expect(Object.keys(first).sort()).toEqual(['courier_id', 'fleet_secret', 'slug']);
     expect(first.slug).toBe(a);
@@ -146,8 +193,16 @@ describe('admin CLI: bad arguments', () => {
     ['a missing required option', () => ['tenant', 'create'], /required option '--name <name>' not specified/],
     ['a missing --kind', () => ['key', 'create', '--tenant', tenantId], /required option '--kind <kind>' not specified/],
     ['a bad --kind value', () => ['key', 'create', '--tenant', tenantId, '--kind', 'admin'], /Allowed choices are secret, publishable/],
-    ['a bad --adapter value', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'carrier-pigeon'], /Allowed choices are rate_card, http/],
-    ['a non-numeric --base-fee-aoa', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'rate_card', '--base-fee-aoa', '12.5kz'], /--base-fee-aoa.*not a non-negative whole number/],
+    [
+      'a bad --adapter value',
+      () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'carrier-pigeon'],
+      /Allowed choices are rate_card, http/,
+    ],
+    [
+      'a non-numeric --base-fee-aoa',
+      () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'rate_card', '--base-fee-aoa', '12.5kz'],
+      /--base-fee-aoa.*not a non-negative whole number/,
+    ],
     ['a bad UUID', () => ['key', 'create', '--tenant', 'not-a-uuid', '--kind', 'secret'], /"not-a-uuid" is not a UUID/],
     ['an unknown tenant', () => ['courier', 'link', '--tenant', randomUUID(), '--all'], /No tenant /],
     ['both --courier and --all', () => ['courier', 'link', '--tenant', tenantId, '--all', '--courier', takenSlug], /exactly one of --courier <slug> or --all/],
@@ -155,8 +210,9 @@ describe('admin CLI: bad arguments', () => {
     ['a duplicate slug', () => ['courier', 'create', '--name', 'Again', '--slug', takenSlug, '--adapter', 'rate_card'], /slug ".*" exists already/],
     ['an http courier without --endpoint', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'http'], /--endpoint is required/],
     ['an invalid origin', () => ['tenant', 'create', '--name', 'X', '--allowed-origin', 'https://shop.test/path'], /is not an origin/],
-    ['an unknown key to revoke', () => ['key', 'revoke', 'sk_live_' + '0'.repeat(32)], /No such key/],
-    ['a missing argument', () => ['key', 'revoke'], /missing required argument 'key'/],
+    ['an unknown key id to revoke', () => ['key', 'revoke', randomUUID()], /No such key/],
+    ['an unknown key itself on the command line', () => ['key', 'revoke', 'sk_live_' + '0'.repeat(32)], /is not a key id \(a UUID\)/],
+    ['a missing argument', () => ['key', 'revoke'], /Give the key id to revoke/],
   ];
 
   it.each(cases)('%s: one line on stderr, exit code 2, no stack trace', async (_name, args, message) => {

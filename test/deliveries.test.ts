@@ -4,7 +4,19 @@ import type { Simulator } from '../simulator/server.js';
 import { createDelivery } from '../src/deliveries/create.js';
 import { reconcileOnce } from '../src/deliveries/start.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
-import { DESTINATION, ORIGIN, PARCEL, createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  DESTINATION,
+  ORIGIN,
+  PARCEL,
+  createDeliveryFor,
+  merchantWith,
+  quote,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 let stack: Stack;
@@ -20,7 +32,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const post = (body: unknown, key = m.tenant.secret_key, headers: Record<string, string> = {}) => stack.request('POST', '/v1/deliveries', { key, body, headers });
+const post = (body: unknown, key = m.tenant.secret_key, headers: Record<string, string> = {}) =>
+  stack.request('POST', '/v1/deliveries', { key, body, headers });
 const expectCode = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body.error).toBe(code);
@@ -70,7 +83,7 @@ describe('POST /v1/deliveries', () => {
     expectCode(await post({ ...quoteBody() }), 422, 'quote_id_required');
   });
 
-  it('quote_not_found, for an unknown id and for another tenant\'s quote', async () => {
+  it("quote_not_found, for an unknown id and for another tenant's quote", async () => {
     expectCode(await post({ quote_id: randomUUID(), ...quoteBody() }), 422, 'quote_not_found');
     expectCode(await post({ quote_id: 'not-a-uuid', ...quoteBody() }), 422, 'quote_not_found');
     const other = await merchantWith(stack, sim, [simCompany()]);
@@ -156,7 +169,12 @@ describe('POST /v1/deliveries', () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.status).toBe('pending');
     const assigned = await waitForStatus(stack, m.tenant.secret_key, d.id, 'assigned');
-    expect(assigned.events.map((e: any) => e.event_type)).toEqual(['delivery.created', 'delivery.payment_confirmed', 'delivery.dispatched', 'delivery.assigned']);
+    expect(assigned.events.map((e: any) => e.event_type)).toEqual([
+      'delivery.created',
+      'delivery.payment_confirmed',
+      'delivery.dispatched',
+      'delivery.assigned',
+    ]);
     const again = await stack.request('POST', `/v1/deliveries/${d.id}/payment_confirmation`, { key: m.tenant.secret_key });
     expectCode(again, 409, 'delivery_not_awaiting_payment');
   });
@@ -170,7 +188,11 @@ describe('POST /v1/deliveries', () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expectCode(await post({ quote_id: q.quote_id, ...quoteBody(), payment_method: 'cod', cash_collect_aoa: 5 }, undefined, { 'idempotency-key': key }), 422, 'idempotency_key_reused');
+    expectCode(
+      await post({ quote_id: q.quote_id, ...quoteBody(), payment_method: 'cod', cash_collect_aoa: 5 }, undefined, { 'idempotency-key': key }),
+      422,
+      'idempotency_key_reused',
+    );
     const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [q.quote_id]);
     expect(rows[0].n).toBe(1);
   });
@@ -181,7 +203,14 @@ describe('creation retried after a crash between commit and answer', () => {
     const q = await quote(stack, m);
     const key = randomUUID();
     // The first attempt committed (as the route does) but its answer and idempotency record were lost.
-    const first = await createDelivery(stack.pool, stack.config, m.tenant.tenant_id, { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' }, 'api', `api:${key}`);
+    const first = await createDelivery(
+      stack.pool,
+      stack.config,
+      m.tenant.tenant_id,
+      { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' },
+      'api',
+      `api:${key}`,
+    );
     const retry = await post({ quote_id: q.quote_id, ...quoteBody() }, undefined, { 'idempotency-key': key });
     expect(retry.status).toBe(201);
     expect(retry.body.id).toBe(first.id);
@@ -205,19 +234,28 @@ describe('widget deliveries', () => {
     expect(res.body.metadata).toEqual({ cart: 'c-9', source: 'widget' });
     const got = await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: m.tenant.publishable_key, headers: widget });
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ id: res.body.id, reference: res.body.reference, metadata: { cart: 'c-9', source: 'widget' } });
+    expect(got.body).toMatchObject({ id: res.body.id, reference: res.body.reference });
+    // The metadata (and the PIN, the contacts) only with the delivery's client secret (test/security-widget.test.ts).
+    expect(got.body).not.toHaveProperty('metadata');
+    const full = await stack.request('GET', `/v1/widget/deliveries/${res.body.id}?client_secret=${res.body.client_secret}`, {
+      key: m.tenant.publishable_key,
+      headers: widget,
+    });
+    expect(full.body).toMatchObject({ id: res.body.id, metadata: { cart: 'c-9', source: 'widget' } });
     expect(got.body.events[0]).toEqual({ id: expect.any(String), event_type: 'delivery.created', occurred_at: expect.any(String) });
     for (const hidden of ['cash_collect_aoa', 'sla_deadline_at']) expect(got.body).not.toHaveProperty(hidden);
     expect(got.body.courier).not.toHaveProperty('tracking_ref');
     // The widget surface is the tenant's own, too.
     const other = await merchantWith(stack, sim, [simCompany()], [], ['http://shop.test']);
     expect((await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: other.tenant.publishable_key, headers: widget })).status).toBe(404);
-    expect((await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: m.tenant.publishable_key, headers: { origin: 'http://evil.test' } })).status).toBe(401);
+    expect(
+      (await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: m.tenant.publishable_key, headers: { origin: 'http://evil.test' } })).status,
+    ).toBe(401);
   });
 });
 
 describe('GET one, events, tracking', () => {
-  it('another tenant\'s id and a malformed id are 404 everywhere', async () => {
+  it("another tenant's id and a malformed id are 404 everywhere", async () => {
     const d = await createDeliveryFor(stack, m);
     const other = await merchantWith(stack, sim, [simCompany()]);
     for (const path of [`/v1/deliveries/${d.id}`, `/v1/deliveries/${d.id}/events`]) {
@@ -256,13 +294,15 @@ describe('GET /v1/deliveries (list)', () => {
   });
   const list = (query: string, key = lister.tenant.secret_key) => stack.request('GET', `/v1/deliveries${query}`, { key });
 
-  it('lists only the tenant\'s deliveries, newest first, as summaries', async () => {
+  it("lists only the tenant's deliveries, newest first, as summaries", async () => {
     const res = await list('');
     expect(res.status).toBe(200);
     expect(res.body.data.map((d: any) => d.id)).toEqual(created.map((d) => d.id).reverse());
     expect(res.body.pagination).toEqual({ limit: 50, offset: 0, has_more: false });
     expect(res.body.data[0]).not.toHaveProperty('events');
-    expect(Object.keys(res.body.data[0])).toEqual(expect.arrayContaining(['id', 'reference', 'status', 'inserted_at', 'origin', 'destination', 'parcel', 'quoted_fee_aoa', 'courier']));
+    expect(Object.keys(res.body.data[0])).toEqual(
+      expect.arrayContaining(['id', 'reference', 'status', 'inserted_at', 'origin', 'destination', 'parcel', 'quoted_fee_aoa', 'courier']),
+    );
     const other = await list('', m.tenant.secret_key);
     expect(other.body.data.map((d: any) => d.id)).not.toContain(created[0].id);
   });
@@ -329,14 +369,22 @@ describe('GET /v1/deliveries (list)', () => {
 describe('reconciler', () => {
   it('starts the workflow of a delivery committed without one (a crash between commit and start)', async () => {
     const q = await quote(stack, m);
-    const created = await createDelivery(stack.pool, stack.config, m.tenant.tenant_id, { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' }, 'api');
+    const created = await createDelivery(
+      stack.pool,
+      stack.config,
+      m.tenant.tenant_id,
+      { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' },
+      'api',
+    );
     const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id));
     await expect(handle.describe()).rejects.toThrow();
     expect(await reconcileOnce(stack.temporal, stack.pool, stack.config, 0)).toBeGreaterThanOrEqual(1);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     await waitForStatus(stack, m.tenant.secret_key, created.id, 'assigned');
     // Nothing left to start; a second pass changes nothing.
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE workflow_started_at IS NULL AND tenant_id = $1', [m.tenant.tenant_id]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE workflow_started_at IS NULL AND tenant_id = $1', [
+      m.tenant.tenant_id,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 });

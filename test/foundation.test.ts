@@ -43,9 +43,17 @@ describe('authentication', () => {
     const t = await stack.tenant(['http://shop.test']);
     const ok = await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://shop.test' } });
     expect(ok.status).toBe(200);
-    stack.expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://evil.test' } }), 401, 'unauthorized');
+    stack.expectProblem(
+      await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://evil.test' } }),
+      401,
+      'unauthorized',
+    );
     stack.expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key }), 401, 'unauthorized');
-    stack.expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://shop.test:8080' } }), 401, 'unauthorized');
+    stack.expectProblem(
+      await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://shop.test:8080' } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('answers CORS preflights only for allowed origins', async () => {
@@ -86,21 +94,18 @@ describe('errors are problem+json', () => {
     stack.expectProblem(await stack.request('GET', '/v1/nothing-here'), 404, 'not_found');
   });
   it('malformed JSON: 400 invalid_json', async () => {
-    const t = await stack.tenant();
-    stack.expectProblem(await stack.request('POST', '/v1/diagnostics/round_trip', { key: t.secret_key, body: '{nope' }), 400, 'invalid_json');
+    stack.expectProblem(await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: '{nope' }), 400, 'invalid_json');
   });
   it('wrong content type: 415', async () => {
-    const t = await stack.tenant();
     stack.expectProblem(
-      await stack.request('POST', '/v1/diagnostics/round_trip', { key: t.secret_key, body: 'hello', headers: { 'content-type': 'text/plain' } }),
+      await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: 'hello', headers: { 'content-type': 'text/plain' } }),
       415,
       'unsupported_media_type',
     );
   });
   it('body too large: 413', async () => {
-    const t = await stack.tenant();
     const huge = JSON.stringify({ pad: 'x'.repeat(stack.config.bodyLimitBytes + 10) });
-    stack.expectProblem(await stack.request('POST', '/v1/diagnostics/round_trip', { key: t.secret_key, body: huge }), 413, 'payload_too_large');
+    stack.expectProblem(await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: huge }), 413, 'payload_too_large');
   });
   it('every response carries x-request-id', async () => {
     const res = await stack.request('GET', '/healthz');
@@ -141,17 +146,33 @@ describe('couriers', () => {
     const other = await stack.tenant();
     const slug = `c-${Date.now()}`;
     await createCourier(stack.pool, {
-      name: 'Test Courier', slug, adapter: 'rate_card', base_fee_aoa: 100_000, base_eta_minutes: 30, active_drivers: 5,
-      service_zones: ['Luanda'], operating_hours: { mon: '08-17' }, max_weight_grams: 5000, require_delivery_pin: true,
-      bank_transfer_enabled: true, bank_iban: 'AO06...', logo_url: 'https://cdn.test/logo.png',
+      name: 'Test Courier',
+      slug,
+      adapter: 'rate_card',
+      base_fee_aoa: 100_000,
+      base_eta_minutes: 30,
+      active_drivers: 5,
+      service_zones: ['Luanda'],
+      operating_hours: { mon: '08-17' },
+      max_weight_grams: 5000,
+      require_delivery_pin: true,
+      bank_transfer_enabled: true,
+      bank_iban: 'AO06...',
+      logo_url: 'https://cdn.test/logo.png',
     });
     await linkCouriers(stack.pool, t.tenant_id, slug);
     const res = await stack.request('GET', '/v1/couriers', { key: t.secret_key });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(1);
     expect(res.body.data[0]).toMatchObject({
-      name: 'Test Courier', slug, logo_url: 'https://cdn.test/logo.png', base_fee_aoa: 100_000, base_eta_minutes: 30, active_drivers: 5,
-      service_zones: ['Luanda'], operating_hours: { mon: '08-17' },
+      name: 'Test Courier',
+      slug,
+      logo_url: 'https://cdn.test/logo.png',
+      base_fee_aoa: 100_000,
+      base_eta_minutes: 30,
+      active_drivers: 5,
+      service_zones: ['Luanda'],
+      operating_hours: { mon: '08-17' },
       capabilities: { bank_transfer_enabled: true, bank_iban: 'AO06...', max_weight_grams: 5000, require_delivery_pin: true, parcel_types: null },
     });
     expect((await stack.request('GET', '/v1/couriers', { key: other.secret_key })).body.data).toEqual([]);
@@ -166,9 +187,8 @@ describe('couriers', () => {
 });
 
 describe('round trip', () => {
-  it('API -> Temporal -> worker -> activity -> Postgres', async () => {
-    const t = await stack.tenant();
-    const res = await stack.request('POST', '/v1/diagnostics/round_trip', { key: t.secret_key });
+  it('API -> Temporal -> worker -> activity -> Postgres (operator token)', async () => {
+    const res = await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken });
     expect(res.status).toBe(200);
     const { rows } = await stack.pool.query('SELECT message FROM workflow_pings WHERE id = $1', [res.body.id]);
     expect(rows).toHaveLength(1);

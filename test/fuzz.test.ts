@@ -53,7 +53,13 @@ beforeAll(async () => {
 
   const deliveries = { a: [] as string[], b: [] as string[] };
   const trackingRefs: string[] = [];
-  for (const extra of [{}, { payment_method: 'bank_transfer' }, { payment_method: 'cod', cash_collect_aoa: 100_000 }, {}, { payment_method: 'bank_transfer' }]) {
+  for (const extra of [
+    {},
+    { payment_method: 'bank_transfer' },
+    { payment_method: 'cod', cash_collect_aoa: 100_000 },
+    {},
+    { payment_method: 'bank_transfer' },
+  ]) {
     const d = await createDeliveryFor(stack, a, { ...extra, options: { metadata: { secret_note: 'fuzz' } } });
     deliveries.a.push(d.id);
     trackingRefs.push(d.reference);
@@ -69,7 +75,11 @@ beforeAll(async () => {
   quoteIds.push(randomUUID());
 
   const endpoints = { a: [] as string[], b: [] as string[] };
-  for (const [m, list] of [[a, endpoints.a], [a, endpoints.a], [b, endpoints.b]] as const) {
+  for (const [m, list] of [
+    [a, endpoints.a],
+    [a, endpoints.a],
+    [b, endpoints.b],
+  ] as const) {
     const res = await stack.request('POST', '/v1/webhook_endpoints', { key: m.tenant.secret_key, body: { url: 'http://127.0.0.1:9/hook' } });
     list.push(res.body.id);
   }
@@ -100,46 +110,61 @@ afterAll(async () => {
 });
 
 describe('fuzzing every endpoint', () => {
-  it(`${TOTAL} requests: never 5xx, errors are problem+json, successes match the OpenAPI document`, async () => {
-    const document = (await stack.request('GET', '/v1/openapi.json')).body;
-    const result = await runFuzzWorker({ url: stack.url, document, world, total: TOTAL, concurrency: CONCURRENCY, seed: SEED }, ROOT_DIR, (done, seconds) =>
-      console.log(`[fuzz] ${done} requests, ${seconds.toFixed(1)} s`),
-    );
-    const { sent, seconds } = result;
-    const histogram = [...result.histogram].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
-    console.log(
-      `[fuzz] ${sent} requests in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), concurrency ${CONCURRENCY}, seed ${SEED} (FUZZ_SEED=${SEED} repeats the same requests)\n` +
-        `[fuzz] status histogram: ${histogram.map(([k, n]) => `${k}: ${n}`).join(', ')}\n` +
-        result.perOp
-          .filter(([op]) => !op.includes('(stray)'))
-          .sort()
-          .map(([op, m]) => `[fuzz]   ${op.padEnd(52)} ${m.sort().map(([k, n]) => `${k}:${n}`).join(' ')}`)
-          .join('\n') +
-        (result.known.length ? `\n[fuzz] known bugs (reported, not failing): ${result.known.map(([id, n]) => `${id} x${n}`).join(', ')}` : ''),
-    );
+  it(
+    `${TOTAL} requests: never 5xx, errors are problem+json, successes match the OpenAPI document`,
+    async () => {
+      const document = (await stack.request('GET', '/v1/openapi.json')).body;
+      const result = await runFuzzWorker({ url: stack.url, document, world, total: TOTAL, concurrency: CONCURRENCY, seed: SEED }, ROOT_DIR, (done, seconds) =>
+        console.log(`[fuzz] ${done} requests, ${seconds.toFixed(1)} s`),
+      );
+      const { sent, seconds } = result;
+      const histogram = [...result.histogram].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+      console.log(
+        `[fuzz] ${sent} requests in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), concurrency ${CONCURRENCY}, seed ${SEED} (FUZZ_SEED=${SEED} repeats the same requests)\n` +
+          `[fuzz] status histogram: ${histogram.map(([k, n]) => `${k}: ${n}`).join(', ')}\n` +
+          result.perOp
+            .filter(([op]) => !op.includes('(stray)'))
+            .sort()
+            .map(
+              ([op, m]) =>
+                `[fuzz]   ${op.padEnd(52)} ${m
+                  .sort()
+                  .map(([k, n]) => `${k}:${n}`)
+                  .join(' ')}`,
+            )
+            .join('\n') +
+          (result.known.length ? `\n[fuzz] known bugs (reported, not failing): ${result.known.map(([id, n]) => `${id} x${n}`).join(', ')}` : ''),
+      );
 
-    // One example per kind of violation, operation and status.
-    const distinct = new Map<string, { v: (typeof result.violations)[number]; n: number }>();
-    for (const v of result.violations) {
-      const key = `${v.kind} | ${v.request.op} | ${v.status}`;
-      const seen = distinct.get(key);
-      if (seen) seen.n++;
-      else distinct.set(key, { v, n: 1 });
-    }
-    const report = [...distinct.entries()].map(([key, { v, n }]) => ({
-      violation: key,
-      count: n,
-      detail: v.detail,
-      request: { method: v.request.method, path: v.request.path.slice(0, 300), headers: v.request.headers, body: v.request.body?.toString().slice(0, v.kind === '5xx' ? 2000 : 400) },
-      response: { contentType: v.contentType, body: v.response },
-    }));
-    if (report.length) console.log(`[fuzz] ${result.violationCount} violations:\n` + JSON.stringify(report, null, 2));
-    expect(report).toEqual([]);
-    expect(sent).toBeGreaterThanOrEqual(TOTAL);
-    // Transport failures (the server dropping connections) would hide answers: they must stay rare.
-    const transport = histogram.filter(([k]) => String(k).startsWith('client-error:UND_ERR_SOCKET')).reduce((n, [, c]) => n + c, 0);
-    expect(transport).toBeLessThan(TOTAL / 100);
-    // Still alive and well.
-    expect((await stack.request('GET', '/readyz')).status).toBe(200);
-  }, 30 * 60_000);
+      // One example per kind of violation, operation and status.
+      const distinct = new Map<string, { v: (typeof result.violations)[number]; n: number }>();
+      for (const v of result.violations) {
+        const key = `${v.kind} | ${v.request.op} | ${v.status}`;
+        const seen = distinct.get(key);
+        if (seen) seen.n++;
+        else distinct.set(key, { v, n: 1 });
+      }
+      const report = [...distinct.entries()].map(([key, { v, n }]) => ({
+        violation: key,
+        count: n,
+        detail: v.detail,
+        request: {
+          method: v.request.method,
+          path: v.request.path.slice(0, 300),
+          headers: v.request.headers,
+          body: v.request.body?.toString().slice(0, v.kind === '5xx' ? 2000 : 400),
+        },
+        response: { contentType: v.contentType, body: v.response },
+      }));
+      if (report.length) console.log(`[fuzz] ${result.violationCount} violations:\n` + JSON.stringify(report, null, 2));
+      expect(report).toEqual([]);
+      expect(sent).toBeGreaterThanOrEqual(TOTAL);
+      // Transport failures (the server dropping connections) would hide answers: they must stay rare.
+      const transport = histogram.filter(([k]) => String(k).startsWith('client-error:UND_ERR_SOCKET')).reduce((n, [, c]) => n + c, 0);
+      expect(transport).toBeLessThan(TOTAL / 100);
+      // Still alive and well.
+      expect((await stack.request('GET', '/readyz')).status).toBe(200);
+    },
+    30 * 60_000,
+  );
 });

@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../workflows/deliveries/definitions.js';
+import { FLEET_TRANSITIONS, type FleetEventType } from '../workflows/deliveries/states.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
@@ -46,7 +47,9 @@ async function fleet(s: Stack, m: Merchant, d: any, eventType: string, payload?:
   const before = current.events.length;
   const sent = await sim.control.sendEvent(m.slug, { tracking_ref: current.courier.tracking_ref, event_type: eventType, payload });
   expect(sent.response_status).toBe(202);
-  return waitFor(s, key(m), d.id, (x) => x.events.length > before);
+  // Wait for this event's own row: another one (a courier's late duplicate, recorded as ignored) may land first.
+  const recorded = FLEET_TRANSITIONS[eventType as FleetEventType].eventType;
+  return waitFor(s, key(m), d.id, (x) => x.events.slice(before).some((e: any) => e.event_type === recorded));
 }
 
 async function deliveryIn(s: Stack, m: Merchant, path: string[], extra: Record<string, unknown> = {}) {
@@ -69,8 +72,13 @@ describe('fleet events drive the lifecycle', () => {
     const got = (await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body;
     expect(got.status).toBe('delivered');
     expect(eventTypes(got)).toEqual([
-      'delivery.created', 'delivery.dispatched', 'delivery.assigned', 'delivery.pickup_ready',
-      'delivery.in_transit', 'delivery.out_for_delivery', 'delivery.delivered',
+      'delivery.created',
+      'delivery.dispatched',
+      'delivery.assigned',
+      'delivery.pickup_ready',
+      'delivery.in_transit',
+      'delivery.out_for_delivery',
+      'delivery.delivered',
     ]);
     expect(got.events.slice(3).every((e: any) => e.source === 'fleet_webhook')).toBe(true);
     const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
@@ -92,7 +100,11 @@ describe('fleet events drive the lifecycle', () => {
     const after = await fleet(stack, m, d, 'out_for_delivery');
     expect(after.status).toBe('assigned');
     const ignored = after.events.at(-1);
-    expect(ignored).toMatchObject({ event_type: 'delivery.out_for_delivery', source: 'fleet_webhook', payload: { ignored: true, reason: 'not_allowed_from_assigned' } });
+    expect(ignored).toMatchObject({
+      event_type: 'delivery.out_for_delivery',
+      source: 'fleet_webhook',
+      payload: { ignored: true, reason: 'not_allowed_from_assigned' },
+    });
     const again = await fleet(stack, m, d, 'assigned');
     expect(again.status).toBe('assigned');
     expect(again.events.at(-1).payload).toMatchObject({ ignored: true });
@@ -203,11 +215,16 @@ describe('cancellation', () => {
 
   const cases: [string, () => Promise<{ mm: Merchant; d: any }>, number, string | null][] = [
     ['awaiting_payment', async () => ({ mm: m, d: await deliveryIn(stack, m, [], { payment_method: 'bank_transfer' }) }), 200, null],
-    ['pending', async () => {
-      const d = await createDeliveryFor(stack, pendingCo);
-      await waitFor(stack, key(pendingCo), d.id, (x) => eventTypes(x).includes('delivery.dispatched'));
-      return { mm: pendingCo, d };
-    }, 200, null],
+    [
+      'pending',
+      async () => {
+        const d = await createDeliveryFor(stack, pendingCo);
+        await waitFor(stack, key(pendingCo), d.id, (x) => eventTypes(x).includes('delivery.dispatched'));
+        return { mm: pendingCo, d };
+      },
+      200,
+      null,
+    ],
     ['assigned', async () => ({ mm: m, d: await deliveryIn(stack, m, []) }), 200, null],
     ['assigned, courier refuses', async () => ({ mm: refusing, d: await deliveryIn(stack, refusing, []) }), 422, 'cancellation_rejected'],
     ['pickup_ready', async () => ({ mm: m, d: await deliveryIn(stack, m, ['pickup_ready']) }), 409, 'delivery_not_cancellable'],
@@ -215,16 +232,26 @@ describe('cancellation', () => {
     ['out_for_delivery', async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit', 'out_for_delivery']) }), 409, 'delivery_not_cancellable'],
     ['delivered', async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit', 'delivered']) }), 409, 'delivery_not_cancellable'],
     ['failed', async () => ({ mm: m, d: await deliveryIn(stack, m, ['failed']) }), 409, 'delivery_not_cancellable'],
-    ['cancelled', async () => {
-      const d = await deliveryIn(stack, m, []);
-      expect((await cancel(m, d.id)).status).toBe(200);
-      return { mm: m, d };
-    }, 409, 'delivery_not_cancellable'],
-    ['stalled', async () => {
-      const d = await createDeliveryFor(stack, rejecting);
-      await waitForStatus(stack, key(rejecting), d.id, 'stalled');
-      return { mm: rejecting, d };
-    }, 409, 'delivery_not_cancellable'],
+    [
+      'cancelled',
+      async () => {
+        const d = await deliveryIn(stack, m, []);
+        expect((await cancel(m, d.id)).status).toBe(200);
+        return { mm: m, d };
+      },
+      409,
+      'delivery_not_cancellable',
+    ],
+    [
+      'stalled',
+      async () => {
+        const d = await createDeliveryFor(stack, rejecting);
+        await waitForStatus(stack, key(rejecting), d.id, 'stalled');
+        return { mm: rejecting, d };
+      },
+      409,
+      'delivery_not_cancellable',
+    ],
   ];
 
   it.each(cases)('from %s', async (_state, setup, status, code) => {
@@ -301,16 +328,24 @@ describe('stalled deliveries and operator recovery', () => {
 
     // The operator finds it through the visibility query.
     const query = `DeliveryStatus = "stalled" AND TenantId = "${mm.tenant.tenant_id}"`;
-    await expect.poll(async () => {
-      const ids: string[] = [];
-      for await (const wf of fast.temporal.workflow.list({ query })) ids.push(wf.workflowId);
-      return ids;
-    }, { timeout: 15_000, interval: 300 }).toContain(deliveryWorkflowId(d.id));
+    await expect
+      .poll(
+        async () => {
+          const ids: string[] = [];
+          for await (const wf of fast.temporal.workflow.list({ query })) ids.push(wf.workflowId);
+          return ids;
+        },
+        { timeout: 15_000, interval: 300 },
+      )
+      .toContain(deliveryWorkflowId(d.id));
 
     // redispatch to another company: pending, booked with it, assigned.
     await signal(fast, d.id, { action: 'redispatch', company_id: mm.couriers[other.slug], note: 'courier A unresponsive' });
     const assigned = await waitForStatus(fast, key(mm), d.id, 'assigned');
-    expect(assigned.events.find((e: any) => e.event_type === 'delivery.redispatched')).toMatchObject({ source: 'operator', payload: { action: 'redispatch', note: 'courier A unresponsive' } });
+    expect(assigned.events.find((e: any) => e.event_type === 'delivery.redispatched')).toMatchObject({
+      source: 'operator',
+      payload: { action: 'redispatch', note: 'courier A unresponsive' },
+    });
     expect(assigned.courier.name).toBe(other.name);
   });
 
@@ -341,10 +376,15 @@ describe('stalled deliveries and operator recovery', () => {
     await waitForStatus(fast, key(mm), d.id, 'stalled');
     const env = { ...process.env, DATABASE_URL: fast.config.databaseUrl, TEMPORAL_ADDRESS: fast.config.temporalAddress };
     const admin = (...args: string[]) => execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { env });
-    await expect.poll(async () => {
-      const { stdout } = await admin('delivery', 'stalled', '--tenant', mm.tenant.tenant_id, '--json');
-      return JSON.parse(stdout).data.map((x: any) => x.delivery_id);
-    }, { timeout: 20_000, interval: 500 }).toContain(d.id);
+    await expect
+      .poll(
+        async () => {
+          const { stdout } = await admin('delivery', 'stalled', '--tenant', mm.tenant.tenant_id, '--json');
+          return JSON.parse(stdout).data.map((x: any) => x.delivery_id);
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .toContain(d.id);
     const { stdout } = await admin('delivery', 'recover', d.id, '--action', 'mark_failed', '--note', 'no courier will take it', '--json');
     expect(JSON.parse(stdout)).toMatchObject({ delivery_id: d.id, action: 'mark_failed', signalled: true });
     const failed = await waitForStatus(fast, key(mm), d.id, 'failed');
@@ -395,22 +435,23 @@ describe('determinism', () => {
     for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('bundlePath') } }, histories)) {
       expect(result.error, result.workflowId).toBeUndefined();
     }
-    // RECORD_HISTORIES=1 refreshes the recorded histories below from this run (one per status reached), as
-    // protobuf-encoded History messages.
+    // RECORD_HISTORIES=<version> records this run's histories (one per status reached) as protobuf-encoded History
+    // messages into test/fixtures/histories/<version>/, beside those of earlier versions: every version must replay.
     if (process.env.RECORD_HISTORIES) {
-      fs.mkdirSync(fixtures, { recursive: true });
+      const folder = path.join(fixtures, process.env.RECORD_HISTORIES);
+      fs.mkdirSync(folder, { recursive: true });
       const kept = new Set<string>();
       for (const { workflowId, history } of histories) {
         const status = (await stack.pool.query('SELECT status FROM deliveries WHERE id = $1', [workflowId.replace(/^delivery-/, '')])).rows[0]?.status;
         if (!status || kept.has(status)) continue;
         kept.add(status);
-        fs.writeFileSync(path.join(fixtures, `${status}.history.bin`), temporal.api.history.v1.History.encode(history).finish());
+        fs.writeFileSync(path.join(folder, `${status}.history.bin`), temporal.api.history.v1.History.encode(history).finish());
       }
     }
   });
 
-  it('histories recorded by earlier versions replay against today\'s workflow code', async () => {
-    const files = fs.readdirSync(fixtures).filter((f) => f.endsWith('.history.bin'));
+  it("histories recorded by earlier versions replay against today's workflow code", async () => {
+    const files = (fs.readdirSync(fixtures, { recursive: true }) as string[]).filter((f) => f.endsWith('.history.bin'));
     expect(files.length).toBeGreaterThanOrEqual(3);
     const histories = files.map((f) => ({ workflowId: f, history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(fixtures, f))) }));
     for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('bundlePath') } }, histories)) {

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../activities/index.js';
-import { closeCourierAgent } from '../activities/couriers/http.js';
-import { haversineKm, priceFromRateCard, RateCardAdapter, type PricingInput } from '../activities/couriers/rate-card.js';
+import { closeCourierAgent } from '../src/couriers/adapters/http.js';
+import { haversineKm, priceFromRateCard, RateCardAdapter, type PricingInput } from '../src/couriers/adapters/rate-card.js';
 import type { CourierRow } from '../src/couriers/repository.js';
 import { payloadHash } from '../src/quotes/payload.js';
 import { createCourier, linkCouriers, type CourierInput, type CreatedTenant } from '../src/lib/tenants.js';
@@ -35,7 +35,15 @@ async function httpCourier(tenant: CreatedTenant, sim_: Partial<CompanyConfig> =
   const slug = uniq('http');
   const fleet_secret = newFleetSecret();
   sim.control.upsert({ slug, fleet_secret, pricing: { base_fee_aoa: 100_000 }, ...sim_ });
-  const created = await createCourier(stack.pool, { name: `Courier ${slug}`, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret, timeout_ms: 1000, ...row });
+  const created = await createCourier(stack.pool, {
+    name: `Courier ${slug}`,
+    slug,
+    adapter: 'http',
+    endpoint: sim.endpoint(slug),
+    fleet_secret,
+    timeout_ms: 1000,
+    ...row,
+  });
   await linkCouriers(stack.pool, tenant.tenant_id, slug);
   return { id: created.courier_id, slug };
 }
@@ -51,7 +59,12 @@ const quote = (tenant: CreatedTenant, payload: unknown = body, headers: Record<s
   stack.request('POST', '/v1/quotes', { key: tenant.secret_key, body: payload, headers });
 
 describe('rate-card arithmetic', () => {
-  const card = (over: Partial<PricingInput> = {}, rate: PricingInput['rate_card'] = {}): PricingInput => ({ base_fee_aoa: 100_000, base_eta_minutes: 30, rate_card: rate, ...over });
+  const card = (over: Partial<PricingInput> = {}, rate: PricingInput['rate_card'] = {}): PricingInput => ({
+    base_fee_aoa: 100_000,
+    base_eta_minutes: 30,
+    rate_card: rate,
+    ...over,
+  });
   const at = (lat: number, lng: number, city = 'Luanda', province = 'Luanda') => ({ address_line: 'x', city, province, coordinates: { lat, lng } });
 
   it('haversine on known distances', () => {
@@ -62,7 +75,11 @@ describe('rate-card arithmetic', () => {
   });
 
   it('charges every started km over the haversine distance, and the ETA per km rounded up', () => {
-    const p = priceFromRateCard(card({}, { per_km_aoa: 10_000, eta_minutes_per_km: 1.5 }), { origin: at(0, 0), destination: at(0, 0.1), parcel: { weight_grams: 500 } });
+    const p = priceFromRateCard(card({}, { per_km_aoa: 10_000, eta_minutes_per_km: 1.5 }), {
+      origin: at(0, 0),
+      destination: at(0, 0.1),
+      parcel: { weight_grams: 500 },
+    });
     // 11.12 km -> 12 started km; ETA 30 + ceil(1.5 x 11.12 = 16.68) = 47.
     expect(p).toMatchObject({ ok: true, fee_aoa: 100_000 + 12 * 10_000, eta_minutes: 47, breakdown: { base: 100_000, distance: 120_000, weight: 0 } });
     const same = priceFromRateCard(card({}, { per_km_aoa: 10_000 }), { origin: at(-8.8, 13.2), destination: at(-8.8, 13.2), parcel: { weight_grams: 500 } });
@@ -73,7 +90,11 @@ describe('rate-card arithmetic', () => {
 
   it('charges every started kg above the threshold', () => {
     const price = (grams: number) => {
-      const p = priceFromRateCard(card({}, { per_kg_aoa: 5_000, per_kg_threshold_grams: 2_000 }), { origin: luanda, destination: luanda, parcel: { weight_grams: grams } });
+      const p = priceFromRateCard(card({}, { per_kg_aoa: 5_000, per_kg_threshold_grams: 2_000 }), {
+        origin: luanda,
+        destination: luanda,
+        parcel: { weight_grams: grams },
+      });
       return p.ok ? p.fee_aoa : null;
     };
     expect(price(1)).toBe(100_000);
@@ -88,7 +109,7 @@ describe('rate-card arithmetic', () => {
   });
 
   it('uses the zone table without coordinates: city pair, single city, province, case- and accent-insensitive', () => {
-    const zones = { 'Luanda>Benguela': 600_000, Luanda: 50_000, 'Huíla': 30_000 };
+    const zones = { 'Luanda>Benguela': 600_000, Luanda: 50_000, Huíla: 30_000 };
     const fee = (origin: typeof luanda, destination: typeof luanda) => {
       const p = priceFromRateCard(card({}, { zone_fees_aoa: zones, per_km_aoa: 99_999 }), { origin, destination, parcel: { weight_grams: 100 } });
       return p.ok ? p.fee_aoa : null;
@@ -111,7 +132,10 @@ describe('rate-card arithmetic', () => {
     expect(priceFromRateCard(card({ service_zones: ['Luanda'] }), { ...req, destination: viana }).ok).toBe(true); // by province
     expect(priceFromRateCard(card({ max_weight_grams: 4_999 }), req)).toEqual({ ok: false, reason: 'weight' });
     expect(priceFromRateCard(card({ max_weight_grams: 5_000 }), req).ok).toBe(true);
-    expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1, parcel_type: 'fridge' } })).toEqual({ ok: false, reason: 'parcel_type' });
+    expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1, parcel_type: 'fridge' } })).toEqual({
+      ok: false,
+      reason: 'parcel_type',
+    });
     expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1, parcel_type: 'Document' } }).ok).toBe(true);
     expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1 } }).ok).toBe(true);
   });
@@ -130,7 +154,17 @@ describe('rate-card arithmetic', () => {
   it('books "by fleet" without an endpoint', async () => {
     const row = { slug: 'x', endpoint: null, rate_card: {}, capabilities: {} } as unknown as CourierRow;
     const a = new RateCardAdapter(row);
-    const req = { delivery_id: randomUUID(), reference: 'DLV-ABC123', origin: luanda, destination: viana, parcel: { weight_grams: 1 }, payment_method: 'prepaid' as const, cash_collect_aoa: null, scheduled_pickup_at: null, callback_url: 'http://x' };
+    const req = {
+      delivery_id: randomUUID(),
+      reference: 'DLV-ABC123',
+      origin: luanda,
+      destination: viana,
+      parcel: { weight_grams: 1 },
+      payment_method: 'prepaid' as const,
+      cash_collect_aoa: null,
+      scheduled_pickup_at: null,
+      callback_url: 'http://x',
+    };
     expect(await a.book(req)).toEqual({ tracking_ref: 'DLV-ABC123', status: 'pending' });
     expect(await a.cancel('DLV-ABC123')).toBe('cancelled');
   });
@@ -139,7 +173,17 @@ describe('rate-card arithmetic', () => {
     const slug = uniq('cardep');
     sim.control.upsert({ slug, fleet_secret: newFleetSecret(), booking_status: 'accepted' });
     const row = { slug, endpoint: sim.endpoint(slug), timeout_ms: 1000, rate_card: {}, capabilities: {} } as unknown as CourierRow;
-    const req = { delivery_id: randomUUID(), reference: 'DLV-EP1', origin: luanda, destination: viana, parcel: { weight_grams: 1 }, payment_method: 'prepaid' as const, cash_collect_aoa: null, scheduled_pickup_at: null, callback_url: 'http://127.0.0.1:9/cb' };
+    const req = {
+      delivery_id: randomUUID(),
+      reference: 'DLV-EP1',
+      origin: luanda,
+      destination: viana,
+      parcel: { weight_grams: 1 },
+      payment_method: 'prepaid' as const,
+      cash_collect_aoa: null,
+      scheduled_pickup_at: null,
+      callback_url: 'http://127.0.0.1:9/cb',
+    };
     const booked = await new RateCardAdapter(row).book(req);
     expect(booked.status).toBe('accepted');
     expect(sim.control.booking(slug, booked.tracking_ref)).toMatchObject({ reference: 'DLV-EP1' });
@@ -149,7 +193,11 @@ describe('rate-card arithmetic', () => {
 describe('POST /v1/quotes', () => {
   it('answers one entry per company with every Quote entry field, cheapest first, each persisted', async () => {
     const t = await stack.tenant();
-    const a = await httpCourier(t, { pricing: { base_fee_aoa: 300_000, base_eta_minutes: 20 } }, { logo_url: 'https://cdn.test/a.png', require_delivery_pin: true });
+    const a = await httpCourier(
+      t,
+      { pricing: { base_fee_aoa: 300_000, base_eta_minutes: 20 } },
+      { logo_url: 'https://cdn.test/a.png', require_delivery_pin: true },
+    );
     const b = await httpCourier(t, { pricing: { base_fee_aoa: 120_000, base_eta_minutes: 90 } });
     const c = await rateCardCourier(t, { rate_card: { per_kg_aoa: 10_000, per_kg_threshold_grams: 2_000, zone_fees_aoa: { Luanda: 25_000 } } });
 
@@ -177,7 +225,14 @@ describe('POST /v1/quotes', () => {
     expect(rows).toHaveLength(3);
     for (const [i, row] of rows.entries()) {
       const entry = res.body.data[i];
-      expect(row).toMatchObject({ id: entry.quote_id, company_id: entry.company_id, fee_aoa: entry.fee_aoa, eta_minutes: entry.eta_minutes, used_at: null, delivery_id: null });
+      expect(row).toMatchObject({
+        id: entry.quote_id,
+        company_id: entry.company_id,
+        fee_aoa: entry.fee_aoa,
+        eta_minutes: entry.eta_minutes,
+        used_at: null,
+        delivery_id: null,
+      });
       expect(row.valid_until.toISOString()).toBe(entry.valid_until);
       expect(row.payload_hash).toBe(payloadHash(body));
       expect(row.origin).toEqual(luanda);
@@ -249,8 +304,10 @@ describe('POST /v1/quotes', () => {
     const took = Date.now() - started;
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: any) => e.company_id)).toEqual([fast.id]);
+    // The behaviour: the company's own 400 ms timeout bounds the answer, not the 2 s default (COURIER_TIMEOUT_MS).
+    // Generous on purpose: how fast it answers is for bench/quotes.ts.
     expect(took).toBeGreaterThanOrEqual(390);
-    expect(took).toBeLessThan(1500);
+    expect(took).toBeLessThan(2000);
   });
 
   it('waits for a slow company that answers within its timeout', async () => {
@@ -285,7 +342,7 @@ describe('POST /v1/quotes', () => {
     expect(res.body).toEqual({ data: [] });
   });
 
-  it('only asks the tenant\'s own companies', async () => {
+  it("only asks the tenant's own companies", async () => {
     const t1 = await stack.tenant();
     const t2 = await stack.tenant();
     const mine = await httpCourier(t1);
@@ -339,7 +396,11 @@ describe('POST /v1/quotes', () => {
   it('needs a secret key', async () => {
     const t = await stack.tenant();
     stack.expectProblem(await stack.request('POST', '/v1/quotes', { body }), 401, 'unauthorized');
-    stack.expectProblem(await stack.request('POST', '/v1/quotes', { key: t.publishable_key, body, headers: { origin: 'http://shop.test' } }), 401, 'unauthorized');
+    stack.expectProblem(
+      await stack.request('POST', '/v1/quotes', { key: t.publishable_key, body, headers: { origin: 'http://shop.test' } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('replays the first answer for the same Idempotency-Key and body; another body is 422 idempotency_key_reused', async () => {
@@ -379,7 +440,15 @@ describe('POST /v1/widget/quotes', () => {
     const c = await httpCourier(t, {}, { require_delivery_pin: true });
     const res = await widget(t, { origin: 'http://shop.test' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([expect.objectContaining({ company_id: c.id, fee_aoa: 100_000, require_delivery_pin: true, quote_id: expect.any(String), valid_until: expect.any(String) })]);
+    expect(res.body.data).toEqual([
+      expect.objectContaining({
+        company_id: c.id,
+        fee_aoa: 100_000,
+        require_delivery_pin: true,
+        quote_id: expect.any(String),
+        valid_until: expect.any(String),
+      }),
+    ]);
     const { rowCount } = await stack.pool.query('SELECT 1 FROM quotes WHERE id = $1 AND tenant_id = $2', [res.body.data[0].quote_id, t.tenant_id]);
     expect(rowCount).toBe(1);
   });

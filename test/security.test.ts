@@ -8,7 +8,18 @@ import { hashKey } from '../src/lib/keys.js';
 import { revokeKey } from '../src/lib/tenants.js';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { SQL_STRINGS } from './helpers/fuzz.js';
-import { DESTINATION, ORIGIN, PARCEL, createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  DESTINATION,
+  ORIGIN,
+  PARCEL,
+  createDeliveryFor,
+  merchantWith,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const SHOP = 'http://shop.test';
@@ -50,7 +61,7 @@ const expectProblem = (res: { status: number; headers: Headers; body: any }, sta
 const merchant = (m: Merchant) => ({ key: m.tenant.secret_key });
 const widget = (m: Merchant, origin = m === a ? SHOP : OTHER_SHOP) => ({ key: m.tenant.publishable_key, headers: { origin } });
 
-describe('tenant isolation: another tenant\'s ids are 404, never data', () => {
+describe("tenant isolation: another tenant's ids are 404, never data", () => {
   let delivery: any;
   let unpaid: any;
   let endpoint: any;
@@ -61,7 +72,9 @@ describe('tenant isolation: another tenant\'s ids are 404, never data', () => {
     const res = await stack.request('POST', '/v1/webhook_endpoints', { ...merchant(a), body: { url: 'http://127.0.0.1:9/a-hook', description: 'tenant A' } });
     expect(res.status).toBe(201);
     endpoint = res.body;
-    const { rows } = await stack.pool.query<{ id: string }>('SELECT id FROM webhook_messages WHERE tenant_id = $1 LIMIT 1', [a.tenant.tenant_id]).catch(() => ({ rows: [] as { id: string }[] }));
+    const { rows } = await stack.pool
+      .query<{ id: string }>('SELECT id FROM webhook_messages WHERE tenant_id = $1 LIMIT 1', [a.tenant.tenant_id])
+      .catch(() => ({ rows: [] as { id: string }[] }));
     messageId = rows[0]?.id ?? `msg_${randomUUID()}`;
   });
 
@@ -96,7 +109,7 @@ describe('tenant isolation: another tenant\'s ids are 404, never data', () => {
     expect((await stack.request('GET', `/v1/widget/deliveries/${delivery.id}`, widget(a))).status).toBe(200);
   });
 
-  it('lists show only the tenant\'s own records', async () => {
+  it("lists show only the tenant's own records", async () => {
     const list = await stack.request('GET', '/v1/deliveries?limit=100', merchant(b));
     expect(list.status).toBe(200);
     expect(list.body.data.map((d: any) => d.id)).not.toContain(delivery.id);
@@ -143,20 +156,40 @@ describe('keys', () => {
     expectProblem(await stack.request('GET', '/v1/couriers', { key: t.secret_key }), 401, 'unauthorized');
     expectProblem(await stack.request('POST', '/v1/quotes', { key: t.secret_key, body: quoteBody() }), 401, 'unauthorized');
     expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }), 401, 'unauthorized');
-    expectProblem(await stack.request('POST', '/v1/widget/quotes', { key: t.publishable_key, headers: { origin: SHOP }, body: quoteBody() }), 401, 'unauthorized');
+    expectProblem(
+      await stack.request('POST', '/v1/widget/quotes', { key: t.publishable_key, headers: { origin: SHOP }, body: quoteBody() }),
+      401,
+      'unauthorized',
+    );
   });
 
   const merchantRoutes: [string, string][] = [
-    ['GET', '/v1/couriers'], ['POST', '/v1/quotes'], ['POST', '/v1/deliveries'], ['GET', '/v1/deliveries'], ['GET', `/v1/deliveries/${randomUUID()}`],
-    ['GET', `/v1/deliveries/${randomUUID()}/events`], ['DELETE', `/v1/deliveries/${randomUUID()}`], ['POST', `/v1/deliveries/${randomUUID()}/payment_confirmation`],
-    ['GET', '/v1/webhook_endpoints'], ['POST', '/v1/webhook_endpoints'], ['GET', `/v1/webhook_endpoints/${randomUUID()}`], ['POST', '/v1/diagnostics/round_trip'],
+    ['GET', '/v1/couriers'],
+    ['POST', '/v1/quotes'],
+    ['POST', '/v1/deliveries'],
+    ['GET', '/v1/deliveries'],
+    ['GET', `/v1/deliveries/${randomUUID()}`],
+    ['GET', `/v1/deliveries/${randomUUID()}/events`],
+    ['DELETE', `/v1/deliveries/${randomUUID()}`],
+    ['POST', `/v1/deliveries/${randomUUID()}/payment_confirmation`],
+    ['GET', '/v1/webhook_endpoints'],
+    ['POST', '/v1/webhook_endpoints'],
+    ['GET', `/v1/webhook_endpoints/${randomUUID()}`],
+    ['POST', '/v1/diagnostics/round_trip'],
   ];
   const widgetRoutes: [string, string][] = [
-    ['GET', '/v1/widget/couriers'], ['POST', '/v1/widget/quotes'], ['POST', '/v1/widget/deliveries'], ['GET', `/v1/widget/deliveries/${randomUUID()}`],
+    ['GET', '/v1/widget/couriers'],
+    ['POST', '/v1/widget/quotes'],
+    ['POST', '/v1/widget/deliveries'],
+    ['GET', `/v1/widget/deliveries/${randomUUID()}`],
   ];
 
   it.each(merchantRoutes)('a publishable key is refused on merchant %s %s', async (method, path) => {
-    const res = await stack.request(method, path, { key: a.tenant.publishable_key, headers: { origin: SHOP }, body: method === 'POST' ? quoteBody() : undefined });
+    const res = await stack.request(method, path, {
+      key: a.tenant.publishable_key,
+      headers: { origin: SHOP },
+      body: method === 'POST' ? quoteBody() : undefined,
+    });
     expectProblem(res, 401, 'unauthorized');
   });
 
@@ -167,7 +200,19 @@ describe('keys', () => {
 
   it.each(widgetRoutes)('widget %s %s: a forged, missing or malformed Origin is 401', async (method, path) => {
     const body = method === 'POST' ? quoteBody() : undefined;
-    for (const origin of [undefined, 'http://evil.test', OTHER_SHOP, `${SHOP}/`, `${SHOP}:8080`, `https://shop.test`, `${SHOP}.evil.test`, 'null', '', `${SHOP}/path`, `${SHOP}, http://evil.test`]) {
+    for (const origin of [
+      undefined,
+      'http://evil.test',
+      OTHER_SHOP,
+      `${SHOP}/`,
+      `${SHOP}:8080`,
+      `https://shop.test`,
+      `${SHOP}.evil.test`,
+      'null',
+      '',
+      `${SHOP}/path`,
+      `${SHOP}, http://evil.test`,
+    ]) {
       const res = await stack.request(method, path, { key: a.tenant.publishable_key, headers: origin === undefined ? {} : { origin }, body });
       expectProblem(res, 401, 'unauthorized');
     }
@@ -181,7 +226,11 @@ describe('keys', () => {
     // Browsers send origins lower-cased; a case variant names the same origin, so it is accepted rather than refused.
     const res = await stack.request('GET', '/v1/widget/couriers', { key: a.tenant.publishable_key, headers: { origin: 'HTTP://SHOP.TEST' } });
     expect(res.status).toBe(200);
-    expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: a.tenant.publishable_key, headers: { origin: 'HTTP://SHOP.TEST/' } }), 401, 'unauthorized');
+    expectProblem(
+      await stack.request('GET', '/v1/widget/couriers', { key: a.tenant.publishable_key, headers: { origin: 'HTTP://SHOP.TEST/' } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('CORS preflights are answered only for origins an active publishable key allows', async () => {
@@ -190,7 +239,10 @@ describe('keys', () => {
     issuedKeys.push(t.secret_key, t.publishable_key);
     await revokeKey(stack.pool, t.publishable_key_id);
     const preflight = (origin: string, path = '/v1/widget/quotes') =>
-      fetch(`${stack.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+      fetch(`${stack.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
     const allowed = await preflight(SHOP);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(SHOP);
     for (const origin of ['http://evil.test', `${SHOP}/`, `${SHOP}:8080`, `${SHOP}.evil.test`, 'null', revokedOrigin]) {
@@ -219,13 +271,16 @@ describe('fleet events: signature and freshness', () => {
   it.each([
     ['no signature headers', () => ({})],
     ['a wrong signature', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-signature': 'v1,' + Buffer.alloc(32, 7).toString('base64') })],
-    ['another company\'s secret', (body: string) => signFleetEvent(fleetB.secret, body)],
+    ["another company's secret", (body: string) => signFleetEvent(fleetB.secret, body)],
     ['a random whsec_ secret', (body: string) => signFleetEvent('whsec_' + Buffer.from(randomUUID()).toString('base64'), body)],
     ['a tampered body', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), tamper: '1' })],
     ['a timestamp 6 minutes old', (body: string) => signFleetEvent(fleetA.secret, body, `msg_${randomUUID()}`, new Date(Date.now() - 6 * 60_000))],
     ['a timestamp 6 minutes ahead', (body: string) => signFleetEvent(fleetA.secret, body, `msg_${randomUUID()}`, new Date(Date.now() + 6 * 60_000))],
     ['a signature for another webhook-id', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-id': `msg_${randomUUID()}` })],
-    ['a signature for another timestamp', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 1) })],
+    [
+      'a signature for another timestamp',
+      (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 1) }),
+    ],
   ] as const)('%s: 401, nothing recorded', async (_name, headers) => {
     const before = await count();
     const body = event();
@@ -237,7 +292,7 @@ describe('fleet events: signature and freshness', () => {
     expect((await stack.request('GET', `/v1/deliveries/${d.id}`, merchant(a))).body.status).toBe('assigned');
   });
 
-  it('the other company\'s slug with its own valid signature cannot touch this company\'s job (404)', async () => {
+  it("the other company's slug with its own valid signature cannot touch this company's job (404)", async () => {
     const body = event();
     const res = await send(body, signFleetEvent(fleetB.secret, body), fleetB.slug);
     expectProblem(res, 404, 'not_found');
@@ -258,13 +313,22 @@ describe('SQL metacharacters are data', () => {
   it('in every string field of quotes and deliveries: stored and echoed verbatim, found by search', async () => {
     const evil = (i: number) => `${SQL_STRINGS[i % SQL_STRINGS.length]}x${i}'"\\%_;--`.trim();
     const origin = { address_line: evil(1), city: evil(2), province: evil(3), coordinates: ORIGIN.coordinates, contact: { name: evil(4), phone: "+244'9--;" } };
-    const destination = { address_line: evil(5), city: evil(6), province: evil(7), coordinates: DESTINATION.coordinates, contact: { name: evil(8), phone: '"; DROP' } };
+    const destination = {
+      address_line: evil(5),
+      city: evil(6),
+      province: evil(7),
+      coordinates: DESTINATION.coordinates,
+      contact: { name: evil(8), phone: '"; DROP' },
+    };
     const parcel = { ...PARCEL, description: evil(9), parcel_type: "box'; --" };
     const metadata = { [evil(10).slice(0, 40)]: evil(11), "o'reilly": { nested: evil(12) }, '%_': ['--', "'"] };
     const quoted = await stack.request('POST', '/v1/quotes', { ...merchant(a), body: { origin, destination, parcel } });
     expect(quoted.status, JSON.stringify(quoted.body)).toBe(200);
     const q = quoted.body.data[0];
-    const created = await stack.request('POST', '/v1/deliveries', { ...merchant(a), body: { quote_id: q.quote_id, origin, destination, parcel, options: { metadata } } });
+    const created = await stack.request('POST', '/v1/deliveries', {
+      ...merchant(a),
+      body: { quote_id: q.quote_id, origin, destination, parcel, options: { metadata } },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     for (const res of [created, await stack.request('GET', `/v1/deliveries/${created.body.id}`, merchant(a))]) {
       expect(res.body.origin).toEqual(origin);
@@ -272,10 +336,13 @@ describe('SQL metacharacters are data', () => {
       expect(res.body.parcel).toEqual(parcel);
       expect(res.body.metadata).toEqual(metadata);
     }
-    for (const term of [origin.city, destination.address_line, "x5'\"\\%_;--"]) {
+    for (const term of [origin.city, destination.address_line, 'x5\'"\\%_;--']) {
       const found = await stack.request('GET', `/v1/deliveries?search=${encodeURIComponent(term)}`, merchant(a));
       expect(found.status).toBe(200);
-      expect(found.body.data.map((d: any) => d.id), term).toContain(created.body.id);
+      expect(
+        found.body.data.map((d: any) => d.id),
+        term,
+      ).toContain(created.body.id);
     }
     // Webhook endpoint description too.
     const ep = await stack.request('POST', '/v1/webhook_endpoints', { ...merchant(b), body: { url: "http://127.0.0.1:9/x?q=';--", description: evil(13) } });
@@ -362,7 +429,8 @@ describe('rate limits', () => {
   it('widget: its own limit, 429 problem+json with Retry-After', async () => {
     const t = await limited.tenant([SHOP]);
     issuedKeys.push(t.secret_key, t.publishable_key);
-    for (let i = 0; i < 3; i++) expect((await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } })).status).toBe(200);
     check429(await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }), 3);
   });
 
@@ -385,7 +453,11 @@ describe('public tracking shows reference, status and event types and times only
     d = assigned;
     expect(d.delivery_pin).toMatch(/^\d{4}$/);
     // An event not allowed from `assigned`: recorded as ignored, with a payload that must not leak.
-    const sent = await sim.control.sendEvent(a.slug, { tracking_ref: d.courier.tracking_ref, event_type: 'delivered', payload: { pin: '0000', note: 'IGNORED-PAYLOAD-MARKER' } });
+    const sent = await sim.control.sendEvent(a.slug, {
+      tracking_ref: d.courier.tracking_ref,
+      event_type: 'delivered',
+      payload: { pin: '0000', note: 'IGNORED-PAYLOAD-MARKER' },
+    });
     expect(sent.response_status).toBe(202);
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
@@ -398,8 +470,19 @@ describe('public tracking shows reference, status and event types and times only
   });
 
   const secrets = () => [
-    d.origin.address_line, d.destination.address_line, d.origin.contact.phone, d.destination.contact.phone, d.origin.contact.name, d.destination.contact.name,
-    'METADATA-LEAK-MARKER', 'ana@example.test', 'IGNORED-PAYLOAD-MARKER', d.courier.tracking_ref, d.company_id, '777777', a.tenant.tenant_id,
+    d.origin.address_line,
+    d.destination.address_line,
+    d.origin.contact.phone,
+    d.destination.contact.phone,
+    d.origin.contact.name,
+    d.destination.contact.name,
+    'METADATA-LEAK-MARKER',
+    'ana@example.test',
+    'IGNORED-PAYLOAD-MARKER',
+    d.courier.tracking_ref,
+    d.company_id,
+    '777777',
+    a.tenant.tenant_id,
   ];
 
   it('GET /v1/deliveries/{id}/tracking: exactly three fields, events of two fields, no ignored events', async () => {
@@ -454,7 +537,9 @@ describe('keys are stored only as hashes', () => {
     }
     expect(hits).toEqual([]);
     // What is stored is the SHA-256 of the key.
-    const { rows } = await stack.pool.query<{ key_hash: Buffer; prefix: string }>('SELECT key_hash, prefix FROM api_keys WHERE id = $1', [a.tenant.secret_key_id]);
+    const { rows } = await stack.pool.query<{ key_hash: Buffer; prefix: string }>('SELECT key_hash, prefix FROM api_keys WHERE id = $1', [
+      a.tenant.secret_key_id,
+    ]);
     expect(rows[0].key_hash.equals(hashKey(a.tenant.secret_key))).toBe(true);
     expect(a.tenant.secret_key.startsWith(rows[0].prefix)).toBe(true);
     expect(rows[0].prefix.length).toBeLessThanOrEqual(12);

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CourierRejectedError, CourierUnavailableError, type BookingRequest, type QuoteRequest } from '../activities/couriers/adapter.js';
-import { HttpCourierAdapter, closeCourierAgent } from '../activities/couriers/http.js';
+import { CourierRejectedError, CourierUnavailableError, type BookingRequest, type QuoteRequest } from '../src/couriers/adapters/adapter.js';
+import { HttpCourierAdapter, closeCourierAgent } from '../src/couriers/adapters/http.js';
 import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } from '../simulator/server.js';
 
 const luanda = { address_line: 'Rua Rainha Ginga 10', city: 'Luanda', province: 'Luanda' };
@@ -26,19 +26,22 @@ interface Receiver {
   received: Received[];
   /** Status to answer with (default 200). */
   status: number;
+  /** Requests received, whatever the answer. */
+  readonly hits: number;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
-  const state = { status: 200 };
+  const state = { status: 200, hits: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      state.hits++;
       if (state.status < 300) received.push({ headers, body, json: JSON.parse(body) });
       res.writeHead(state.status, { 'content-type': 'application/json' }).end('{}');
     });
@@ -53,6 +56,9 @@ async function startReceiver(): Promise<Receiver> {
     },
     set status(s: number) {
       state.status = s;
+    },
+    get hits() {
+      return state.hits;
     },
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
@@ -86,7 +92,12 @@ async function rawServer(handler: http.RequestListener): Promise<{ url: string; 
 }
 
 function company(overrides: Partial<CompanyConfig> = {}): CompanyConfig {
-  const config: CompanyConfig = { slug: `sim-${randomUUID().slice(0, 8)}`, fleet_secret: newFleetSecret(), pricing: { base_fee_aoa: 100_000, per_kg_aoa: 1_000 }, ...overrides };
+  const config: CompanyConfig = {
+    slug: `sim-${randomUUID().slice(0, 8)}`,
+    fleet_secret: newFleetSecret(),
+    pricing: { base_fee_aoa: 100_000, per_kg_aoa: 1_000 },
+    ...overrides,
+  };
   sim.control.upsert(config);
   return config;
 }
@@ -141,17 +152,15 @@ describe('courier protocol through the http adapter', () => {
 
   it('a hanging courier is cut at the timeout', async () => {
     const c = company({ hang: true });
-    const started = Date.now();
-    await expect(adapter(c, 300).quote(quoteRequest)).rejects.toThrow(/within 300 ms/);
-    const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(1000);
+    // The message says the timeout cut it (how long that takes is the benchmarks' business).
+    await expect(adapter(c, 300).quote(quoteRequest)).rejects.toThrow(/no answer within 300 ms/);
   });
 
   it('latency below the timeout is waited for', async () => {
     const c = company({ latency_ms: 150 });
     const started = Date.now();
     expect(await adapter(c, 1000).quote(quoteRequest)).not.toBeNull();
+    // A lower bound only (no machine is too slow for it): the latency was really there.
     expect(Date.now() - started).toBeGreaterThanOrEqual(145);
   });
 
@@ -169,7 +178,11 @@ describe('courier protocol through the http adapter', () => {
     expect(first.tracking_ref).toMatch(/^SIM-/);
     expect(await adapter(accepted).book(req)).toEqual(first);
     expect(sim.control.bookings(accepted.slug)).toHaveLength(1);
-    expect(sim.control.booking(accepted.slug, first.tracking_ref)).toMatchObject({ delivery_id: req.delivery_id, reference: req.reference, callback_url: req.callback_url });
+    expect(sim.control.booking(accepted.slug, first.tracking_ref)).toMatchObject({
+      delivery_id: req.delivery_id,
+      reference: req.reference,
+      callback_url: req.callback_url,
+    });
     expect(await adapter(accepted).cancel(first.tracking_ref)).toBe('cancelled');
     expect(sim.control.booking(accepted.slug, first.tracking_ref)!.status).toBe('cancelled');
     expect(await adapter(accepted).cancel('NO-SUCH-JOB')).toBe('cancelled');
@@ -181,7 +194,9 @@ describe('courier protocol through the http adapter', () => {
   it('a refused booking (409 or 422) is CourierRejectedError; a refused cancellation is "refused"', async () => {
     for (const status of [409, 422] as const) {
       const c = company({ reject_bookings: status });
-      const err = await adapter(c).book(booking('http://127.0.0.1:9/cb')).catch((e) => e);
+      const err = await adapter(c)
+        .book(booking('http://127.0.0.1:9/cb'))
+        .catch((e) => e);
       expect(err).toBeInstanceOf(CourierRejectedError);
       expect(err.status).toBe(status);
     }
@@ -208,9 +223,8 @@ describe('courier protocol through the http adapter', () => {
     const http4 = (url: string | null, timeout = 400) => new HttpCourierAdapter({ slug: 'raw', endpoint: url, timeout_ms: timeout });
     try {
       await expect(http4(huge.url).quote(quoteRequest)).rejects.toThrow(/larger than/);
-      const started = Date.now();
-      await expect(http4(stalled.url).quote(quoteRequest)).rejects.toBeInstanceOf(CourierUnavailableError);
-      expect(Date.now() - started).toBeLessThan(1500);
+      // Headers came, the body never ends: the one timeout covers the body too.
+      await expect(http4(stalled.url).quote(quoteRequest)).rejects.toThrow(/within 400 ms/);
       await expect(http4('http://127.0.0.1:9').quote(quoteRequest)).rejects.toBeInstanceOf(CourierUnavailableError);
       await expect(http4(null).quote(quoteRequest)).rejects.toThrow(/no endpoint/);
     } finally {
@@ -257,9 +271,12 @@ describe('auto-progress and fleet events', () => {
 
       receiver.received.length = 0;
       const stop = company({ booking_status: 'pending', auto_progress: { delay_ms: 20, stop_after: 'assigned' } });
-      await adapter(stop).book(booking(receiver.url));
+      const stopped = await adapter(stop).book(booking(receiver.url));
       await receiver.waitFor(1);
-      await new Promise((r) => setTimeout(r, 200));
+      // The chain has stopped (nothing scheduled any more), so what arrived is all that will.
+      await vi.waitFor(() =>
+        expect(sim.control.booking(stop.slug, stopped.tracking_ref)).toMatchObject({ progressing: false, events: [{ event_type: 'assigned' }] }),
+      );
       expect(receiver.received.map((e) => e.json.event_type)).toEqual(['assigned']);
     } finally {
       await receiver.close();
@@ -272,8 +289,8 @@ describe('auto-progress and fleet events', () => {
       const c = company({ require_delivery_pin: true, auto_progress: { delay_ms: 20 } });
       const { tracking_ref } = await adapter(c).book(booking(receiver.url));
       await receiver.waitFor(3);
-      await vi.waitFor(() => expect(sim.control.booking(c.slug, tracking_ref)!.waiting_for_pin).toBe(true));
-      await new Promise((r) => setTimeout(r, 150));
+      // Waiting for the PIN, the chain has nothing scheduled: the three events are all that came.
+      await vi.waitFor(() => expect(sim.control.booking(c.slug, tracking_ref)).toMatchObject({ waiting_for_pin: true, progressing: false }));
       expect(receiver.received).toHaveLength(3);
 
       // Over HTTP, as tests of other issues drive it.
@@ -293,7 +310,7 @@ describe('auto-progress and fleet events', () => {
       receiver.status = 503;
       const c = company({ booking_status: 'pending', auto_progress: { delay_ms: 10, stop_after: 'assigned' } });
       const { tracking_ref } = await adapter(c).book(booking(receiver.url));
-      await new Promise((r) => setTimeout(r, 300));
+      await vi.waitFor(() => expect(receiver.hits).toBe(1)); // the first attempt was refused
       receiver.status = 200;
       const [e] = await receiver.waitFor(1, 5000);
       expect(e.json.event_type).toBe('assigned');

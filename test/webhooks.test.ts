@@ -6,12 +6,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Simulator } from '../simulator/server.js';
 import { linkCouriers } from '../src/lib/tenants.js';
 import { isPrivateAddress } from '../src/webhooks/url.js';
-import { parseRetryAfter } from '../activities/webhooks/activities.js';
+import { parseRetryAfter } from '../src/webhooks/sender.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { freePort } from '../scripts/lib/net.js';
+import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
+import type { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
+import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
+import type { webhookFanoutWorkflow } from '../workflows/webhooks/workflows.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 // ---- a merchant's receiver ------------------------------------------------------------------------
@@ -90,7 +95,8 @@ async function merchant(): Promise<Merchant> {
 }
 
 const key = (m: Merchant) => m.tenant.secret_key;
-const api = (m: Merchant, method: string, path: string, body?: unknown, headers?: Record<string, string>) => stack.request(method, path, { key: key(m), body, headers });
+const api = (m: Merchant, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  stack.request(method, path, { key: key(m), body, headers });
 
 async function endpoint(m: Merchant, body: Record<string, unknown>) {
   const res = await api(m, 'POST', '/v1/webhook_endpoints', body);
@@ -108,7 +114,35 @@ async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_0
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Nothing is proved absent by sleeping: a test waits for the fan-out workflows to finish (every attempt they will
+// ever make is then in the attempt log and at the receiver), then checks what arrived.
+
+/** Whether a workflow with this id exists (started, running or closed). */
+async function exists(workflowId: string): Promise<boolean> {
+  try {
+    await stack.temporal.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** The result of a delivery event's fan-out workflow, once it has finished (it may not have started yet). */
+async function fanout(eventId: string) {
+  const workflowId = webhookFanoutWorkflowId(eventId);
+  await until(`fan-out ${workflowId}`, () => exists(workflowId));
+  return stack.temporal.workflow.getHandle<typeof webhookFanoutWorkflow>(workflowId).result();
+}
+
+/** Waits until every fan-out of the delivery's events so far has finished; events the state machine ignored have none. */
+async function fanoutsDone(m: Merchant, deliveryId: string) {
+  const events = (await api(m, 'GET', `/v1/deliveries/${deliveryId}`)).body.events as any[];
+  return Promise.all(events.filter((e) => !e.payload?.ignored).map((e) => fanout(e.id)));
+}
+
+/** The delivery's workflow result: it has ended, so it starts no more fan-outs. */
+const ended = (id: string) => stack.temporal.workflow.getHandle<typeof deliveryWorkflow>(deliveryWorkflowId(id)).result();
 
 /** Sends a fleet event through the simulator and waits until the delivery has one more event. */
 async function fleet(m: Merchant, id: string, eventType: string) {
@@ -144,9 +178,19 @@ function verified(hit: Received, secret: string) {
 describe('endpoints API', () => {
   it('creates an endpoint and shows its whsec_ secret once; GET, list, DELETE; 404s', async () => {
     const m = await merchant();
-    const created = await api(m, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/crud'), events: ['delivery.delivered', 'delivery.failed'], description: 'orders' });
+    const created = await api(m, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url('/crud'),
+      events: ['delivery.delivered', 'delivery.failed'],
+      description: 'orders',
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ url: receiver.url('/crud'), events: ['delivery.delivered', 'delivery.failed'], description: 'orders', status: 'enabled', disabled_reason: null });
+    expect(created.body).toMatchObject({
+      url: receiver.url('/crud'),
+      events: ['delivery.delivered', 'delivery.failed'],
+      description: 'orders',
+      status: 'enabled',
+      disabled_reason: null,
+    });
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(created.body.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
     const id = created.body.id;
@@ -218,7 +262,20 @@ describe('endpoints API', () => {
     const m = await merchant();
     stack.config.allowLoopbackWebhooks = false;
     try {
-      for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'https://api.localhost/x', 'http://10.1.2.3/x', 'http://192.168.0.10/x', 'http://172.16.5.4/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://[fd00::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://0.0.0.0/x', 'http://2130706433/x']) {
+      for (const url of [
+        'http://127.0.0.1:9/x',
+        'http://localhost/x',
+        'https://api.localhost/x',
+        'http://10.1.2.3/x',
+        'http://192.168.0.10/x',
+        'http://172.16.5.4/x',
+        'http://169.254.169.254/latest',
+        'http://[::1]/x',
+        'http://[fd00::1]/x',
+        'http://[::ffff:127.0.0.1]/x',
+        'http://0.0.0.0/x',
+        'http://2130706433/x',
+      ]) {
         const res = await api(m, 'POST', '/v1/webhook_endpoints', { url });
         expectProblem(res, 422, 'validation_failed');
         expect(res.body.errors, url).toEqual([expect.objectContaining({ pointer: '/url', code: 'private_address' })]);
@@ -241,7 +298,11 @@ describe('endpoints API', () => {
     const again = await api(m, 'POST', '/v1/webhook_endpoints', body, headers);
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
-    expect(again.body).toEqual(first.body);
+    // The replay is the first answer without its secret, which is never cached (test/security-data.test.ts).
+    const { secret, ...withoutSecret } = first.body;
+    expect(secret).toMatch(/^whsec_/);
+    expect(again.body).toEqual(withoutSecret);
+    expect(again.headers.get('idempotent-replay-withheld')).toBe('secret');
     expect((await api(m, 'GET', '/v1/webhook_endpoints')).body.data).toHaveLength(1);
     expectProblem(await api(m, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/other') }, headers), 422, 'idempotency_key_reused');
 
@@ -256,7 +317,7 @@ describe('endpoints API', () => {
 // ---- notifications ------------------------------------------------------------------------------
 
 describe('notifications', () => {
-  it('every event type of full lifecycles arrives, signed, with metadata; filters apply; tenants never see each other\'s events', async () => {
+  it("every event type of full lifecycles arrives, signed, with metadata; filters apply; tenants never see each other's events", async () => {
     const m = await merchant();
     const all = await endpoint(m, { url: receiver.url('/life/all') });
     const onlyFinal = await endpoint(m, { url: receiver.url('/life/final'), events: ['delivery.delivered', 'delivery.cancelled', 'delivery.failed'] });
@@ -284,13 +345,26 @@ describe('notifications', () => {
     await waitForStatus(stack, key(neighbour), n1.id, 'assigned');
 
     const expected: Record<string, string[]> = {
-      [d1.id]: ['delivery.created', 'delivery.dispatched', 'delivery.assigned', 'delivery.pickup_ready', 'delivery.in_transit', 'delivery.out_for_delivery', 'delivery.delivered'],
+      [d1.id]: [
+        'delivery.created',
+        'delivery.dispatched',
+        'delivery.assigned',
+        'delivery.pickup_ready',
+        'delivery.in_transit',
+        'delivery.out_for_delivery',
+        'delivery.delivered',
+      ],
       [d2.id]: ['delivery.created', 'delivery.payment_confirmed', 'delivery.dispatched', 'delivery.assigned', 'delivery.cancelled'],
       [d3.id]: ['delivery.created', 'delivery.dispatched', 'delivery.assigned', 'delivery.failed'],
     };
     const total = Object.values(expected).flat().length;
-    await until('all messages', () => receiver.at('/life/all').length >= total && receiver.at('/life/final').length >= 3 && receiver.at('/life/neighbour').length >= 3);
-    await sleep(500); // nothing more (no duplicates, no ignored event) may follow
+    // Everything has been sent once every fan-out has finished: d1, d2 and d3 have ended (no more events), n1 waits
+    // in assigned. The ignored in_transit started no fan-out at all.
+    for (const d of [d1, d2, d3]) await ended(d.id);
+    await Promise.all([fanoutsDone(m, d1.id), fanoutsDone(m, d2.id), fanoutsDone(m, d3.id), fanoutsDone(neighbour, n1.id)]);
+    const ignored = (await api(m, 'GET', `/v1/deliveries/${d1.id}`)).body.events.filter((e: any) => e.payload?.ignored);
+    expect(ignored).toHaveLength(1);
+    expect(await exists(webhookFanoutWorkflowId(ignored[0].id))).toBe(false);
 
     const got = receiver.at('/life/all').map((hit) => verified(hit, all.secret));
     expect(got).toHaveLength(total);
@@ -306,7 +380,12 @@ describe('notifications', () => {
         expect(p.data.metadata).toEqual(delivery.metadata);
         expect(p.data.event).toEqual(events.find((e: any) => e.id === p.data.event.id));
         expect(p.data.event.payload?.ignored).toBeUndefined();
-        expect(p.data.delivery).toMatchObject({ id: deliveryId, reference: delivery.reference, inserted_at: delivery.inserted_at, quoted_fee_aoa: delivery.quoted_fee_aoa });
+        expect(p.data.delivery).toMatchObject({
+          id: deliveryId,
+          reference: delivery.reference,
+          inserted_at: delivery.inserted_at,
+          quoted_fee_aoa: delivery.quoted_fee_aoa,
+        });
         expect(p.data.delivery.events).toBeUndefined();
         expect(Date.parse(p.created_at)).not.toBeNaN();
       }
@@ -323,7 +402,12 @@ describe('notifications', () => {
     expect(hit.headers['content-type']).toMatch(/^application\/json/);
 
     // The filtered endpoint got only the final events; the neighbour only its own.
-    expect(receiver.at('/life/final').map((h) => verified(h, onlyFinal.secret).type).sort()).toEqual(['delivery.cancelled', 'delivery.delivered', 'delivery.failed']);
+    expect(
+      receiver
+        .at('/life/final')
+        .map((h) => verified(h, onlyFinal.secret).type)
+        .sort(),
+    ).toEqual(['delivery.cancelled', 'delivery.delivered', 'delivery.failed']);
     const neighbours = receiver.at('/life/neighbour').map((h) => verified(h, theirs.secret));
     expect(neighbours.map((p) => p.data.delivery.id)).toEqual([n1.id, n1.id, n1.id]);
     expect(neighbours.every((p) => p.data.metadata.order_id === 'N-1')).toBe(true);
@@ -346,8 +430,9 @@ describe('notifications', () => {
       await waitForStatus(stack, key(m), d.id, 'assigned');
       await until('failed attempts', async () => (await attempts(m, ep.id, '&status=failed')).length >= 6);
       await flaky.start(port);
-      await until('three messages', () => flaky.at('/down').length >= 3);
-      await sleep(2500); // the longest wait: nothing arrives twice
+      // Each message's loop ends at its first success: after that, nothing can arrive twice.
+      const results = await fanoutsDone(m, d.id);
+      expect(results.map((r) => r.outcomes[ep.id])).toEqual(['succeeded', 'succeeded', 'succeeded']);
       const got = flaky.at('/down').map((h) => verified(h, ep.secret));
       expect(got.map((p) => p.type).sort()).toEqual(['delivery.assigned', 'delivery.created', 'delivery.dispatched']);
       expect(got.every((p) => p.data.metadata.order_id === 'D-1')).toBe(true);
@@ -411,8 +496,9 @@ describe('notifications', () => {
     const since = new Date(Date.now() - 1000).toISOString();
     const d = await createDeliveryFor(stack, m, { options: { metadata: { order_id: 'R-1' } } });
     await waitForStatus(stack, key(m), d.id, 'assigned');
-    await until('three failures', async () => (await attempts(m, ep.id)).length >= 3);
-    await sleep(1000); // longer than the whole schedule: no retry follows a 400
+    // No retry follows a 400: each message's loop ends after its first attempt.
+    const results = await fanoutsDone(m, d.id);
+    expect(results.map((r) => r.outcomes[ep.id])).toEqual(['final', 'final', 'final']);
     const log = await attempts(m, ep.id);
     expect(log).toHaveLength(3);
     expect(log.every((a) => a.status === 'failed' && a.status_code === 400 && a.attempt === 1)).toBe(true);
@@ -430,7 +516,9 @@ describe('notifications', () => {
     expect(payload.id).toBe(created.message_id);
     expect(payload.type).toBe('delivery.created');
     expect(payload.data.metadata).toEqual({ order_id: 'R-1' });
-    const replayed = await until('replay logged', async () => (await attempts(m, ep.id, `&message_id=${created.message_id}`)).find((a) => a.trigger === 'replay'));
+    const replayed = await until('replay logged', async () =>
+      (await attempts(m, ep.id, `&message_id=${created.message_id}`)).find((a) => a.trigger === 'replay'),
+    );
     expect(replayed).toMatchObject({ status: 'succeeded', status_code: 200, attempt: 1 });
 
     // A time range: the three messages of the delivery.
@@ -441,7 +529,12 @@ describe('notifications', () => {
     const ids = receiver.at('/final').map((h) => h.headers['webhook-id']);
     expect(new Set(ids)).toEqual(new Set(log.map((a) => a.message_id)));
     // A replay body is byte for byte the original message.
-    expect(receiver.at('/final').filter((h) => h.headers['webhook-id'] === created.message_id).map((h) => h.raw)).toEqual([first.raw, first.raw]);
+    expect(
+      receiver
+        .at('/final')
+        .filter((h) => h.headers['webhook-id'] === created.message_id)
+        .map((h) => h.raw),
+    ).toEqual([first.raw, first.raw]);
 
     // Errors.
     expectProblem(await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { message_id: 'msg_nope' }), 422, 'message_not_found');
@@ -457,15 +550,15 @@ describe('notifications', () => {
     const m = await merchant();
     receiver.behaviours.set('/gone', () => ({ status: 410 }));
     const gone = await endpoint(m, { url: receiver.url('/gone') });
-    const fine = await endpoint(m, { url: receiver.url('/gone-neighbour') });
+    await endpoint(m, { url: receiver.url('/gone-neighbour') }); // a healthy neighbour keeps receiving
     const d = await createDeliveryFor(stack, m);
     await waitForStatus(stack, key(m), d.id, 'assigned');
     await until('disabled', async () => (await api(m, 'GET', `/v1/webhook_endpoints/${gone.id}`)).body.status === 'disabled');
     const after = (await api(m, 'GET', `/v1/webhook_endpoints/${gone.id}`)).body;
     expect(after.disabled_reason).toMatch(/410/);
     await fleet(m, d.id, 'pickup_ready');
-    await until('the other endpoint got four', () => receiver.at('/gone-neighbour').length >= 4);
-    await sleep(500);
+    await fanoutsDone(m, d.id);
+    expect(receiver.at('/gone-neighbour')).toHaveLength(4);
     const log = await attempts(m, gone.id);
     // At most the messages already in flight when the 410 came; never the later pickup_ready, never a retry.
     expect(log.length).toBeGreaterThanOrEqual(1);
@@ -515,10 +608,12 @@ describe('notifications', () => {
     const ep = await endpoint(m, { url: receiver.url('/deleted'), events: ['delivery.created'] });
     stack.config.webhookScheduleMs = [0, 600, 600, 600];
     try {
-      await createDeliveryFor(stack, m);
+      const d = await createDeliveryFor(stack, m);
       await until('a first attempt', async () => (await stack.pool.query('SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1', [ep.id])).rowCount! >= 1);
       expect((await api(m, 'DELETE', `/v1/webhook_endpoints/${ep.id}`)).status).toBe(200);
-      await sleep(2200);
+      // The next attempt finds the endpoint gone and ends the loop (nothing sent).
+      const created = await fanout(d.events[0].id);
+      expect(created.outcomes[ep.id]).toBe('inactive');
       const { rows } = await stack.pool.query('SELECT status FROM webhook_attempts WHERE endpoint_id = $1', [ep.id]);
       expect(rows.length).toBeLessThanOrEqual(2);
       expect(rows.every((r) => r.status === 'failed')).toBe(true);
@@ -530,7 +625,22 @@ describe('notifications', () => {
 
 describe('pieces', () => {
   it('isPrivateAddress: internal ranges of both families, public ones not', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:10.0.0.1', '::ffff:7f00:1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd12::1',
+      '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+    ]) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
     for (const a of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);

@@ -33,7 +33,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A child process that can be SIGKILLed and started again with the same command. */
 class Proc {
   child: ChildProcess | null = null;
-  constructor(readonly name: string, readonly command: string, readonly args: string[], readonly env: NodeJS.ProcessEnv, readonly logFile: string) {}
+  constructor(
+    readonly name: string,
+    readonly command: string,
+    readonly args: string[],
+    readonly env: NodeJS.ProcessEnv,
+    readonly logFile: string,
+  ) {}
   start() {
     const out = fs.openSync(this.logFile, 'a');
     this.child = spawn(this.command, this.args, { cwd: ROOT_DIR, env: { ...process.env, ...this.env }, stdio: ['ignore', out, out] });
@@ -73,7 +79,19 @@ beforeAll(async () => {
 
   const temporalPort = await freePort();
   const cli = ensureTemporalCli();
-  const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(temporalPort), '--headless', '--log-level', 'error', '--db-filename', path.join(dir, 'temporal.db')];
+  const temporalArgs = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(temporalPort),
+    '--headless',
+    '--log-level',
+    'error',
+    '--db-filename',
+    path.join(dir, 'temporal.db'),
+  ];
   for (const name of SEARCH_ATTRIBUTE_NAMES) temporalArgs.push('--search-attribute', `${name}=Keyword`);
   temporal = new Proc('temporal', cli, temporalArgs, {}, path.join(dir, 'temporal.log'));
   temporal.start();
@@ -104,7 +122,14 @@ beforeAll(async () => {
   // Two simulated couriers moving every job along every 400 ms, retrying each fleet event for up to 10 minutes
   // (a real courier retries for hours): an event the service cannot take yet (down, or the job not yet known) waits.
   const simLog = path.join(dir, 'simulator.log');
-  sim = await createSimulator({ port: 0, host: '127.0.0.1', companies: [], eventRetries: 600, eventRetryDelayMs: 1000, log: (line) => fs.appendFileSync(simLog, `${new Date().toISOString()} ${line}\n`) });
+  sim = await createSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    companies: [],
+    eventRetries: 600,
+    eventRetryDelayMs: 1000,
+    log: (line) => fs.appendFileSync(simLog, `${new Date().toISOString()} ${line}\n`),
+  });
   const apiPort = await freePort();
   const env = {
     DATABASE_URL: databaseUrl,
@@ -118,11 +143,18 @@ beforeAll(async () => {
     DISPATCH_MAX_ATTEMPTS: '30',
     DISPATCH_INITIAL_INTERVAL_MS: '500',
     WEBHOOK_SCHEDULE_MS: JSON.stringify([0, 1000, 2000, 5000, 5000, 10000, 10000, 20000, 30000, 60000]),
+    ALLOW_LOOPBACK_WEBHOOKS: 'true', // the receiver listens on 127.0.0.1
   };
   for (const i of [1, 2]) {
     const slug = `chaos-${i}-${randomUUID().slice(0, 6)}`;
     const secret = newFleetSecret();
-    sim.control.upsert({ slug, fleet_secret: secret, pricing: { base_fee_aoa: 100_000 * i }, booking_status: i === 1 ? 'accepted' : 'pending', auto_progress: { delay_ms: 400 } });
+    sim.control.upsert({
+      slug,
+      fleet_secret: secret,
+      pricing: { base_fee_aoa: 100_000 * i },
+      booking_status: i === 1 ? 'accepted' : 'pending',
+      auto_progress: { delay_ms: 400 },
+    });
     await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret, timeout_ms: 2000 });
     await linkCouriers(pool, tenant.tenant_id, slug);
   }
@@ -188,14 +220,29 @@ async function createOne(i: number): Promise<string> {
     }
     const choice = quote.json.data[i % quote.json.data.length];
     // One Idempotency-Key per quote: a retry of a creation whose answer was lost finds its delivery.
-    const created = await persist('POST', '/v1/deliveries', { quote_id: choice.quote_id, origin: ORIGIN, destination: DESTINATION, parcel: PARCEL }, { 'idempotency-key': `chaos-${choice.quote_id}` });
+    const created = await persist(
+      'POST',
+      '/v1/deliveries',
+      { quote_id: choice.quote_id, origin: ORIGIN, destination: DESTINATION, parcel: PARCEL },
+      { 'idempotency-key': `chaos-${choice.quote_id}` },
+    );
     if (created.status === 201) return created.json.id;
     // An expired quote during a long outage: quote again under the same creation.
     if (created.status !== 422) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
   }
 }
 
-const RANK: Record<string, number> = { awaiting_payment: 0, pending: 1, assigned: 2, pickup_ready: 3, in_transit: 4, out_for_delivery: 5, delivered: 6, cancelled: 6, failed: 6 };
+const RANK: Record<string, number> = {
+  awaiting_payment: 0,
+  pending: 1,
+  assigned: 2,
+  pickup_ready: 3,
+  in_transit: 4,
+  out_for_delivery: 5,
+  delivered: 6,
+  cancelled: 6,
+  failed: 6,
+};
 const STATUS_OF_EVENT: Record<string, string> = {
   'delivery.created': 'pending',
   'delivery.assigned': 'assigned',
@@ -213,10 +260,40 @@ describe('under fire', () => {
     let chaosOn = true;
     const chaos = (async () => {
       const actions: [string, () => Promise<void>][] = [
-        ['SIGKILL worker, restart', async () => { await worker.kill(); await sleep(1500); worker.start(); }],
-        ['SIGKILL API, restart', async () => { await api.kill(); await sleep(1000); api.start(); await waitForPort(context.apiPort, '127.0.0.1', 60_000); }],
-        ['SIGKILL Temporal, restart on the same database file', async () => { await temporal.kill(); await sleep(1000); temporal.start(); await sleep(3000); }],
-        ['restart Postgres', async () => { await postgres.stop(); await sleep(1000); await postgres.start(); }],
+        [
+          'SIGKILL worker, restart',
+          async () => {
+            await worker.kill();
+            await sleep(1500);
+            worker.start();
+          },
+        ],
+        [
+          'SIGKILL API, restart',
+          async () => {
+            await api.kill();
+            await sleep(1000);
+            api.start();
+            await waitForPort(context.apiPort, '127.0.0.1', 60_000);
+          },
+        ],
+        [
+          'SIGKILL Temporal, restart on the same database file',
+          async () => {
+            await temporal.kill();
+            await sleep(1000);
+            temporal.start();
+            await sleep(3000);
+          },
+        ],
+        [
+          'restart Postgres',
+          async () => {
+            await postgres.stop();
+            await sleep(1000);
+            await postgres.start();
+          },
+        ],
       ];
       let round = 0;
       while (chaosOn) {
@@ -251,7 +328,10 @@ describe('under fire', () => {
     const deadline = Date.now() + 15 * 60_000;
     let open = ids.length;
     while (Date.now() < deadline) {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status NOT IN ('delivered', 'cancelled', 'failed')`, [context.tenantId]);
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status NOT IN ('delivered', 'cancelled', 'failed')`,
+        [context.tenantId],
+      );
       open = rows[0].n;
       if (open === 0) break;
       log(`${open} deliveries not final yet`);
@@ -285,7 +365,8 @@ describe('under fire', () => {
 
     // Not asserted (a courier may skip a step, e.g. pickup_ready), but worth seeing: chains shorter than the usual seven.
     const short = [...byDelivery].filter(([, list]) => list.filter((e) => !e.payload?.ignored).length < 7);
-    for (const [deliveryId, list] of short) log(`short chain ${deliveryId}: ${list.map((e) => e.event_type + (e.payload?.ignored ? '(ignored)' : '')).join(' ')}`);
+    for (const [deliveryId, list] of short)
+      log(`short chain ${deliveryId}: ${list.map((e) => e.event_type + (e.payload?.ignored ? '(ignored)' : '')).join(' ')}`);
 
     // Every webhook event reached the receiver, each under a single webhook-id.
     const effectiveEvents = events.filter((e) => !e.payload?.ignored);
@@ -299,6 +380,8 @@ describe('under fire', () => {
     expect(missing.map((e) => `${e.event_type} ${e.id}`)).toEqual([]);
     for (const e of effectiveEvents) expect(received.get(e.id)!.size, e.id).toBe(1);
     expect(badSignatures).toBe(0);
-    log(`done in ${Math.round((Date.now() - started) / 1000)} s: ${DELIVERIES} deliveries, ${events.length} events, ${received.size} webhook events received, ${rounds} chaos actions`);
+    log(
+      `done in ${Math.round((Date.now() - started) / 1000)} s: ${DELIVERIES} deliveries, ${events.length} events, ${received.size} webhook events received, ${rounds} chaos actions`,
+    );
   });
 });

@@ -43,7 +43,13 @@ export async function startSimulator(): Promise<Simulator> {
 }
 
 /** A tenant whose couriers are the given simulated companies (http adapter) plus any extra rate-card ones. */
-export async function merchantWith(stack: Stack, sim: Simulator, companies: CompanyConfig[], extra: CourierInput[] = [], origins?: string[]): Promise<Merchant> {
+export async function merchantWith(
+  stack: Stack,
+  sim: Simulator,
+  companies: CompanyConfig[],
+  extra: CourierInput[] = [],
+  origins?: string[],
+): Promise<Merchant> {
   const tenant = await stack.tenant(origins);
   const couriers: Record<string, string> = {};
   for (const company of companies) {

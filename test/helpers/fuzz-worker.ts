@@ -32,7 +32,10 @@ export interface FuzzResult {
 export function runFuzzWorker(job: FuzzJob, rootDir: string, onProgress: (done: number, seconds: number) => void): Promise<FuzzResult> {
   const tsx = pathToFileURL(path.join(rootDir, 'node_modules/tsx/dist/esm/api/index.mjs')).href;
   const self = pathToFileURL(path.join(rootDir, 'test/helpers/fuzz-worker.ts')).href;
-  const worker = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(self)}); })`, { eval: true, workerData: job });
+  const worker = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(self)}); })`, {
+    eval: true,
+    workerData: job,
+  });
   return new Promise((resolve, reject) => {
     worker.on('message', (m: { progress?: [number, number]; result?: FuzzResult; error?: string }) => {
       if (m.progress) onProgress(...m.progress);
@@ -100,5 +103,5 @@ async function main(job: FuzzJob) {
 }
 
 if (!isMainThread && parentPort && (workerData as FuzzJob | undefined)?.document) {
-  main(workerData as FuzzJob).catch((err) => parentPort!.postMessage({ error: err instanceof Error ? err.stack ?? err.message : String(err) }));
+  main(workerData as FuzzJob).catch((err) => parentPort!.postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
 }

@@ -122,8 +122,7 @@ const HTML_PAGES = /^(GET|HEAD) \/track\/\{id\}$/;
 export function checkResponse(api: OpenApiResponses, baseUrl: string, req: FuzzRequest, res: FuzzResponse): Violation[] {
   const out: Violation[] = [];
   const contentType = header(res, 'content-type');
-  const fail = (kind: string, detail: string) =>
-    out.push({ kind, request: req, status: res.status, contentType, response: res.text.slice(0, 600), detail });
+  const fail = (kind: string, detail: string) => out.push({ kind, request: req, status: res.status, contentType, response: res.text.slice(0, 600), detail });
 
   // The only 5xx the contract has: quotes' 502 upstream_unavailable and 503 no_courier_configured (spec, Quotes),
   // which the fuzzer provokes on purpose with a tenant that has no courier. Anything else is a server bug.
@@ -199,7 +198,10 @@ export class Sender {
   readonly perOp = new Map<string, Map<number | string, number>>();
   sent = 0;
 
-  constructor(readonly url: string, connections: number) {
+  constructor(
+    readonly url: string,
+    connections: number,
+  ) {
     this.pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
   }
 
@@ -241,33 +243,124 @@ export class Sender {
 
 /** Placeholder that `toJson` turns into raw JSON text JSON.stringify cannot produce (1e400, -0, 30 digits, "__proto__" keys). */
 const RAW = '\u0001raw:';
-export const rawJson = (text: string) => `${RAW}${Buffer.from(text).toString('base64')}\u0001`;
-export const rawNumber = rawJson;
+const rawJson = (text: string) => `${RAW}${Buffer.from(text).toString('base64')}\u0001`;
+const rawNumber = rawJson;
 
 /** JSON.stringify with the raw placeholders substituted. */
 export function toJson(value: unknown): string {
   const text = JSON.stringify(value) ?? 'null';
-  return text.includes('\\u0001raw:') ? text.replace(/"\\u0001raw:([A-Za-z0-9+/=]*)\\u0001"/g, (_m, b64: string) => Buffer.from(b64, 'base64').toString()) : text;
+  return text.includes('\\u0001raw:')
+    ? text.replace(/"\\u0001raw:([A-Za-z0-9+/=]*)\\u0001"/g, (_m, b64: string) => Buffer.from(b64, 'base64').toString())
+    : text;
 }
 
 export const SQL_STRINGS = [
-  "'", "''", '"', "' OR '1'='1", "'; DROP TABLE deliveries; --", "1; SELECT pg_sleep(5)--", "\\", '%', '_', '%_%', '\\%', "E'\\x00'",
-  "$$; SELECT 1; $$", "' UNION SELECT key_hash FROM api_keys --", '/*', '*/', '--', ';', '`', '${1}', "'::uuid", '$1',
+  "'",
+  "''",
+  '"',
+  "' OR '1'='1",
+  "'; DROP TABLE deliveries; --",
+  '1; SELECT pg_sleep(5)--',
+  '\\',
+  '%',
+  '_',
+  '%_%',
+  '\\%',
+  "E'\\x00'",
+  '$$; SELECT 1; $$',
+  "' UNION SELECT key_hash FROM api_keys --",
+  '/*',
+  '*/',
+  '--',
+  ';',
+  '`',
+  '${1}',
+  "'::uuid",
+  '$1',
 ];
 
 export const NASTY_STRINGS = [
-  '', ' ', '   ', '\t', '\n', 'null', 'undefined', 'NaN', 'Infinity', '-Infinity', '0x10', '1e999', '-0', '00', '٣', '１２３',
-  'true', '[]', '{}', '\u0000', 'a\u0000b', '\uFEFF', '\u202E', '\ud800', '\udfff', '👩‍👩‍👧‍👦', 'Ω≈ç√∫', 'ẞ', 'İ', 'ﷺ', '\u00ad',
-  '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '../../../../etc/passwd', '%2e%2e%2f', '${jndi:ldap://x/a}', '{{7*7}}',
-  '2024-02-30T25:61:00Z', '9999-12-31T23:59:59Z', '0000-01-01T00:00:00Z', '2024-01-01', '2024-01-01T00:00:00', '2024-01-01T00:00:00+99:00',
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '__proto__', 'constructor', 'prototype', 'sk_live_', 'pk_live_',
+  '',
+  ' ',
+  '   ',
+  '\t',
+  '\n',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '1e999',
+  '-0',
+  '00',
+  '٣',
+  '１２３',
+  'true',
+  '[]',
+  '{}',
+  '\u0000',
+  'a\u0000b',
+  '\uFEFF',
+  '\u202E',
+  '\ud800',
+  '\udfff',
+  '👩‍👩‍👧‍👦',
+  'Ω≈ç√∫',
+  'ẞ',
+  'İ',
+  'ﷺ',
+  '\u00ad',
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  '../../../../etc/passwd',
+  '%2e%2e%2f',
+  '${jndi:ldap://x/a}',
+  '{{7*7}}',
+  '2024-02-30T25:61:00Z',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01T00:00:00Z',
+  '2024-01-01',
+  '2024-01-01T00:00:00',
+  '2024-01-01T00:00:00+99:00',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'sk_live_',
+  'pk_live_',
   ...SQL_STRINGS,
 ];
 
 const RAW_NUMBERS = ['1e400', '-1e400', '-0', '1e-400', '123456789012345678901234567890', '1.0', '1.5e3', '9007199254740993', '-9007199254740993', '0.1e1'];
 
 export const nastyNumber = fc.oneof(
-  fc.constantFrom(0, -1, 1, 1.5, -0.5, 2 ** 31, 2 ** 32, 2 ** 53, -(2 ** 53), 2 ** 63, 1e14, 1e14 + 1, 1e15, 1e308, -1e308, Number.MIN_VALUE, 1000, 1001, 1_000_000, 1_000_001, 90, 90.0001, -180.5),
+  fc.constantFrom(
+    0,
+    -1,
+    1,
+    1.5,
+    -0.5,
+    2 ** 31,
+    2 ** 32,
+    2 ** 53,
+    -(2 ** 53),
+    2 ** 63,
+    1e14,
+    1e14 + 1,
+    1e15,
+    1e308,
+    -1e308,
+    Number.MIN_VALUE,
+    1000,
+    1001,
+    1_000_000,
+    1_000_001,
+    90,
+    90.0001,
+    -180.5,
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(...RAW_NUMBERS).map(rawNumber),
@@ -278,7 +371,12 @@ export const nastyString = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('a', 'é', '💥', "'", '\\', ' ', '%'), fc.integer({ min: 100, max: 2_000 }), fc.nat(9)).map(([s, n, big]) => s.repeat(big === 0 ? n * 10 : n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('a', 'é', '💥', "'", '\\', ' ', '%'), fc.integer({ min: 100, max: 2_000 }), fc.nat(9))
+      .map(([s, n, big]) => s.repeat(big === 0 ? n * 10 : n)),
+  },
 );
 
 /** Deeply nested arrays or objects (depth up to 3000, still a few KB of JSON), as raw JSON text spliced in by `toJson`. */
@@ -289,7 +387,21 @@ export const deepValue = fc
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: nastyString },
   { weight: 3, arbitrary: nastyNumber },
-  { weight: 2, arbitrary: fc.constantFrom(null, true, false, [], {}, [null], { '': null }, rawJson('{"__proto__":{"polluted":true}}'), rawJson('{"constructor":{"prototype":{"polluted":true}}}'), rawJson('{"a":1,"a":2}')) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      null,
+      true,
+      false,
+      [],
+      {},
+      [null],
+      { '': null },
+      rawJson('{"__proto__":{"polluted":true}}'),
+      rawJson('{"constructor":{"prototype":{"polluted":true}}}'),
+      rawJson('{"a":1,"a":2}'),
+    ),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.array(fc.oneof(nastyString, nastyNumber), { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.dictionary(nastyString, fc.oneof(nastyString, nastyNumber), { maxKeys: 4 }) },
@@ -306,7 +418,11 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.record({
   kind: fc.constantFrom('delete', 'set', 'set', 'set', 'add', 'wrap'),
   at: fc.nat(),
   value: nastyValue,
-  name: fc.oneof(fc.constantFrom('courier_fee_aoa', 'extra', '__proto__', 'constructor', 'tenant_id', 'id', 'status', 'fee_aoa', ''), fc.string({ maxLength: 50 }), fc.constantFrom(...NASTY_STRINGS)),
+  name: fc.oneof(
+    fc.constantFrom('courier_fee_aoa', 'extra', '__proto__', 'constructor', 'tenant_id', 'id', 'status', 'fee_aoa', ''),
+    fc.string({ maxLength: 50 }),
+    fc.constantFrom(...NASTY_STRINGS),
+  ),
 }) as fc.Arbitrary<Mutation>;
 
 /** Every container and leaf path of a JSON value, down to 6 levels (inserted deep values are not descended into). */
@@ -331,7 +447,8 @@ export function mutate(base: unknown, mutations: Mutation[]): unknown {
     if (path.length === 0) {
       if (m.kind === 'wrap') root = [root];
       else if (m.kind === 'set') root = m.value;
-      else if (m.kind === 'add' && root && typeof root === 'object') Object.defineProperty(root, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
+      else if (m.kind === 'add' && root && typeof root === 'object')
+        Object.defineProperty(root, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
       continue;
     }
     let parent = root;
@@ -345,7 +462,8 @@ export function mutate(base: unknown, mutations: Mutation[]): unknown {
     else if (m.kind === 'wrap') parent[last] = { value: parent[last] };
     else {
       const target = parent[last];
-      if (target && typeof target === 'object' && !Array.isArray(target)) Object.defineProperty(target, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
+      if (target && typeof target === 'object' && !Array.isArray(target))
+        Object.defineProperty(target, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
       else parent[last] = m.value;
     }
   }
@@ -353,7 +471,22 @@ export function mutate(base: unknown, mutations: Mutation[]): unknown {
 }
 
 /** How a JSON body leaves: valid JSON (mostly), or broken in one of the usual ways. */
-export const bodyEncoding = fc.constantFrom('json', 'json', 'json', 'json', 'json', 'json', 'json', 'json', 'truncated', 'trailing', 'bom', 'empty', 'form', 'latin1');
+export const bodyEncoding = fc.constantFrom(
+  'json',
+  'json',
+  'json',
+  'json',
+  'json',
+  'json',
+  'json',
+  'json',
+  'truncated',
+  'trailing',
+  'bom',
+  'empty',
+  'form',
+  'latin1',
+);
 
 export function encodeBody(value: unknown, encoding: string): string | Buffer {
   const json = toJson(value);
@@ -376,10 +509,29 @@ export function encodeBody(value: unknown, encoding: string): string | Buffer {
 }
 
 export const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=UTF-8', 'Application/Json ; Charset="utf-8"',
-  'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json;', 'application/json; boundary=x', 'text/plain',
-  'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=----x', 'application/problem+json',
-  'application/vnd.api+json', 'application/jsonx', 'application/json, text/plain', '*/*', 'json', '', ' ', 'application/octet-stream', 'text/html',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json;charset=UTF-8',
+  'Application/Json ; Charset="utf-8"',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'application/json;',
+  'application/json; boundary=x',
+  'text/plain',
+  'text/plain; charset=utf-8',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=----x',
+  'application/problem+json',
+  'application/vnd.api+json',
+  'application/jsonx',
+  'application/json, text/plain',
+  '*/*',
+  'json',
+  '',
+  ' ',
+  'application/octet-stream',
+  'text/html',
 ];
 
 /** Content type: right most of the time; absent, wrong or odd otherwise. */

@@ -3,7 +3,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -15,7 +14,6 @@ import { freePort } from '../../scripts/lib/net.js';
 
 let runtimeInstalled = false;
 
-
 export interface Stack {
   url: string;
   config: Config;
@@ -26,7 +24,11 @@ export interface Stack {
   /** A new tenant with its keys; publishable key allows `origins`. */
   tenant(origins?: string[]): Promise<CreatedTenant>;
   /** fetch against the API with JSON in and out. */
-  request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   /** Asserts a problem+json answer with this status and `error` code, its `type` under this API's address. */
   expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string): void;
   close(): Promise<void>;
@@ -34,7 +36,10 @@ export interface Stack {
 
 export async function startStack(overrides: Partial<Config> = {}): Promise<Stack> {
   if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
     runtimeInstalled = true;
   }
   const config: Config = {
@@ -45,6 +50,12 @@ export async function startStack(overrides: Partial<Config> = {}): Promise<Stack
     logLevel: 'silent',
     rateLimitPerMinute: 100_000,
     widgetRateLimitPerMinute: 100_000,
+    authFailureRateLimitPerMinute: 1_000_000,
+    // The operator token of POST /v1/diagnostics/round_trip; Redis keys (when redisUrl is set) unique to this stack.
+    adminToken: `admin-${randomUUID()}`,
+    rateLimitRedisPrefix: `delivery-api-test:${randomUUID()}:`,
+    // The tests' webhook receivers listen on 127.0.0.1 (the default refuses loopback: test/security-ssrf.test.ts).
+    allowLoopbackWebhooks: true,
     ...overrides,
   };
   const pool = createPool(config.databaseUrl, 10);
