@@ -8,10 +8,26 @@ import path from 'node:path';
 import { ROOT_DIR } from '../src/config.js';
 
 const BENCHES: { name: string; script: string; what: string }[] = [
-  { name: 'quotes', script: 'bench/quotes.ts', what: 'POST /v1/quotes against 5 simulated couriers (50 ms each), beside a bare fan-out to the same couriers; then one courier hanging.' },
-  { name: 'deliveries', script: 'bench/deliveries.ts', what: 'POST /v1/deliveries with workflows running, beside a bare transaction + bare StartWorkflow; GET /v1/deliveries over 1,000,000 rows per query shape, beside the same SQL run bare.' },
-  { name: 'webhooks', script: 'bench/webhooks.ts', what: "Fleet event in -> signed merchant webhook out, with 1,000 deliveries in flight, beside bare HTTP and bare Temporal round trips." },
-  { name: 'rss', script: 'bench/rss.ts', what: 'Peak RSS of the API and the worker, each in its own production process (npm run build; start:api / start:worker), under quote + create load with every delivery driven to delivered and webhooks sent.' },
+  {
+    name: 'quotes',
+    script: 'bench/quotes.ts',
+    what: 'POST /v1/quotes against 5 simulated couriers (50 ms each), beside a bare fan-out to the same couriers; then one courier hanging.',
+  },
+  {
+    name: 'deliveries',
+    script: 'bench/deliveries.ts',
+    what: 'POST /v1/deliveries with workflows running, beside a bare transaction + bare StartWorkflow; GET /v1/deliveries over 1,000,000 rows per query shape, beside the same SQL run bare.',
+  },
+  {
+    name: 'webhooks',
+    script: 'bench/webhooks.ts',
+    what: 'Fleet event in -> signed merchant webhook out, with 1,000 deliveries in flight, beside bare HTTP and bare Temporal round trips.',
+  },
+  {
+    name: 'rss',
+    script: 'bench/rss.ts',
+    what: 'Peak RSS of the API and the worker, each in its own production process (npm run build; start:api / start:worker), under quote + create load with every delivery driven to delivered and webhooks sent.',
+  },
 ];
 
 /** Progress lines ("[name] 12 s ...") and ANSI colours are for the terminal, not the report. */
@@ -60,7 +76,10 @@ for (const bench of BENCHES.filter((b) => only.length === 0 || only.includes(b.n
   );
 }
 
-const load = os.loadavg().map((l) => l.toFixed(1)).join(' / ');
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' / ');
 const report = [
   '# Benchmark results',
   '',

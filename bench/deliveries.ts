@@ -33,7 +33,13 @@ async function benchCreate(): Promise<boolean> {
   try {
     const { pool, temporal, config } = stack;
     const tenant = await createTenant(pool, 'bench merchant');
-    const courier = await createCourier(pool, { name: 'Bench Fleet', slug: `bench-fleet-${Date.now()}`, adapter: 'rate_card', base_fee_aoa: 100_000, base_eta_minutes: 60 });
+    const courier = await createCourier(pool, {
+      name: 'Bench Fleet',
+      slug: `bench-fleet-${Date.now()}`,
+      adapter: 'rate_card',
+      base_fee_aoa: 100_000,
+      base_eta_minutes: 60,
+    });
     await linkCouriers(pool, tenant.tenant_id, courier.slug);
 
     // Quotes made ahead: the benchmark measures creation, not quoting.
@@ -91,10 +97,16 @@ async function benchCreate(): Promise<boolean> {
     console.table(rows);
     const ratio = rows[1]['p50 ms'] / rows[0]['p50 ms'];
     const running = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0].n;
-    const started = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND workflow_started_at IS NOT NULL`, [tenant.tenant_id])).rows[0].n;
+    const started = (
+      await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND workflow_started_at IS NOT NULL`, [tenant.tenant_id])
+    ).rows[0].n;
     const ok = ratio <= 1.5 && rows[1]['req/s'] >= 100 && createResult.errors === 0;
-    console.log(`create p50 = ${ratio.toFixed(2)}x the floor (target <= 1.5x); ${rows[1]['req/s']} creates/s (target >= 100); ${createResult.errors} errors (target 0)   ${ok ? 'PASS' : 'FAIL'}`);
-    console.log(`${running.toLocaleString('en')} deliveries created, ${started.toLocaleString('en')} with a started workflow. ${machineLine()}; API, worker and load generator in one process.`);
+    console.log(
+      `create p50 = ${ratio.toFixed(2)}x the floor (target <= 1.5x); ${rows[1]['req/s']} creates/s (target >= 100); ${createResult.errors} errors (target 0)   ${ok ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `${running.toLocaleString('en')} deliveries created, ${started.toLocaleString('en')} with a started workflow. ${machineLine()}; API, worker and load generator in one process.`,
+    );
     return ok;
   } finally {
     await stack.close();
@@ -117,7 +129,11 @@ async function benchList(): Promise<boolean> {
     const shapes: { name: string; query: string; filter: Omit<ListFilter, 'limit' | 'offset' | 'ascending'> & Partial<ListFilter> }[] = [
       { name: 'no filter', query: '', filter: {} },
       { name: 'status list', query: '?status=in_transit,out_for_delivery,failed', filter: { statuses: ['in_transit', 'out_for_delivery', 'failed'] } },
-      { name: 'date range', query: `?inserted_at_gte=${encodeURIComponent(from)}&inserted_at_lte=${encodeURIComponent(to)}`, filter: { insertedFrom: new Date(from), insertedTo: new Date(to) } },
+      {
+        name: 'date range',
+        query: `?inserted_at_gte=${encodeURIComponent(from)}&inserted_at_lte=${encodeURIComponent(to)}`,
+        filter: { insertedFrom: new Date(from), insertedTo: new Date(to) },
+      },
       { name: 'search', query: '?search=cabral%2012', filter: { search: 'cabral 12' } },
       { name: `deep offset (${deepOffset})`, query: `?offset=${deepOffset}`, filter: { offset: deepOffset } },
     ];
@@ -144,15 +160,30 @@ async function benchList(): Promise<boolean> {
       await load('warm-up', 60, 1, viaApi, { quiet: true, maxRequests: 30 });
       const b = await load(`${shape.name}: bare SQL`, 120, 1, bare, { maxRequests: LIST_SAMPLES });
       const a = await load(`${shape.name}: API`, 120, 1, viaApi, { maxRequests: LIST_SAMPLES });
-      const bp95 = pct([...b.latencies].sort((x, y) => x - y), 95);
-      const ap95 = pct([...a.latencies].sort((x, y) => x - y), 95);
+      const bp95 = pct(
+        [...b.latencies].sort((x, y) => x - y),
+        95,
+      );
+      const ap95 = pct(
+        [...a.latencies].sort((x, y) => x - y),
+        95,
+      );
       const ok = ap95 <= 20 && ap95 <= Math.max(1.5 * bp95, bp95 + 1) && a.errors === 0;
       allOk &&= ok;
-      results.push({ shape: shape.name, 'bare SQL p95 ms': +bp95.toFixed(2), 'API p95 ms': +ap95.toFixed(2), ratio: +(ap95 / bp95).toFixed(2), errors: a.errors, verdict: ok ? 'PASS' : 'FAIL' });
+      results.push({
+        shape: shape.name,
+        'bare SQL p95 ms': +bp95.toFixed(2),
+        'API p95 ms': +ap95.toFixed(2),
+        ratio: +(ap95 / bp95).toFixed(2),
+        errors: a.errors,
+        verdict: ok ? 'PASS' : 'FAIL',
+      });
     }
     console.log('');
     console.table(results);
-    console.log(`Targets: API p95 <= 20 ms and <= 1.5x the bare SQL (sub-millisecond floors: within 1 ms). ${LIST_SAMPLES} sequential requests per shape, tenants in rotation. ${machineLine()}.`);
+    console.log(
+      `Targets: API p95 <= 20 ms and <= 1.5x the bare SQL (sub-millisecond floors: within 1 ms). ${LIST_SAMPLES} sequential requests per shape, tenants in rotation. ${machineLine()}.`,
+    );
     return allOk;
   } finally {
     await stack.close();

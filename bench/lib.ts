@@ -3,7 +3,6 @@
 // process, optionally a worker) that cleans up after itself.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,18 +11,17 @@ import { buildApp } from '../src/app.js';
 import { loadConfig, ROOT_DIR, type Config } from '../src/config.js';
 import { createPool, type Pool } from '../src/db.js';
 import { createWorker } from '../src/worker.js';
-import { normalisePayload, payloadHash, type QuotePayload } from '../src/quotes/payload.js';
+import { normalisePayload, payloadHash } from '../src/quotes/payload.js';
+import type { QuoteRequest } from '../src/quotes/schemas.js';
 import { buildWorkflowBundle } from '../src/workflow-bundle.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
 import { freePort } from '../scripts/lib/net.js';
 
-
-
 export const say = (line: string) => console.log(`\x1b[36m==>\x1b[0m ${line}`);
 
-
-export const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN);
+export const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN;
 
 export interface LoadResult {
   name: string;
@@ -34,7 +32,13 @@ export interface LoadResult {
 }
 
 /** `concurrency` loops calling `fn` for `seconds` (or until `maxRequests`); a progress line every second. */
-export async function load(name: string, seconds: number, concurrency: number, fn: () => Promise<boolean>, options: { quiet?: boolean; maxRequests?: number } = {}): Promise<LoadResult> {
+export async function load(
+  name: string,
+  seconds: number,
+  concurrency: number,
+  fn: () => Promise<boolean>,
+  options: { quiet?: boolean; maxRequests?: number } = {},
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let issued = 0;
@@ -47,7 +51,9 @@ export async function load(name: string, seconds: number, concurrency: number, f
         const sorted = latencies.slice(lastPrinted).sort((a, b) => a - b);
         lastPrinted = latencies.length;
         const elapsed = ((performance.now() - started) / 1000).toFixed(0).padStart(3);
-        console.log(`    [${name}] ${elapsed} s  ${String(latencies.length).padStart(6)} done  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${errors}`);
+        console.log(
+          `    [${name}] ${elapsed} s  ${String(latencies.length).padStart(6)} done  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${errors}`,
+        );
       }, 1000);
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -141,6 +147,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       logLevel: 'silent',
       rateLimitPerMinute: 100_000_000,
       widgetRateLimitPerMinute: 100_000_000,
+      allowLoopbackWebhooks: true, // the benchmark's webhook receiver listens on 127.0.0.1
       ...options.config,
     };
     const pool = createPool(databaseUrl, 20);
@@ -152,7 +159,10 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
     let worker: Worker | null = null;
     if (options.withWorker) {
       say('Worker in this process');
-      Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+      Runtime.install({
+        logger: new DefaultLogger('WARN'),
+        telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+      });
       const native = await NativeConnection.connect({ address: temporalAddress });
       const workerPool = createPool(databaseUrl, 20);
       const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.bench.js'));
@@ -179,7 +189,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
 
 /** `count` unused quotes for `body` with one company, written straight into Postgres (benchmarks measure
  *  creation, not quoting); returns their ids. */
-export async function quotesAhead(pool: Pool, tenantId: string, companyId: string, body: QuotePayload, count: number, feeAoa = 150_000): Promise<string[]> {
+export async function quotesAhead(pool: Pool, tenantId: string, companyId: string, body: QuoteRequest, count: number, feeAoa = 150_000): Promise<string[]> {
   const normalised = normalisePayload(body);
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash)

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { closeCourierAgent } from '../activities/couriers/http.js';
+import { closeCourierAgent } from '../src/couriers/adapters/http.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig, ROOT_DIR, type Config } from '../src/config.js';
 import { createPool } from '../src/db.js';
@@ -23,7 +23,6 @@ import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { startTemporalDevServer, type DevServer } from '../scripts/lib/temporal-cli.js';
 import { newFleetSecret, type CompanyConfig } from '../simulator/server.js';
-import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 
@@ -35,7 +34,6 @@ const COMPANIES = 5;
 const WARMUP_S = 2;
 
 const say = (line: string) => console.log(`\x1b[36m==>\x1b[0m ${line}`);
-
 
 interface Result {
   name: string;
@@ -113,7 +111,9 @@ function load(name: string, mode: 'api' | 'bare', seconds: number, concurrency: 
       elapsed++;
       if (quiet) return;
       const sorted = m.progress!.sort((a, b) => a - b);
-      console.log(`    [${name}] ${String(elapsed).padStart(3)} s  ${String(m.total).padStart(6)} requests  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${m.errors}`);
+      console.log(
+        `    [${name}] ${String(elapsed).padStart(3)} s  ${String(m.total).padStart(6)} requests  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${m.errors}`,
+      );
     });
     worker.once('error', reject);
   });
@@ -184,7 +184,14 @@ async function main() {
     const simUrl = `http://127.0.0.1:${simPort}`;
 
     say('API in this process');
-    const config: Config = { ...loadConfig({}), databaseUrl, temporalAddress, logLevel: 'silent', rateLimitPerMinute: 10_000_000, widgetRateLimitPerMinute: 10_000_000 };
+    const config: Config = {
+      ...loadConfig({}),
+      databaseUrl,
+      temporalAddress,
+      logLevel: 'silent',
+      rateLimitPerMinute: 10_000_000,
+      widgetRateLimitPerMinute: 10_000_000,
+    };
     const pool = createPool(databaseUrl, 20);
     cleanups.push(() => pool.end());
     const connection = await Connection.connect({ address: temporalAddress });
@@ -200,7 +207,14 @@ async function main() {
 
     const tenant = await createTenant(pool, 'bench merchant');
     for (const c of companies) {
-      await createCourier(pool, { name: c.slug, slug: c.slug, adapter: 'http', endpoint: `${simUrl}/${c.slug}`, fleet_secret: c.fleet_secret, timeout_ms: TIMEOUT_MS });
+      await createCourier(pool, {
+        name: c.slug,
+        slug: c.slug,
+        adapter: 'http',
+        endpoint: `${simUrl}/${c.slug}`,
+        fleet_secret: c.fleet_secret,
+        timeout_ms: TIMEOUT_MS,
+      });
     }
     await linkCouriers(pool, tenant.tenant_id, 'all');
 
@@ -250,13 +264,19 @@ async function main() {
       const overheadP50 = a['p50 ms'] - b['p50 ms'];
       const pass = overheadP50 <= 10;
       ok &&= pass;
-      console.log(`Overhead over the slowest courier at concurrency ${p.concurrency}: p50 ${overheadP50.toFixed(1)} ms, p99 ${(a['p99 ms'] - b['p99 ms']).toFixed(1)} ms   (target p50 <= 10 ms: ${pass ? 'PASS' : 'FAIL'})`);
+      console.log(
+        `Overhead over the slowest courier at concurrency ${p.concurrency}: p50 ${overheadP50.toFixed(1)} ms, p99 ${(a['p99 ms'] - b['p99 ms']).toFixed(1)} ms   (target p50 <= 10 ms: ${pass ? 'PASS' : 'FAIL'})`,
+      );
     }
     const h = row(hanging);
     const hangBound = TIMEOUT_MS + 250;
     const okHang = h.errors === 0 && h['p99 ms'] <= hangBound + 100 && h['max ms'] <= hangBound + 500;
-    console.log(`One courier hanging: p99 ${h['p99 ms']} ms, max ${h['max ms']} ms with a ${TIMEOUT_MS} ms courier timeout   (bounded: ${okHang ? 'PASS' : 'FAIL'})`);
-    console.log(`Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), load average ${os.loadavg()[0].toFixed(1)}, ${DURATION_S} s per scenario;`);
+    console.log(
+      `One courier hanging: p99 ${h['p99 ms']} ms, max ${h['max ms']} ms with a ${TIMEOUT_MS} ms courier timeout   (bounded: ${okHang ? 'PASS' : 'FAIL'})`,
+    );
+    console.log(
+      `Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), load average ${os.loadavg()[0].toFixed(1)}, ${DURATION_S} s per scenario;`,
+    );
     console.log(`API in the main thread, load generator in a worker thread, simulator in its own process.`);
     if (!ok || !okHang) process.exitCode = 1;
   } finally {

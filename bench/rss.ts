@@ -89,6 +89,7 @@ async function main() {
       TEMPORAL_TASK_QUEUE: `rss-${Date.now()}`,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '100000000',
+      ALLOW_LOOPBACK_WEBHOOKS: 'true', // the receiver listens on 127.0.0.1
     };
     // The production build and flags (npm run build; npm run start:api / start:worker).
     say('Production build (npm run build)');
@@ -115,7 +116,12 @@ async function main() {
     const http1 = new HttpPool(apiUrl, { connections: CONCURRENCY * 2 });
     cleanups.push(() => http1.close());
     const call = async (method: 'GET' | 'POST', pathname: string, body?: unknown) => {
-      const res = await http1.request({ method, path: pathname, headers: { authorization: `Bearer ${tenant.secret_key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const res = await http1.request({
+        method,
+        path: pathname,
+        headers: { authorization: `Bearer ${tenant.secret_key}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.statusCode, json: (await res.body.json()) as any };
     };
     const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks` });
@@ -124,7 +130,10 @@ async function main() {
     const baseline = { api: memory(api.pid!), worker: memory(worker.pid!) };
     const peak = { api: baseline.api.peak, worker: baseline.worker.peak };
     const sampler = setInterval(() => {
-      for (const [name, child] of [['api', api], ['worker', worker]] as const) {
+      for (const [name, child] of [
+        ['api', api],
+        ['worker', worker],
+      ] as const) {
         try {
           peak[name] = Math.max(peak[name], memory(child.pid!).peak);
         } catch {
@@ -143,14 +152,30 @@ async function main() {
     say('Letting the lifecycles and webhooks drain (20 s)');
     await new Promise((r) => setTimeout(r, 20_000));
     clearInterval(sampler);
-    for (const [name, child] of [['api', api], ['worker', worker]] as const) peak[name] = Math.max(peak[name], memory(child.pid!).peak);
+    for (const [name, child] of [
+      ['api', api],
+      ['worker', worker],
+    ] as const)
+      peak[name] = Math.max(peak[name], memory(child.pid!).peak);
 
     const { rows } = await pool.query(`SELECT status, count(*)::int AS n FROM deliveries GROUP BY status ORDER BY status`);
     console.log('');
     console.table([summarise(result, 'quote + create (one request pair)')]);
     console.table([
-      { process: 'API', 'idle RSS MB': +baseline.api.rss.toFixed(0), 'peak RSS MB': +peak.api.toFixed(0), 'target MB': TARGETS.api, verdict: peak.api <= TARGETS.api ? 'PASS' : 'FAIL' },
-      { process: 'worker', 'idle RSS MB': +baseline.worker.rss.toFixed(0), 'peak RSS MB': +peak.worker.toFixed(0), 'target MB': TARGETS.worker, verdict: peak.worker <= TARGETS.worker ? 'PASS' : 'FAIL' },
+      {
+        process: 'API',
+        'idle RSS MB': +baseline.api.rss.toFixed(0),
+        'peak RSS MB': +peak.api.toFixed(0),
+        'target MB': TARGETS.api,
+        verdict: peak.api <= TARGETS.api ? 'PASS' : 'FAIL',
+      },
+      {
+        process: 'worker',
+        'idle RSS MB': +baseline.worker.rss.toFixed(0),
+        'peak RSS MB': +peak.worker.toFixed(0),
+        'target MB': TARGETS.worker,
+        verdict: peak.worker <= TARGETS.worker ? 'PASS' : 'FAIL',
+      },
     ]);
     console.log(`Deliveries by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; ${webhooks} webhooks received. ${machineLine()}.`);
     if (peak.api > TARGETS.api || peak.worker > TARGETS.worker) process.exitCode = 1;

@@ -18,13 +18,13 @@
 // BENCH_FLOOR_SAMPLES (300).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { Pool as HttpPool } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { createSimulator, newFleetSecret, signFleetEvent } from '../simulator/server.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { deliveryWorkflowId, stateQuery } from '../workflows/deliveries/definitions.js';
+import { pingWorkflow } from '../workflows/system/workflows.js';
 import { load, machineLine, pct, quotesAhead, say, startBenchStack, summarise, type LoadResult } from './lib.js';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 1000);
@@ -87,7 +87,14 @@ async function main() {
     const slug = `bench-wh-${Date.now()}`;
     const fleetSecret = newFleetSecret();
     sim.control.upsert({ slug, name: 'Bench Courier', fleet_secret: fleetSecret, booking_status: 'accepted' });
-    const courier = await createCourier(pool, { name: 'Bench Courier', slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: fleetSecret, timeout_ms: 5000 });
+    const courier = await createCourier(pool, {
+      name: 'Bench Courier',
+      slug,
+      adapter: 'http',
+      endpoint: sim.endpoint(slug),
+      fleet_secret: fleetSecret,
+      timeout_ms: 5000,
+    });
     const tenant = await createTenant(pool, 'bench merchant');
     await linkCouriers(pool, tenant.tenant_id, slug);
 
@@ -127,7 +134,9 @@ async function main() {
     say('Waiting until every delivery is assigned and its 3 notifications have arrived');
     const settleStarted = Date.now();
     for (;;) {
-      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status = 'assigned'", [tenant.tenant_id]);
+      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status = 'assigned'", [
+        tenant.tenant_id,
+      ]);
       console.log(`    ${rows[0].n} assigned, ${received} notifications received`);
       if (rows[0].n >= DELIVERIES && received >= DELIVERIES * 3) break;
       if (Date.now() - settleStarted > 900_000) throw new Error('deliveries did not settle within 15 minutes');
@@ -135,11 +144,19 @@ async function main() {
     }
     say(`Settled in ${((Date.now() - settleStarted) / 1000).toFixed(0)} s`);
     const deliveries = (
-      await pool.query<{ id: string; courier_tracking_ref: string }>('SELECT id, courier_tracking_ref FROM deliveries WHERE tenant_id = $1 ORDER BY inserted_at', [tenant.tenant_id])
+      await pool.query<{ id: string; courier_tracking_ref: string }>(
+        'SELECT id, courier_tracking_ref FROM deliveries WHERE tenant_id = $1 ORDER BY inserted_at',
+        [tenant.tenant_id],
+      )
     ).rows;
 
     // ---- floors and measurement, at concurrency 1 (the pipeline's own latency) and at BENCH_CONCURRENCY ----
-    const floorBody = JSON.stringify({ id: 'msg_floor', type: 'delivery.pickup_ready', created_at: new Date().toISOString(), data: { delivery: BODY, event: {}, metadata: {} } });
+    const floorBody = JSON.stringify({
+      id: 'msg_floor',
+      type: 'delivery.pickup_ready',
+      created_at: new Date().toISOString(),
+      data: { delivery: BODY, event: {}, metadata: {} },
+    });
     const wh = new Webhook(secret);
     const receiverPool = new HttpPool(receiverUrl, { connections: 16, keepAliveTimeout: 30_000 });
     stack.onCleanup(() => receiverPool.close());
@@ -148,7 +165,12 @@ async function main() {
       const res = await receiverPool.request({
         method: 'POST',
         path: '/floor',
-        headers: { 'content-type': 'application/json', 'webhook-id': 'msg_floor', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign('msg_floor', at, floorBody) },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'msg_floor',
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': wh.sign('msg_floor', at, floorBody),
+        },
         body: floorBody,
       });
       await res.body.dump();
@@ -162,7 +184,11 @@ async function main() {
     };
     const floorPing = async () => {
       const id = randomUUID();
-      const result = await temporal.workflow.execute('pingWorkflow', { taskQueue: stack.config.taskQueue, workflowId: `bench-ping-${id}`, args: [{ id, message: 'bench' }] });
+      const result = await temporal.workflow.execute(pingWorkflow, {
+        taskQueue: stack.config.taskQueue,
+        workflowId: `bench-ping-${id}`,
+        args: [{ id, message: 'bench' }],
+      });
       return Boolean(result);
     };
 
@@ -185,7 +211,12 @@ async function main() {
         });
       });
       const body = JSON.stringify({ tracking_ref: job.ref, event_type: job.step, occurred_at: new Date().toISOString(), payload: {} });
-      const res = await api.request({ method: 'POST', path: `/v1/fleet/${slug}/events`, headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, body) }, body });
+      const res = await api.request({
+        method: 'POST',
+        path: `/v1/fleet/${slug}/events`,
+        headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, body) },
+        body,
+      });
       await res.body.dump();
       if (res.statusCode !== 202) return false;
       return arrived;
@@ -198,9 +229,18 @@ async function main() {
     for (const c of phases) {
       say(`Concurrency ${c}: floors (${FLOOR_SAMPLES} samples each)`);
       const floors = [
-        summarise(await load('floor http', 60, c, floorHttp, { maxRequests: FLOOR_SAMPLES, quiet: true }), `c=${c} floor: bare signed HTTP POST to the receiver`),
-        summarise(await load('floor query', 60, c, floorQuery, { maxRequests: FLOOR_SAMPLES, quiet: true }), `c=${c} floor: bare Temporal round trip (query into the worker)`),
-        summarise(await load('floor ping', 60, c, floorPing, { maxRequests: FLOOR_SAMPLES, quiet: true }), `c=${c} floor: bare workflow + 1 activity (start, Postgres write, result)`),
+        summarise(
+          await load('floor http', 60, c, floorHttp, { maxRequests: FLOOR_SAMPLES, quiet: true }),
+          `c=${c} floor: bare signed HTTP POST to the receiver`,
+        ),
+        summarise(
+          await load('floor query', 60, c, floorQuery, { maxRequests: FLOOR_SAMPLES, quiet: true }),
+          `c=${c} floor: bare Temporal round trip (query into the worker)`,
+        ),
+        summarise(
+          await load('floor ping', 60, c, floorPing, { maxRequests: FLOOR_SAMPLES, quiet: true }),
+          `c=${c} floor: bare workflow + 1 activity (start, Postgres write, result)`,
+        ),
       ];
       say(`Concurrency ${c}: ${perPhase.toLocaleString('en')} fleet events, ${DELIVERIES.toLocaleString('en')} deliveries in flight`);
       const result = await load(`c=${c} fleet event -> webhook`, DURATION_S, c, fleetToWebhook, { maxRequests: perPhase });
@@ -225,7 +265,9 @@ async function main() {
           `(${DELIVERIES.toLocaleString('en')} deliveries in flight). Target p50 <= ${TARGET_P50_MS} ms: ${p50 <= TARGET_P50_MS ? 'met' : 'NOT met'}.`,
       );
     }
-    console.log(`HTTP part of each attempt (attempt log): p50 ${attempts[0].p50} ms, p99 ${attempts[0].p99} ms; ${attempts[0].failed} failed attempts; ${badSignatures} bad signatures; ${timeouts} notifications not seen within 30 s.`);
+    console.log(
+      `HTTP part of each attempt (attempt log): p50 ${attempts[0].p50} ms, p99 ${attempts[0].p99} ms; ${attempts[0].failed} failed attempts; ${badSignatures} bad signatures; ${timeouts} notifications not seen within 30 s.`,
+    );
     if (measured.some((m) => m.result.errors) || badSignatures) process.exitCode = 1;
     console.log(`${machineLine()}; API, worker, simulator, receiver and load generator in one process; Temporal dev server (SQLite in memory).`);
   } finally {
