@@ -6,7 +6,7 @@ import { adapterFor } from '../couriers/adapters/index.js';
 import type { BookingResult } from '../couriers/adapters/adapter.js';
 import { courierById, linkedActiveCourier } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
-import { bookableDelivery } from './repository.js';
+import { bookableDelivery, rememberTrackingRef } from './repository.js';
 
 /** The delivery or its company is gone: retrying cannot help. `kind` names the failure type. */
 export class DispatchTargetMissingError extends Error {
@@ -45,6 +45,8 @@ export function createDispatchService(deps: { config: Pick<Config, 'baseUrl'>; p
         scheduled_pickup_at: delivery.scheduled_pickup_at ? new Date(delivery.scheduled_pickup_at).toISOString() : null,
         callback_url: `${config.baseUrl}/v1/fleet/${courier.slug}/events`,
       });
+      // The courier may send its first fleet event before the workflow gets to record the booking: let it find the job.
+      await rememberTrackingRef(pool, delivery.id, courier.id, result.tracking_ref);
       return { ...result, courierName: courier.name };
     },
 

@@ -184,6 +184,19 @@ export async function bookableDelivery(pool: Pool, deliveryId: string): Promise<
   return rows[0] ?? null;
 }
 
+/**
+ * Keeps the courier's job reference as soon as the courier has answered a booking, before the workflow records
+ * `delivery.dispatched`: a courier that calls back at once (POST /v1/fleet/{slug}/events) finds its job even while
+ * the worker is busy. Only for the company the booking was made with (an operator may have moved the delivery on).
+ */
+export async function rememberTrackingRef(pool: Pool, deliveryId: string, companyId: string, trackingRef: string): Promise<void> {
+  await pool.query('UPDATE deliveries SET courier_tracking_ref = $3, updated_at = now() WHERE id = $1 AND company_id = $2', [
+    deliveryId,
+    companyId,
+    trackingRef,
+  ]);
+}
+
 /** A delivery event as the workflow records it (its id is the workflow's, so a retry changes nothing). */
 export interface RecordEventInput {
   deliveryId: string;

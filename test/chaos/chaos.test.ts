@@ -339,6 +339,27 @@ describe('under fire', () => {
     }
     const { rows: statuses } = await pool.query(`SELECT status, count(*)::int AS n FROM deliveries WHERE tenant_id = $1 GROUP BY status`, [context.tenantId]);
     log(`statuses: ${JSON.stringify(statuses)}`);
+    if (open > 0) {
+      // What a stuck delivery went through, and what its courier was told: enough to tell a lost event from a stuck workflow.
+      const { rows: stuck } = await pool.query(
+        `SELECT d.id, d.reference, d.status, d.courier_tracking_ref,
+                (SELECT json_agg(json_build_object('type', e.event_type, 'at', e.occurred_at, 'payload', e.payload) ORDER BY e.occurred_at, e.seq)
+                   FROM delivery_events e WHERE e.delivery_id = d.id) AS events
+           FROM deliveries d WHERE d.tenant_id = $1 AND d.status NOT IN ('delivered', 'cancelled', 'failed') LIMIT 5`,
+        [context.tenantId],
+      );
+      const bookings = sim.control.companies().flatMap((c) => sim.control.bookings(c.slug));
+      for (const d of stuck) {
+        const sent = bookings
+          .filter((b) => b.delivery_id === d.id)
+          .map((b) => ({
+            ref: b.tracking_ref,
+            status: b.status,
+            events: b.events.map((e) => `${e.event_type}:${e.response_status ?? e.error}x${e.attempts}`),
+          }));
+        log(`stuck ${d.id} ${d.reference} ${d.status} ref=${d.courier_tracking_ref}: ${JSON.stringify(d.events)}; courier sent ${JSON.stringify(sent)}`);
+      }
+    }
     expect(open).toBe(0);
     const { rows: count } = await pool.query('SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1', [context.tenantId]);
     expect(count[0].n).toBe(DELIVERIES); // retried creations made no extra delivery
