@@ -56,6 +56,34 @@ export async function findDelivery(pool: Pool, tenantId: string | null, id: stri
   return rows[0] ?? null;
 }
 
+/**
+ * A delivery of this tenant with its events, oldest first, read in one statement: one snapshot, so the status and the
+ * events always agree (two queries could see a status change between them). Null as findDelivery.
+ */
+export async function findDeliveryWithEvents(
+  pool: Pool,
+  tenantId: string | null,
+  id: string,
+): Promise<{ delivery: DeliveryRow; events: DeliveryEventRow[] } | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await pool.query<
+    DeliveryRow & { e_id: string | null; e_type: EventType; e_at: Date; e_source: string | null; e_payload: DeliveryEventRow['payload'] }
+  >(
+    `SELECT ${DELIVERY_COLUMNS}, e.id AS e_id, e.event_type AS e_type, e.occurred_at AS e_at, e.source AS e_source, e.payload AS e_payload
+       FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
+       LEFT JOIN delivery_events e ON e.delivery_id = d.id
+      WHERE d.id = $1 AND ($2::uuid IS NULL OR d.tenant_id = $2)
+      ORDER BY e.occurred_at, e.seq`,
+    [id, tenantId],
+  );
+  if (rows.length === 0) return null;
+  const { e_id: _id, e_type: _type, e_at: _at, e_source: _source, e_payload: _payload, ...delivery } = rows[0];
+  const events = rows
+    .filter((r) => r.e_id !== null)
+    .map((r) => ({ id: r.e_id!, event_type: r.e_type, occurred_at: r.e_at, source: r.e_source, payload: r.e_payload }));
+  return { delivery, events };
+}
+
 /** Events oldest first (ties broken by insertion order). */
 export async function deliveryEvents(pool: Pool, deliveryId: string): Promise<DeliveryEventRow[]> {
   const { rows } = await pool.query<DeliveryEventRow>(

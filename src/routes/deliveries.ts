@@ -5,7 +5,7 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { createDelivery, type CreateDeliveryInput } from '../deliveries/create.js';
-import { deliveryEvents, findDelivery, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
+import { deliveryEvents, findDelivery, findDeliveryWithEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
 import { clientSecretMatches } from '../deliveries/client-secret.js';
 import {
   CreateDeliveryBody,
@@ -62,6 +62,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     const delivery = await findDelivery(pool, tenantId, id);
     if (!delivery) throw notFound();
     return delivery;
+  };
+  /** The delivery and its events as of one moment (a status change never falls between them). */
+  const loadWithEvents = async (tenantId: string, id: string) => {
+    const found = await findDeliveryWithEvents(pool, tenantId, id);
+    if (!found) throw notFound();
+    return found;
   };
 
   async function create(request: FastifyRequest, body: CreateDeliveryInput, source: 'api' | 'widget') {
@@ -149,8 +155,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const delivery = await load(tenantOf(request), request.params.id);
-      return toDelivery(delivery, await deliveryEvents(pool, delivery.id), config.baseUrl);
+      const { delivery, events } = await loadWithEvents(tenantOf(request), request.params.id);
+      return toDelivery(delivery, events, config.baseUrl);
     },
   );
 
@@ -257,8 +263,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         }
         throw err;
       }
-      const updated = await load(tenantId, delivery.id);
-      return toDelivery(updated, await deliveryEvents(pool, delivery.id), config.baseUrl);
+      const updated = await loadWithEvents(tenantId, delivery.id);
+      return toDelivery(updated.delivery, updated.events, config.baseUrl);
     },
   );
 
@@ -321,12 +327,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      const delivery = await load(tenantId, request.params.id);
+      const { delivery, events } = await loadWithEvents(tenantId, request.params.id);
       const presented = request.query.client_secret;
       if (presented !== undefined && !clientSecretMatches(delivery.id, await storedClientSecretHash(pool, tenantId, delivery.id), presented)) {
         throw new ApiError(404, 'not_found', 'No delivery with this id and client_secret.');
       }
-      return toWidgetDelivery(delivery, await deliveryEvents(pool, delivery.id), config.baseUrl, presented !== undefined);
+      return toWidgetDelivery(delivery, events, config.baseUrl, presented !== undefined);
     },
   );
 };

@@ -4,7 +4,7 @@
 // Both are outside the OpenAPI document (HTML and JavaScript, not API resources): docs/widget.md.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { deliveryEvents, findDelivery } from '../deliveries/repository.js';
+import { findDeliveryWithEvents } from '../deliveries/repository.js';
 import { isUuid } from '../lib/uuid.js';
 import { toTracking } from '../deliveries/view.js';
 import { negotiateLang } from '../pages/i18n.js';
@@ -76,9 +76,9 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
         .header('cache-control', 'no-cache')
         .header('content-security-policy', PAGE_CSP)
         .header('x-robots-tag', 'noindex, nofollow');
-      const delivery = isUuid(id) ? await findDelivery(pool, null, id) : null;
-      if (!delivery) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
-      const view = toTracking(delivery, await deliveryEvents(pool, delivery.id));
+      const found = isUuid(id) ? await findDeliveryWithEvents(pool, null, id) : null;
+      if (!found) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
+      const view = toTracking(found.delivery, found.events);
       return reply.send(renderTrackingPage(view, lang, selfPath));
     },
   );

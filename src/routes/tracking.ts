@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { deliveryEvents, findDelivery } from '../deliveries/repository.js';
+import { findDeliveryWithEvents } from '../deliveries/repository.js';
 import { TrackingView } from '../deliveries/schemas.js';
 import { toTracking } from '../deliveries/view.js';
 import { notFound } from '../lib/problem.js';
@@ -23,9 +23,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       },
     },
     async (request) => {
-      const delivery = await findDelivery(pool, null, request.params.delivery_id);
-      if (!delivery) throw notFound();
-      return toTracking(delivery, await deliveryEvents(pool, delivery.id));
+      const found = await findDeliveryWithEvents(pool, null, request.params.delivery_id);
+      if (!found) throw notFound();
+      return toTracking(found.delivery, found.events);
     },
   );
 };
