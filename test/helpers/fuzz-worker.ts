@@ -103,5 +103,8 @@ async function main(job: FuzzJob) {
 }
 
 if (!isMainThread && parentPort && (workerData as FuzzJob | undefined)?.document) {
-  main(workerData as FuzzJob).catch((err) => parentPort!.postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  // fast-check keeps the property's own error as `cause`: pass it on, it says what broke.
+  const describe = (err: unknown): string =>
+    err instanceof Error ? `${err.stack ?? err.message}${err.cause ? `\nCaused by: ${describe(err.cause)}` : ''}` : String(err);
+  main(workerData as FuzzJob).catch((err) => parentPort!.postMessage({ error: `seed ${(workerData as FuzzJob).seed}: ${describe(err)}` }));
 }

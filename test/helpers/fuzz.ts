@@ -447,7 +447,8 @@ export function mutate(base: unknown, mutations: Mutation[]): unknown {
     if (path.length === 0) {
       if (m.kind === 'wrap') root = [root];
       else if (m.kind === 'set') root = m.value;
-      else if (m.kind === 'add' && root && typeof root === 'object')
+      // Never on an array: an own `constructor` (a hostile name) breaks later splices with a TypeError of our own.
+      else if (m.kind === 'add' && root && typeof root === 'object' && !Array.isArray(root))
         Object.defineProperty(root, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
       continue;
     }
