@@ -24,6 +24,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     what: 'Fleet event in -> signed merchant webhook out, with 1,000 deliveries in flight, beside bare HTTP and bare Temporal round trips.',
   },
   {
+    name: 'lifecycle',
+    script: 'bench/lifecycle.ts',
+    what: 'Whole lifecycles (quote, create, courier moves every 300 ms to delivered, one webhook endpoint) at stepped offered rates: the sustained rate, CPU seconds per lifecycle over every process of the stack, and Temporal history events, workflow tasks and actions per delivery, beside a minimal floor workflow.',
+  },
+  {
     name: 'rss',
     script: 'bench/rss.ts',
     what: 'Peak RSS of the API and the worker, each in its own production process (npm run build; start:api / start:worker), under quote + create load with every delivery driven to delivered and webhooks sent.',

@@ -3,6 +3,8 @@
 // process, optionally a worker) that cleans up after itself.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -198,4 +200,94 @@ export async function quotesAhead(pool: Pool, tenantId: string, companyId: strin
     [tenantId, companyId, normalised.origin, normalised.destination, normalised.parcel, payloadHash(body), count, feeAoa],
   );
   return rows.map((r) => r.id);
+}
+
+// ---- CPU accounting from /proc (Linux) -------------------------------------------------------------------------
+
+const CLOCK_TICKS_PER_S = 100; // USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`)
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** Own CPU (user + system) and that of reaped children, seconds. */
+  self: number;
+  children: number;
+}
+
+function procStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null; // exited
+  }
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
+  const close = text.lastIndexOf(')');
+  const comm = text.slice(text.indexOf('(') + 1, close);
+  const f = text.slice(close + 2).split(' '); // f[0] = state (field 3)
+  const at = (field: number) => Number(f[field - 3]);
+  return { pid, ppid: at(4), comm, self: (at(14) + at(15)) / CLOCK_TICKS_PER_S, children: (at(16) + at(17)) / CLOCK_TICKS_PER_S };
+}
+
+function allProcs(): ProcStat[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => procStat(Number(name)))
+    .filter((s): s is ProcStat => s !== null);
+}
+
+/**
+ * CPU seconds used so far by the processes of a stack: the given pids (with their reaped children) and every
+ * PostgreSQL server of the machine (each postmaster's reaped children plus its live backends, so backends that come
+ * and go are counted too). Take one reading before and one after, and subtract.
+ */
+export function stackCpu(pids: Record<string, number>): Record<string, number> {
+  const procs = allProcs();
+  const byPid = new Map(procs.map((p) => [p.pid, p]));
+  const out: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    const p = byPid.get(pid);
+    out[name] = p ? p.self + p.children : NaN;
+  }
+  out.postgres = procs.filter((p) => p.comm === 'postgres').reduce((sum, p) => sum + p.self + (byPid.get(p.ppid)?.comm === 'postgres' ? 0 : p.children), 0);
+  return out;
+}
+
+/** Pids of running processes whose command line matches `pattern` (e.g. the Temporal server's processes). */
+export function pidsMatching(pattern: RegExp): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return pattern.test(fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' '));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * Starts one of package.json's production scripts (`start:api`, `start:worker`: "node <flags> <file>") as its own
+ * process, after `npm run build`; stopped with SIGTERM by the returned function.
+ */
+export function startProductionProcess(script: 'start:api' | 'start:worker', env: NodeJS.ProcessEnv): { child: ChildProcess; stop: () => Promise<void> } {
+  const scripts = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).scripts as Record<string, string>;
+  const args = scripts[script].split(' ').slice(1);
+  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { child, stop };
+}
+
+/** `npm run build`: the production bundles that start:api and start:worker run. */
+export function productionBuild(): void {
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT_DIR, stdio: 'ignore' });
 }

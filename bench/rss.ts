@@ -2,7 +2,7 @@
 // quotes and deliveries created at BENCH_CONCURRENCY for BENCH_DURATION_S, the courier simulator moving every
 // delivery through its lifecycle, and a merchant webhook endpoint receiving every event.
 // Targets: API <= 150 MB, worker <= 400 MB. Peak = the kernel's high-water mark (VmHWM), sampled each second.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres 
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
 import { waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { load, machineLine, say, summarise } from './lib.js';
+import { load, machineLine, productionBuild, say, startProductionProcess, summarise } from './lib.js';
 import { freePort } from '../scripts/lib/net.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 30);
@@ -93,19 +93,10 @@ async function main() {
     };
     // The production build and flags (npm run build; npm run start:api / start:worker).
     say('Production build (npm run build)');
-    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT_DIR, stdio: 'ignore' });
-    const scripts = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).scripts as Record<string, string>;
-    const start = (script: string): ChildProcess => {
-      const args = scripts[script].split(' ').slice(1); // "node <flags> <file>"
-      const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', 'ignore', 'inherit'] });
-      cleanups.push(
-        () =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      );
+    productionBuild();
+    const start = (script: 'start:api' | 'start:worker'): ChildProcess => {
+      const { child, stop } = startProductionProcess(script, env);
+      cleanups.push(stop);
       return child;
     };
     say('API and worker, each in its own process');
