@@ -5,13 +5,20 @@ import type { Config } from '../config.js';
 import { inTransaction, type Pool, type PoolClient } from '../db.js';
 import { ApiError, type ErrorCode, type FieldErrorCode } from '../lib/problem.js';
 import { isUuid } from '../lib/uuid.js';
-import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
 import type { Address, Parcel } from '../schemas.js';
-import { initialStatusFor, type PaymentMethod, type Status } from '../../workflows/deliveries/states.js';
-import { DELIVERY_COLUMNS, type DeliveryEventRow, type DeliveryRow } from './repository.js';
+import { initialStatusFor, type PaymentMethod } from '../../workflows/deliveries/states.js';
+import {
+  deliveryByIdempotencyKey,
+  insertDelivery,
+  lockQuoteForDelivery,
+  quotedPayload,
+  releaseExpiredIdempotencyKey,
+  type DeliveryEventRow,
+  type DeliveryRow,
+  type StartableDelivery,
+} from './repository.js';
 import { newClientSecret } from './client-secret.js';
-import type { StartableDelivery } from './start.js';
 
 export interface CreateDeliveryInput {
   quote_id: string;
@@ -51,14 +58,7 @@ export async function createDelivery(
 ): Promise<CreatedDelivery> {
   if (!isUuid(input.quote_id)) throw quoteError('quote_not_found', 'No quote with this quote_id.');
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query(
-      `SELECT q.id, q.company_id, q.fee_aoa, q.eta_minutes, q.valid_until < now() AS expired, q.payload_hash, q.used_at, c.slug, c.name,
-              coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin
-         FROM quotes q JOIN courier_companies c ON c.id = q.company_id
-        WHERE q.id = $1 AND q.tenant_id = $2 FOR UPDATE OF q`,
-      [input.quote_id, tenantId],
-    );
-    const quote = rows[0];
+    const quote = await lockQuoteForDelivery(client, tenantId, input.quote_id);
     if (!quote) throw quoteError('quote_not_found', 'No quote with this quote_id.');
     if (quote.used_at) {
       // The same Idempotency-Key retried after its first attempt committed but never answered: that delivery.
@@ -87,54 +87,38 @@ export async function createDelivery(
     // Only the widget's deliveries get one: the merchant reads its deliveries with its secret key.
     const clientSecret = source === 'widget' ? newClientSecret(id) : null;
 
-    // The Idempotency-Key stays bound to its delivery for the key's 24 h window only: an older delivery gives it
-    // up, so a key reused after that makes a new delivery. Within the window, another quote under it is refused below.
-    if (idempotencyKey) {
-      await client.query(
-        `UPDATE deliveries SET idempotency_key = NULL WHERE tenant_id = $1 AND idempotency_key = $2 AND inserted_at < now() - ${IDEMPOTENCY_TTL}`,
-        [tenantId, idempotencyKey],
-      );
-    }
-    const inserted = await client
-      .query(
-        `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
-         cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
-         client_secret_hash)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)
-       RETURNING *`,
-        [
-          id,
-          tenantId,
-          reference,
-          initialStatus,
-          quote.company_id,
-          quote.id,
-          input.origin,
-          input.destination,
-          input.parcel,
-          input.payment_method,
-          input.cash_collect_aoa ?? null,
-          quote.fee_aoa,
-          pin,
-          input.scheduled_pickup_at ?? null,
-          input.scheduled_delivery_at ?? null,
-          slaDeadline,
-          input.options?.metadata ?? {},
-          idempotencyKey,
-          clientSecret?.hash ?? null,
-        ],
-      )
-      .catch(refuseReusedKey);
-    await client.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1', [quote.id, id]);
+    // The Idempotency-Key stays bound to its delivery for the key's 24 h window only; within the window, another quote
+    // under it is refused (refuseReusedKey).
+    if (idempotencyKey) await releaseExpiredIdempotencyKey(client, tenantId, idempotencyKey);
     const createdEventId = randomUUID();
-    const event = await client.query<DeliveryEventRow>(
-      `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload) VALUES ($1, $2, $3, 'delivery.created', $4, $5)
-       RETURNING id, event_type, occurred_at, source, payload`,
-      [createdEventId, id, tenantId, source, { status: initialStatus, payment_method: input.payment_method }],
-    );
+    const inserted = await insertDelivery(
+      client,
+      {
+        id,
+        tenant_id: tenantId,
+        reference,
+        status: initialStatus,
+        company_id: quote.company_id,
+        quote_id: quote.id,
+        origin: input.origin,
+        destination: input.destination,
+        parcel: input.parcel,
+        payment_method: input.payment_method,
+        cash_collect_aoa: input.cash_collect_aoa ?? null,
+        quoted_fee_aoa: quote.fee_aoa,
+        delivery_pin: pin,
+        scheduled_pickup_at: input.scheduled_pickup_at ?? null,
+        scheduled_delivery_at: input.scheduled_delivery_at ?? null,
+        sla_deadline_at: slaDeadline,
+        metadata: input.options?.metadata ?? {},
+        idempotency_key: idempotencyKey,
+        client_secret_hash: clientSecret?.hash ?? null,
+      },
+      { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
+    ).catch(refuseReusedKey);
     return {
-      row: { ...inserted.rows[0], courier_name: quote.name, courier_slug: quote.slug, require_delivery_pin: quote.require_delivery_pin } as DeliveryRow,
-      events: event.rows,
+      row: { ...inserted.row, courier_name: quote.name, courier_slug: quote.slug, require_delivery_pin: quote.require_delivery_pin },
+      events: [inserted.event],
       client_secret: clientSecret?.secret ?? null,
       id,
       reference,
@@ -151,8 +135,7 @@ export async function createDelivery(
 
 /** 422 quote_payload_mismatch naming the parts that differ from the quoted ones: one field error per part. */
 async function payloadMismatch(client: PoolClient, quoteId: string, input: CreateDeliveryInput): Promise<ApiError> {
-  const { rows } = await client.query('SELECT origin, destination, parcel FROM quotes WHERE id = $1', [quoteId]);
-  const parts = differingParts(rows[0], input);
+  const parts = differingParts(await quotedPayload(client, quoteId), input);
   // The hash differs, so some part does; should the stored form ever compare equal, name all three.
   const named = parts.length > 0 ? parts : (['origin', 'destination', 'parcel'] as const);
   return new ApiError(
@@ -176,21 +159,12 @@ function refuseReusedKey(err: unknown): never {
 }
 
 async function existingDelivery(client: PoolClient, tenantId: string, idempotencyKey: string, quoteId: string): Promise<CreatedDelivery | null> {
-  const { rows } = await client.query<DeliveryRow & { created_event_id: string; initial_status: Status }>(
-    `SELECT ${DELIVERY_COLUMNS}, e.id AS created_event_id, e.payload->>'status' AS initial_status
-       FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
-       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
-      WHERE d.tenant_id = $1 AND d.idempotency_key = $2 AND d.quote_id = $3 AND d.inserted_at >= now() - ${IDEMPOTENCY_TTL}`,
-    [tenantId, idempotencyKey, quoteId],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  const events = await client.query<DeliveryEventRow>('SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1', [
-    row.created_event_id,
-  ]);
+  const found = await deliveryByIdempotencyKey(client, tenantId, idempotencyKey, quoteId);
+  if (!found) return null;
+  const { row, event } = found;
   return {
     row,
-    events: events.rows,
+    events: [event],
     // The first attempt's secret is not kept (only its hash): a replay does not show one.
     client_secret: null,
     id: row.id,

@@ -1,6 +1,7 @@
 // Deliveries and their events in the query model. The API's reads are scoped to a tenant; the worker's writes
 // (recordEvent, recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice.
-import { inTransaction, type Pool } from '../db.js';
+import { inTransaction, type Pool, type PoolClient } from '../db.js';
+import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
 import { isUuid } from '../lib/uuid.js';
 import type { Address, Parcel } from '../schemas.js';
 import type { EventType, PaymentMethod, Status } from '../../workflows/deliveries/states.js';
@@ -288,4 +289,183 @@ export async function findEvent(pool: Pool, tenantId: string, deliveryId: string
     [eventId, deliveryId, tenantId],
   );
   return rows[0] ?? null;
+}
+
+// --- Creating a delivery (src/deliveries/create.ts) and starting its workflow (src/deliveries/start.ts) ------------
+
+/** The quote a creation consumes, locked (`FOR UPDATE`) until the creating transaction ends. */
+export interface QuoteForDelivery {
+  id: string;
+  company_id: string;
+  fee_aoa: number;
+  eta_minutes: number;
+  /** Past `valid_until` on the database clock, the one that stamped it (src/quotes/repository.ts). */
+  expired: boolean;
+  payload_hash: string;
+  used_at: Date | null;
+  slug: string;
+  name: string;
+  require_delivery_pin: boolean;
+}
+
+export async function lockQuoteForDelivery(client: PoolClient, tenantId: string, quoteId: string): Promise<QuoteForDelivery | null> {
+  const { rows } = await client.query<QuoteForDelivery>(
+    `SELECT q.id, q.company_id, q.fee_aoa, q.eta_minutes, q.valid_until < now() AS expired, q.payload_hash, q.used_at, c.slug, c.name,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin
+       FROM quotes q JOIN courier_companies c ON c.id = q.company_id
+      WHERE q.id = $1 AND q.tenant_id = $2 FOR UPDATE OF q`,
+    [quoteId, tenantId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The origin, destination and parcel a quote was made for, as stored. */
+export async function quotedPayload(client: PoolClient, quoteId: string): Promise<{ origin: Address; destination: Address; parcel: Parcel }> {
+  const { rows } = await client.query<{ origin: Address; destination: Address; parcel: Parcel }>(
+    'SELECT origin, destination, parcel FROM quotes WHERE id = $1',
+    [quoteId],
+  );
+  return rows[0];
+}
+
+/**
+ * An Idempotency-Key stays bound to its delivery for the key's 24 h window only: an older delivery of the tenant
+ * gives it up, so the key reused after that makes a new delivery.
+ */
+export async function releaseExpiredIdempotencyKey(client: PoolClient, tenantId: string, idempotencyKey: string): Promise<void> {
+  await client.query(
+    `UPDATE deliveries SET idempotency_key = NULL WHERE tenant_id = $1 AND idempotency_key = $2 AND inserted_at < now() - ${IDEMPOTENCY_TTL}`,
+    [tenantId, idempotencyKey],
+  );
+}
+
+/** A new delivery's row, as create.ts decided it. */
+export interface NewDeliveryRow {
+  id: string;
+  tenant_id: string;
+  reference: string;
+  status: Status;
+  company_id: string;
+  quote_id: string;
+  origin: Address;
+  destination: Address;
+  parcel: Parcel;
+  payment_method: PaymentMethod;
+  cash_collect_aoa: number | null;
+  quoted_fee_aoa: number;
+  delivery_pin: string | null;
+  scheduled_pickup_at: string | null;
+  scheduled_delivery_at: string | null;
+  sla_deadline_at: Date;
+  metadata: Record<string, unknown>;
+  idempotency_key: string | null;
+  client_secret_hash: Buffer | null;
+}
+
+/**
+ * Inserts the delivery, marks its quote used and records `delivery.created`, on the creating transaction's client.
+ * Returns the inserted row (without the courier's columns) and the event. The unique index on (tenant,
+ * Idempotency-Key) makes the insert fail with constraint `deliveries_tenant_idempotency_key_idx` when the key made
+ * another delivery within its window.
+ */
+export async function insertDelivery(
+  client: PoolClient,
+  row: NewDeliveryRow,
+  created: { eventId: string; source: string; payload: Record<string, unknown> },
+): Promise<{ row: Omit<DeliveryRow, 'courier_name' | 'courier_slug' | 'require_delivery_pin'>; event: DeliveryEventRow }> {
+  const inserted = await client.query(
+    `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
+       cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
+       client_secret_hash)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)
+     RETURNING *`,
+    [
+      row.id,
+      row.tenant_id,
+      row.reference,
+      row.status,
+      row.company_id,
+      row.quote_id,
+      row.origin,
+      row.destination,
+      row.parcel,
+      row.payment_method,
+      row.cash_collect_aoa,
+      row.quoted_fee_aoa,
+      row.delivery_pin,
+      row.scheduled_pickup_at,
+      row.scheduled_delivery_at,
+      row.sla_deadline_at,
+      row.metadata,
+      row.idempotency_key,
+      row.client_secret_hash,
+    ],
+  );
+  await client.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1', [row.quote_id, row.id]);
+  const event = await client.query<DeliveryEventRow>(
+    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload) VALUES ($1, $2, $3, 'delivery.created', $4, $5)
+     RETURNING id, event_type, occurred_at, source, payload`,
+    [created.eventId, row.id, row.tenant_id, created.source, created.payload],
+  );
+  return { row: inserted.rows[0], event: event.rows[0] };
+}
+
+/** What starting a delivery's workflow needs (src/deliveries/start.ts). */
+export interface StartableDelivery {
+  id: string;
+  tenant_id: string;
+  reference: string;
+  company_id: string;
+  courier_slug: string;
+  require_delivery_pin: boolean;
+  sla_deadline_at: Date | null;
+  created_event_id: string;
+  initial_status: Status;
+}
+
+/**
+ * The delivery this Idempotency-Key made from this quote within the key's window, with its `delivery.created` event
+ * (a creation retried after its first attempt committed but never answered), or null.
+ */
+export async function deliveryByIdempotencyKey(
+  client: PoolClient,
+  tenantId: string,
+  idempotencyKey: string,
+  quoteId: string,
+): Promise<{ row: DeliveryRow & StartableDelivery; event: DeliveryEventRow } | null> {
+  const { rows } = await client.query<DeliveryRow & StartableDelivery>(
+    `SELECT ${DELIVERY_COLUMNS}, e.id AS created_event_id, e.payload->>'status' AS initial_status
+       FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.tenant_id = $1 AND d.idempotency_key = $2 AND d.quote_id = $3 AND d.inserted_at >= now() - ${IDEMPOTENCY_TTL}`,
+    [tenantId, idempotencyKey, quoteId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const events = await client.query<DeliveryEventRow>('SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1', [
+    row.created_event_id,
+  ]);
+  return { row, event: events.rows[0] };
+}
+
+/** Notes that the delivery's workflow was started (the reconciler skips it from then on). */
+export async function markWorkflowStarted(pool: Pool, deliveryId: string): Promise<void> {
+  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [deliveryId]);
+}
+
+/** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
+export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit = 100, onlyId: string | null = null): Promise<StartableDelivery[]> {
+  const { rows } = await pool.query<StartableDelivery>(
+    `SELECT d.id, d.tenant_id, d.reference, d.company_id, c.slug AS courier_slug,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status
+       FROM deliveries d
+       JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.workflow_started_at IS NULL AND d.inserted_at <= now() - make_interval(secs => $1::double precision / 1000)
+        AND ($3::uuid IS NULL OR d.id = $3)
+      ORDER BY d.inserted_at LIMIT $2`,
+    [olderThanMs, limit, onlyId],
+  );
+  return rows;
 }

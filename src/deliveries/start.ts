@@ -9,8 +9,8 @@ import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
 import { deliveryWorkflowId, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
 import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
-import type { Status } from '../../workflows/deliveries/states.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
+import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './repository.js';
 
 export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {
@@ -19,18 +19,6 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
     dispatch: { maximumAttempts: config.dispatchMaxAttempts, initialIntervalMs: config.dispatchInitialIntervalMs, maximumIntervalMs: 60_000 },
     bookingReleaseRetryMs: config.bookingReleaseRetryMs,
   };
-}
-
-export interface StartableDelivery {
-  id: string;
-  tenant_id: string;
-  reference: string;
-  company_id: string;
-  courier_slug: string;
-  require_delivery_pin: boolean;
-  sla_deadline_at: Date | null;
-  created_event_id: string;
-  initial_status: Status;
 }
 
 export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery): Promise<void> {
@@ -66,24 +54,7 @@ export async function startDeliveryWorkflow(client: Client, pool: Pool, config: 
     // The workflow ran and finished already (its start was not recorded here): nothing to start.
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [d.id]);
-}
-
-/** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
-export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit = 100, onlyId: string | null = null): Promise<StartableDelivery[]> {
-  const { rows } = await pool.query<StartableDelivery>(
-    `SELECT d.id, d.tenant_id, d.reference, d.company_id, c.slug AS courier_slug,
-            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
-            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status
-       FROM deliveries d
-       JOIN courier_companies c ON c.id = d.company_id
-       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
-      WHERE d.workflow_started_at IS NULL AND d.inserted_at <= now() - make_interval(secs => $1::double precision / 1000)
-        AND ($3::uuid IS NULL OR d.id = $3)
-      ORDER BY d.inserted_at LIMIT $2`,
-    [olderThanMs, limit, onlyId],
-  );
-  return rows;
+  await markWorkflowStarted(pool, d.id);
 }
 
 /**

@@ -5,7 +5,15 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { createDelivery, type CreateDeliveryInput } from '../deliveries/create.js';
-import { deliveryEvents, findDelivery, findDeliveryWithEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
+import {
+  deliveryEvents,
+  findDelivery,
+  findDeliveryWithEvents,
+  listDeliveries,
+  storedClientSecretHash,
+  unstartedDeliveries,
+  type DeliveryRow,
+} from '../deliveries/repository.js';
 import { clientSecretMatches } from '../deliveries/client-secret.js';
 import {
   CreateDeliveryBody,
@@ -19,9 +27,10 @@ import {
   WidgetDelivery,
   WidgetDeliveryQuery,
 } from '../deliveries/schemas.js';
-import { startDeliveryWorkflow, unstartedDeliveries } from '../deliveries/start.js';
+import { startDeliveryWorkflow } from '../deliveries/start.js';
 import { toDelivery, toEvent, toSummary, toWidgetDelivery } from '../deliveries/view.js';
 import { ApiError, notFound } from '../lib/problem.js';
+import { bothSurfaces } from '../lib/surfaces.js';
 import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../lib/widget-policy.js';
 import { tenantOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
@@ -90,17 +99,30 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     if (missing) await startDeliveryWorkflow(temporal, pool, config, missing);
   }
 
+  // The merchant/widget pairs (create, get one) take their URLs, naming and the widget's security from bothSurfaces
+  // (src/lib/surfaces.ts), like couriers and quotes. Each surface is registered on its own rather than in one loop:
+  // the two differ in body, response, query, hooks and handler, and a loop would put a `surface.widget ? ... : ...`
+  // on each of them and lose the type of `request.body`, which fastify infers from one schema per route.
+  const [createMerchant, createWidget] = bothSurfaces(
+    '/deliveries',
+    { tags: ['deliveries'], operationId: 'createDelivery', summary: 'Create a delivery from a quote' },
+    { operationId: 'createWidgetDelivery', summary: 'Create a delivery from a quote (browser)' },
+  );
+  const [getMerchant, getWidget] = bothSurfaces(
+    '/deliveries/:id',
+    { tags: ['deliveries'], operationId: 'getDelivery', summary: 'A delivery with its event history' },
+    { operationId: 'getWidgetDelivery', summary: 'A delivery with its event history, trimmed for the browser' },
+  );
+
   // --- Merchant surface -------------------------------------------------------------------------
 
   app.post(
-    '/v1/deliveries',
+    createMerchant.url,
     {
       config: { idempotent: true },
       preValidation: async (request) => rejectQuoteBypass(request),
       schema: {
-        tags: ['deliveries'],
-        operationId: 'createDelivery',
-        summary: 'Create a delivery from a quote',
+        ...createMerchant.schema,
         description:
           'The fee is locked by the quote: origin, destination and parcel must equal the quoted ones. Each quote creates one delivery. ' +
           '422 codes: quote_id_required, quote_not_found, quote_expired, quote_already_used, quote_company_mismatch, quote_payload_mismatch, courier_fee_aoa_not_accepted, validation_failed.',
@@ -144,12 +166,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   );
 
   app.get(
-    '/v1/deliveries/:id',
+    getMerchant.url,
     {
       schema: {
-        tags: ['deliveries'],
-        operationId: 'getDelivery',
-        summary: 'A delivery with its event history',
+        ...getMerchant.schema,
         params: DeliveryId,
         response: { 200: Delivery, ...problems(401, 404, 429) },
       },
@@ -271,20 +291,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   // --- Widget surface (publishable key + allowed Origin) -----------------------------------------
 
   app.post(
-    '/v1/widget/deliveries',
+    createWidget.url,
     {
       config: { idempotent: true },
       preValidation: async (request) => rejectQuoteBypass(request),
       schema: {
-        tags: ['widget'],
-        operationId: 'createWidgetDelivery',
-        summary: 'Create a delivery from a quote (browser)',
+        ...createWidget.schema,
         description:
           'Same as POST /v1/deliveries; the delivery metadata is tagged with source = widget. The payment methods the browser may choose ' +
           "are the publishable key's (default prepaid and bank_transfer; 422 payment_method_not_allowed otherwise); cod collects the amount " +
           "the merchant set for the key, or else the body's cash_collect_aoa, which must be above zero. The answer carries the delivery's " +
           'client_secret once (an Idempotency-Key replay answers without it).',
-        security: [{ publishableKey: [] }],
         headers: IdempotencyHeaders,
         body: WidgetCreateDeliveryBody,
         response: { 201: WidgetCreatedDelivery, ...problems(401, 409, 413, 422, 429) },
@@ -310,16 +327,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   );
 
   app.get(
-    '/v1/widget/deliveries/:id',
+    getWidget.url,
     {
       schema: {
-        tags: ['widget'],
-        operationId: 'getWidgetDelivery',
-        summary: 'A delivery with its event history, trimmed for the browser',
+        ...getWidget.schema,
         description:
           "Without client_secret: no delivery_pin, no metadata, no contacts. With the client_secret of the widget's creation answer, " +
           "they are included; a client_secret that is not this delivery's is 404 not_found.",
-        security: [{ publishableKey: [] }],
         params: DeliveryId,
         querystring: WidgetDeliveryQuery,
         response: { 200: WidgetDelivery, ...problems(401, 404, 422, 429) },
