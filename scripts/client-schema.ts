@@ -11,7 +11,9 @@ const DOCUMENT = '.build/openapi.json';
 const SCHEMA = 'clients/typescript/src/schema.ts';
 const check = process.argv.includes('--check');
 
-const ast = await openapiTS(new URL(DOCUMENT, `file://${process.cwd()}/`));
+// enumValues: every enum also as a runtime array (e.g. `deliveryEventEvent_typeValues`), so index.ts derives its lists
+// from the document instead of copying them.
+const ast = await openapiTS(new URL(DOCUMENT, `file://${process.cwd()}/`), { enumValues: true });
 const header = `${COMMENT_HEADER}// Regenerate with \`npm run client:generate\` (scripts/client-schema.ts); CI fails when it differs from the document.\n\n`;
 const options = { ...(await prettier.resolveConfig(SCHEMA)), filepath: SCHEMA };
 const generated = await prettier.format(header + astToString(ast), options);

@@ -7,7 +7,7 @@
 // Usage: docs/client.md.
 import createFetchClient, { type Client, type Middleware } from 'openapi-fetch';
 import { Webhook } from 'standardwebhooks';
-import type { components, paths } from './schema.js';
+import { deliveryEventEvent_typeValues, type components, type paths } from './schema.js';
 
 /** The generated types: `paths`, `operations`, `components` (schemas). */
 export type * from './schema.js';
@@ -125,25 +125,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 // --- Webhooks -----------------------------------------------------------------------------------------------------
 
-/** Every event type the service records and sends as a webhook `type` (docs/webhooks.md). */
-export const WEBHOOK_EVENT_TYPES = [
-  'delivery.created',
-  'delivery.payment_confirmed',
-  'delivery.dispatched',
-  'delivery.assigned',
-  'delivery.pickup_ready',
-  'delivery.in_transit',
-  'delivery.out_for_delivery',
-  'delivery.delivered',
-  'delivery.failed',
-  'delivery.cancelled',
-  'delivery.stalled',
-  'delivery.redispatched',
-  'delivery.resumed',
-  'delivery.operator_action',
-  'delivery.booking_release_failed',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** Every event type the service records and sends as a webhook `type` (docs/webhooks.md): the DeliveryEvent schema's enum. */
+export const WEBHOOK_EVENT_TYPES = deliveryEventEvent_typeValues;
+export type WebhookEventType = DeliveryEvent['event_type'];
 
 /** One webhook message of type T: the delivery as it stood right after the event, the event, the delivery's metadata. */
 export interface WebhookMessage<T extends WebhookEventType = WebhookEventType> {

@@ -2560,3 +2560,331 @@ export interface operations {
     };
   };
 }
+type FlattenedDeepRequired<T> = {
+  [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [Exclude<T, undefined>] extends [unknown[]] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsHealthzGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/healthz']['get']['responses']['200']['content']['application/json']['status']
+> = ['ok', 'unavailable'];
+export const pathsHealthzGetResponses200ContentApplicationJsonChecksValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/healthz']['get']['responses']['200']['content']['application/json']['checks'][string]
+> = ['ok', 'unavailable'];
+export const pathsReadyzGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/readyz']['get']['responses']['200']['content']['application/json']['status']
+> = ['ok', 'unavailable'];
+export const pathsReadyzGetResponses200ContentApplicationJsonChecksValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/readyz']['get']['responses']['200']['content']['application/json']['checks'][string]
+> = ['ok', 'unavailable'];
+export const pathsV1DeliveriesGetParametersQuerySortValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/deliveries']['get']['parameters']['query']['sort']
+> = ['inserted_at_desc', 'inserted_at_asc'];
+export const pathsV1DeliveriesPostRequestBodyContentApplicationJsonPayment_methodValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/deliveries']['post']['requestBody']['content']['application/json']['payment_method']
+> = ['prepaid', 'bank_transfer', 'cod'];
+export const pathsV1DeliveriesIdDeleteResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/deliveries/{id}']['delete']['responses']['200']['content']['application/json']['status']
+> = ['cancelled'];
+export const pathsV1WidgetDeliveriesPostRequestBodyContentApplicationJsonPayment_methodValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/widget/deliveries']['post']['requestBody']['content']['application/json']['payment_method']
+> = ['prepaid', 'bank_transfer', 'cod'];
+export const pathsV1Webhook_endpointsPostRequestBodyContentApplicationJsonEventsAnyOf0Values: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/webhook_endpoints']['post']['requestBody']['content']['application/json']['events']
+> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const pathsV1Webhook_endpointsIdPatchRequestBodyContentApplicationJsonEventsAnyOf0Values: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/webhook_endpoints/{id}']['patch']['requestBody']['content']['application/json']['events']
+> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const pathsV1Webhook_endpointsIdPatchRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/webhook_endpoints/{id}']['patch']['requestBody']['content']['application/json']['status']
+> = ['enabled', 'disabled'];
+export const pathsV1Webhook_endpointsIdAttemptsGetParametersQueryStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/webhook_endpoints/{id}/attempts']['get']['parameters']['query']['status']
+> = ['succeeded', 'failed', 'exhausted'];
+export const fieldErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['FieldError']['code']> = [
+  'required',
+  'invalid_type',
+  'too_small',
+  'too_large',
+  'invalid_format',
+  'invalid_enum',
+  'not_allowed',
+  'invalid',
+  'invalid_string',
+  'too_deep',
+  'unsupported_scheme',
+  'private_address',
+  'cash_collect_aoa_mismatch',
+  'quote_payload_mismatch',
+  'invalid_url',
+  'quote_id_required',
+  'quote_not_found',
+  'quote_expired',
+  'quote_already_used',
+  'quote_company_mismatch',
+  'courier_fee_aoa_not_accepted',
+  'payment_method_not_allowed',
+  'message_not_found',
+];
+export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['Problem']['error']> = [
+  'invalid_json',
+  'invalid_content_length',
+  'invalid_url',
+  'bad_request',
+  'unauthorized',
+  'courier_inactive',
+  'not_found',
+  'delivery_not_cancellable',
+  'delivery_not_awaiting_payment',
+  'idempotency_request_in_progress',
+  'webhook_endpoint_disabled',
+  'payload_too_large',
+  'unsupported_media_type',
+  'validation_failed',
+  'quote_id_required',
+  'quote_not_found',
+  'quote_expired',
+  'quote_already_used',
+  'quote_company_mismatch',
+  'quote_payload_mismatch',
+  'courier_fee_aoa_not_accepted',
+  'payment_method_not_allowed',
+  'idempotency_key_reused',
+  'cancellation_rejected',
+  'payment_confirmation_rejected',
+  'message_not_found',
+  'replay_range_too_large',
+  'webhook_endpoint_limit_reached',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'upstream_unavailable',
+  'no_courier_configured',
+  'cancellation_pending',
+  'not_ready',
+];
+export const deliveryEventEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['DeliveryEvent']['event_type']> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const deliverySummaryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['DeliverySummary']['status']> = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
+];
+export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['Delivery']['status']> = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
+];
+export const deliveryPayment_methodValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['Delivery']['payment_method']> = [
+  'prepaid',
+  'bank_transfer',
+  'cod',
+];
+export const widgetDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WidgetDelivery']['status']> = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
+];
+export const widgetDeliveryPayment_methodValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WidgetDelivery']['payment_method']> = [
+  'prepaid',
+  'bank_transfer',
+  'cod',
+];
+export const widgetDeliveryEventsEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WidgetDelivery']['events']['event_type']> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const widgetCreatedDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WidgetCreatedDelivery']['status']> = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
+];
+export const widgetCreatedDeliveryPayment_methodValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WidgetCreatedDelivery']['payment_method']> =
+  ['prepaid', 'bank_transfer', 'cod'];
+export const trackingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['TrackingView']['status']> = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
+];
+export const trackingViewEventsEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['TrackingView']['events']['event_type']> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const fleetEventEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['FleetEvent']['event_type']> = [
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'failed',
+  'payment.confirmed',
+];
+export const webhookEndpointEventsAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookEndpoint']['events']> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookEndpoint']['status']> = ['enabled', 'disabled'];
+export const webhookEndpointWithSecretEventsAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookEndpointWithSecret']['events']> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const webhookEndpointWithSecretStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookEndpointWithSecret']['status']> = [
+  'enabled',
+  'disabled',
+];
+export const webhookAttemptEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookAttempt']['event_type']> = [
+  'delivery.created',
+  'delivery.payment_confirmed',
+  'delivery.dispatched',
+  'delivery.assigned',
+  'delivery.pickup_ready',
+  'delivery.in_transit',
+  'delivery.out_for_delivery',
+  'delivery.delivered',
+  'delivery.failed',
+  'delivery.cancelled',
+  'delivery.stalled',
+  'delivery.redispatched',
+  'delivery.resumed',
+  'delivery.operator_action',
+  'delivery.booking_release_failed',
+];
+export const webhookAttemptStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookAttempt']['status']> = [
+  'succeeded',
+  'failed',
+  'exhausted',
+];
+export const webhookAttemptTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['WebhookAttempt']['trigger']> = ['event', 'replay'];
