@@ -1,6 +1,10 @@
 // Every activity the worker runs, wired to their dependencies.
+import type { Client } from '@temporalio/client';
+import { log } from '@temporalio/activity';
 import type { Config } from '../src/config.js';
 import type { Pool } from '../src/db.js';
+import { createWebhookDispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookSender } from '../src/webhooks/sender.js';
 import { createQuoteActivities } from './quotes/activities.js';
 import { createDeliveryActivities } from './deliveries/activities.js';
 import { createMaintenanceActivities } from './maintenance/activities.js';
@@ -10,14 +14,19 @@ import { createWebhookActivities } from './webhooks/activities.js';
 export interface ActivityDeps {
   config: Config;
   pool: Pool;
+  /** Starts webhook retry workflows from the outbox (absent in worker-less tests: the sweeper's job then). */
+  temporal?: Client;
 }
 
 export function createActivities(deps: ActivityDeps) {
+  // One sender (its keep-alive connections to receivers) for the outbox's first attempts and the retry workflows'.
+  const sender = createWebhookSender({ ...deps, log });
+  const webhooks = createWebhookDispatcher({ ...deps, attempt: sender.attemptWebhook, log });
   return {
     ...createSystemActivities(deps.pool),
-    ...createDeliveryActivities(deps),
+    ...createDeliveryActivities({ ...deps, webhooks, sender }),
     ...createQuoteActivities(deps),
-    ...createWebhookActivities(deps),
+    ...createWebhookActivities({ ...deps, sender }),
     ...createMaintenanceActivities(deps),
   };
 }

@@ -5,6 +5,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+/** The pool, or a client holding a transaction: what a repository function that may run inside one takes. */
+export type Db = pg.Pool | pg.PoolClient;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.js';
 import { reconcileOnce } from './deliveries/start.js';
+import { sweepUndispatched } from './webhooks/dispatcher.js';
 import { loadConfig, type Config } from './config.js';
 import { createPool, type Pool } from './db.js';
 import { ensureWorkflowBundle } from './workflow-bundle.js';
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   connection: NativeConnection;
   taskQueue?: string;
   bundlePath?: string;
+  /** The outbox starts webhook retry workflows with it (without it, the sweeper of another worker does). */
+  temporal?: Client;
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
@@ -26,11 +29,14 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     namespace: config.temporalNamespace,
     taskQueue: options.taskQueue ?? config.taskQueue,
     workflowBundle: { codePath: options.bundlePath ?? (await ensureWorkflowBundle()) },
-    activities: createActivities({ config, pool }),
+    activities: createActivities({ config, pool, temporal: options.temporal }),
   });
 }
 
-/** Starts, every `intervalMs`, any delivery whose workflow never started (a crash between commit and start). */
+/**
+ * Every `intervalMs`: starts any delivery whose workflow never started (a crash between commit and start), and hands
+ * webhook messages whose worker died before sending them to their retry workflow (src/webhooks/dispatcher.ts).
+ */
 export function startReconciler(client: Client, pool: Pool, config: Config, intervalMs = config.reconcileIntervalMs): () => void {
   let running = false;
   const timer = setInterval(async () => {
@@ -39,6 +45,8 @@ export function startReconciler(client: Client, pool: Pool, config: Config, inte
     try {
       const started = await reconcileOnce(client, pool, config);
       if (started > 0) console.log(`Reconciler started ${started} missing delivery workflow(s).`);
+      const swept = await sweepUndispatched(client, pool, config);
+      if (swept > 0) console.log(`Reconciler handed ${swept} unsent webhook message(s) to their retry workflow.`);
     } catch (err) {
       console.error('Reconciler pass failed (will retry):', (err as Error).message);
     } finally {
@@ -59,8 +67,8 @@ async function main() {
   // Same address, TLS / mTLS and API key as the API's connection (src/temporal.ts).
   const connectionOptions = temporalConnectionOptions(config);
   const connection = await NativeConnection.connect(connectionOptions);
-  const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined });
   const client = new Client({ connection: await Connection.connect(connectionOptions), namespace: config.temporalNamespace });
+  const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined, temporal: client });
   const stopReconciler = startReconciler(client, pool, config);
   // The hourly purge of expired rows (docs/operations.md "Retention"); a failure here must not stop the worker.
   await ensurePurgeSchedule(client, config).catch((err) => console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message));

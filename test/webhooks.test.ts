@@ -11,12 +11,11 @@ import type { Simulator } from '../simulator/server.js';
 import { linkCouriers } from '../src/lib/tenants.js';
 import { isPrivateAddress } from '../src/webhooks/url.js';
 import { parseRetryAfter } from '../src/webhooks/sender.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
 import { freePort } from '../scripts/lib/net.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
 import type { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
 import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
-import type { webhookFanoutWorkflow } from '../workflows/webhooks/workflows.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 // ---- a merchant's receiver ------------------------------------------------------------------------
@@ -114,8 +113,8 @@ async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_0
   }
 }
 
-// Nothing is proved absent by sleeping: a test waits for the fan-out workflows to finish (every attempt they will
-// ever make is then in the attempt log and at the receiver), then checks what arrived.
+// Nothing is proved absent by sleeping: a test waits until every message's sending is over (its first attempts made
+// by the worker's outbox, then its retry workflow finished, if an endpoint failed), then checks what arrived.
 
 /** Whether a workflow with this id exists (started, running or closed). */
 async function exists(workflowId: string): Promise<boolean> {
@@ -128,14 +127,9 @@ async function exists(workflowId: string): Promise<boolean> {
   }
 }
 
-/** The result of a delivery event's fan-out workflow, once it has finished (it may not have started yet). */
-async function fanout(eventId: string) {
-  const workflowId = webhookFanoutWorkflowId(eventId);
-  await until(`fan-out ${workflowId}`, () => exists(workflowId));
-  return stack.temporal.workflow.getHandle<typeof webhookFanoutWorkflow>(workflowId).result();
-}
+const fanout = (eventId: string) => webhookOutcome(stack, eventId);
 
-/** Waits until every fan-out of the delivery's events so far has finished; events the state machine ignored have none. */
+/** Waits until the sending of every message of the delivery's events so far is over; events the state machine ignored have none. */
 async function fanoutsDone(m: Merchant, deliveryId: string) {
   const events = (await api(m, 'GET', `/v1/deliveries/${deliveryId}`)).body.events as any[];
   return Promise.all(events.filter((e) => !e.payload?.ignored).map((e) => fanout(e.id)));

@@ -6,18 +6,34 @@ import type { Config } from '../../src/config.js';
 import type { Pool } from '../../src/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
 import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
-import { recordEvent, recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
+import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
+import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import type { WebhookSender } from '../../src/webhooks/sender.js';
 
-export type { RecordEventInput };
+/** With `webhooks` (the delivery workflow's setting), the event's merchant webhooks leave through the outbox. */
+export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] } | null };
 
-export function createDeliveryActivities(deps: { config: Config; pool: Pool }) {
-  const { pool } = deps;
+export function createDeliveryActivities(deps: { config: Config; pool: Pool; webhooks: WebhookDispatcher; sender: WebhookSender }) {
+  const { pool, webhooks, sender } = deps;
   const dispatch = createDispatchService(deps);
 
   return {
-    /** Inserts the event and applies the status change in one transaction. A retry with the same event id changes nothing. */
-    async recordEvent(input: RecordEventInput): Promise<{ inserted: boolean }> {
-      return recordEvent(pool, input);
+    /**
+     * Inserts the event and applies the status change in one transaction, with the event's webhook message when
+     * `webhooks` is set (then sent from this worker at once, in the background). A retry with the same event id
+     * changes nothing. Runs as a local activity since the outbox (older histories ran it as an activity).
+     */
+    async recordEvent(input: RecordInput): Promise<{ inserted: boolean }> {
+      const { webhooks: settings, ...event } = input;
+      const { inserted, message } = await recordEventWithMessage(pool, event, Boolean(settings));
+      if (message) webhooks.dispatch(message, settings?.schedule);
+      return { inserted };
+    },
+
+    /** Sends the webhook of an event recorded before the workflow started (`delivery.created`, written by the API). */
+    async announceEvent(input: { tenantId: string; deliveryId: string; eventId: string; webhooks: { schedule?: number[] } }): Promise<void> {
+      const message = await sender.prepareWebhookMessage(input);
+      if (message) webhooks.dispatch({ ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId }, input.webhooks.schedule);
     },
 
     /**

@@ -150,12 +150,6 @@ export async function linkedActiveCourier(pool: Pool, tenantId: string, companyI
   return rows[0] ?? null;
 }
 
-/** Whether a fleet event with this webhook-id was already received from the company. */
-export async function fleetReceiptSeen(pool: Pool, courierId: string, webhookId: string): Promise<boolean> {
-  const { rowCount } = await pool.query('SELECT 1 FROM fleet_webhook_receipts WHERE courier_id = $1 AND webhook_id = $2', [courierId, webhookId]);
-  return Boolean(rowCount);
-}
-
 /** Remembers a fleet event's webhook-id (until FLEET_RECEIPT_RETENTION_MS; the maintenance purge forgets it). */
 export async function recordFleetReceipt(pool: Pool, courierId: string, webhookId: string): Promise<void> {
   await pool.query('INSERT INTO fleet_webhook_receipts (courier_id, webhook_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [courierId, webhookId]);

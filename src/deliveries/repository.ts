@@ -1,6 +1,6 @@
 // Deliveries and their events in the query model. The API's reads are scoped to a tenant; the worker's writes
 // (recordEvent, recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice.
-import { inTransaction, type Pool, type PoolClient } from '../db.js';
+import { inTransaction, type Db, type Pool, type PoolClient } from '../db.js';
 import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
 import { isUuid } from '../lib/uuid.js';
 import type { Address, Parcel } from '../schemas.js';
@@ -47,7 +47,7 @@ export const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.reference, d.status, d.com
   d.inserted_at, d.updated_at`;
 
 /** A delivery of this tenant, or null (unknown, malformed id, or another tenant's). A null tenant reads any (public tracking). */
-export async function findDelivery(pool: Pool, tenantId: string | null, id: string): Promise<DeliveryRow | null> {
+export async function findDelivery(pool: Db, tenantId: string | null, id: string): Promise<DeliveryRow | null> {
   if (!isUuid(id)) return null;
   const { rows } = await pool.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
@@ -159,11 +159,15 @@ export async function deliveryForFleetEvent(
   pool: Pool,
   companyId: string,
   trackingRef: string,
-): Promise<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null } | null> {
-  const { rows } = await pool.query<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null }>(
-    `SELECT id, tenant_id, status, delivery_pin FROM deliveries
+  webhookId: string,
+): Promise<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean } | null> {
+  // With it, in the same round trip: whether this webhook-id of the courier was taken before (fleet_webhook_receipts).
+  const { rows } = await pool.query<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean }>(
+    `SELECT id, tenant_id, status, delivery_pin,
+            EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = $1 AND r.webhook_id = $3) AS seen
+       FROM deliveries
       WHERE company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))`,
-    [companyId, trackingRef],
+    [companyId, trackingRef, webhookId],
   );
   return rows[0] ?? null;
 }
@@ -243,22 +247,39 @@ export interface RecordEventInput {
 
 /** Inserts the event and applies the status change in one transaction. A retry with the same event id changes nothing. */
 export async function recordEvent(pool: Pool, input: RecordEventInput): Promise<{ inserted: boolean }> {
-  return inTransaction(pool, async (client) => {
-    const inserted = await client.query(
-      `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-      [input.eventId, input.deliveryId, input.tenantId, input.eventType, input.occurredAt, input.source, input.payload],
-    );
-    if (inserted.rowCount === 0) return { inserted: false };
-    await client.query(
-      `UPDATE deliveries SET status = coalesce($2, status),
-              courier_tracking_ref = CASE WHEN $3::boolean THEN $4 ELSE courier_tracking_ref END,
-              company_id = coalesce($5, company_id), updated_at = now()
-        WHERE id = $1`,
-      [input.deliveryId, input.toStatus, input.trackingRef !== undefined, input.trackingRef ?? null, input.companyId ?? null],
-    );
-    return { inserted: true };
-  });
+  return inTransaction(pool, async (client) => ({ inserted: await insertEventAndStatus(client, input) }));
+}
+
+/**
+ * recordEvent's statements, on a client that holds the caller's transaction: inserts the event and applies the
+ * status change; false (changing nothing) when the event id is recorded already.
+ */
+export async function insertEventAndStatus(client: PoolClient, input: RecordEventInput): Promise<boolean> {
+  // One round trip: the update runs only when the insert did (a retried event id changes nothing).
+  const { rowCount } = await client.query(
+    `WITH inserted AS (
+       INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING delivery_id
+     )
+     UPDATE deliveries SET status = coalesce($8, status),
+            courier_tracking_ref = CASE WHEN $9::boolean THEN $10 ELSE courier_tracking_ref END,
+            company_id = coalesce($11, company_id), updated_at = now()
+      WHERE id = (SELECT delivery_id FROM inserted)`,
+    [
+      input.eventId,
+      input.deliveryId,
+      input.tenantId,
+      input.eventType,
+      input.occurredAt,
+      input.source,
+      input.payload,
+      input.toStatus,
+      input.trackingRef !== undefined,
+      input.trackingRef ?? null,
+      input.companyId ?? null,
+    ],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** Events that change no status, many in one statement, in the given order; ids are the caller's, so a retry inserts nothing twice. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { courierBySlug, fleetReceiptSeen, recordFleetReceipt, validFleetSecrets } from '../couriers/repository.js';
+import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/repository.js';
 import { deliveryForFleetEvent, insertEventOnce } from '../deliveries/repository.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
@@ -108,13 +108,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       const event = request.body;
       const webhookId = String(request.headers['webhook-id']);
 
-      const delivery = await deliveryForFleetEvent(pool, courierId, event.tracking_ref);
+      const delivery = await deliveryForFleetEvent(pool, courierId, event.tracking_ref, webhookId);
       if (!delivery) throw notFound('Delivery with this tracking_ref');
 
       // A webhook-id seen before is answered at once. The receipt is written only after the event is safely
       // with the workflow, so a crash in between makes the courier's retry deliver it again; the workflow
       // itself drops a webhook-id it already has, so that retry changes nothing twice.
-      if (await fleetReceiptSeen(pool, courierId, webhookId)) return reply.code(202).send({ received: true as const, duplicate: true });
+      if (delivery.seen) return reply.code(202).send({ received: true as const, duplicate: true });
 
       // Only the allow-listed courier fields go on; the PIN is checked here and never passed on nor stored.
       const pin = event.payload?.pin;

@@ -1,7 +1,7 @@
 // Webhook endpoints, messages and attempts in Postgres. Every read by the API is scoped to a tenant;
 // a deleted endpoint (deleted_at set) is gone for the API but keeps its attempt log rows.
 import { randomUUID } from 'node:crypto';
-import type { Pool } from '../db.js';
+import type { Db, Pool } from '../db.js';
 import { isUuid } from '../lib/uuid.js';
 import { generateWebhookSecret } from '../lib/keys.js';
 import type { EventType } from '../../workflows/deliveries/states.js';
@@ -179,7 +179,7 @@ export async function messagesInRange(pool: Pool, tenantId: string, since: Date,
 // The worker's side (src/webhooks/sender.ts): messages built once, attempts logged.
 
 /** Enabled endpoints of the tenant with their event filter (null: every event), oldest first. */
-export async function enabledEndpoints(pool: Pool, tenantId: string): Promise<{ id: string; events: string[] | null }[]> {
+export async function enabledEndpoints(pool: Db, tenantId: string): Promise<{ id: string; events: string[] | null }[]> {
   const { rows } = await pool.query<{ id: string; events: string[] | null }>(
     `SELECT id, events FROM webhook_endpoints WHERE tenant_id = $1 AND deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id`,
     [tenantId],
@@ -189,14 +189,43 @@ export async function enabledEndpoints(pool: Pool, tenantId: string): Promise<{ 
 
 /** Stores a message's body once: a second insert with the same id keeps the first body. */
 export async function insertMessageOnce(
-  pool: Pool,
-  m: { id: string; tenantId: string; deliveryId: string; eventId: string; eventType: string; body: string; createdAt: Date },
+  pool: Db,
+  m: { id: string; tenantId: string; deliveryId: string; eventId: string; eventType: string; body: string; createdAt: Date; endpointIds?: string[] },
 ): Promise<void> {
   await pool.query(
-    `INSERT INTO webhook_messages (id, tenant_id, delivery_id, event_id, event_type, body, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-    [m.id, m.tenantId, m.deliveryId, m.eventId, m.eventType, m.body, m.createdAt],
+    `INSERT INTO webhook_messages (id, tenant_id, delivery_id, event_id, event_type, body, created_at, endpoint_ids)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+    [m.id, m.tenantId, m.deliveryId, m.eventId, m.eventType, m.body, m.createdAt, m.endpointIds ?? null],
   );
+}
+
+/** The message is in the hands of its sender: first attempts made, failures handed to a retry workflow. */
+export async function markMessageDispatched(pool: Pool, messageId: string): Promise<void> {
+  await pool.query('UPDATE webhook_messages SET dispatched_at = now() WHERE id = $1 AND dispatched_at IS NULL', [messageId]);
+}
+
+/** Messages stored but not dispatched for `olderThanMs` (their worker died before sending): oldest first. */
+export async function undispatchedMessages(
+  pool: Pool,
+  olderThanMs: number,
+  limit: number,
+): Promise<{ id: string; tenant_id: string; delivery_id: string; event_id: string; endpoint_ids: string[] | null }[]> {
+  const { rows } = await pool.query(
+    `SELECT id, tenant_id, delivery_id, event_id, endpoint_ids FROM webhook_messages
+      WHERE dispatched_at IS NULL AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY created_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows;
+}
+
+/** Whether this endpoint already took this message (a succeeded attempt of the event's own schedule). */
+export async function messageDelivered(pool: Pool, endpointId: string, messageId: string): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1 AND message_id = $2 AND status = 'succeeded' AND trigger = 'event' LIMIT 1`,
+    [endpointId, messageId],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** What one attempt sends: the endpoint (whether still active, its secrets) and the stored message. */

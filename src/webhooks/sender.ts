@@ -4,8 +4,8 @@
 import { Agent, request } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.js';
-import type { Pool } from '../db.js';
-import { findDelivery, findEvent } from '../deliveries/repository.js';
+import type { Db, Pool } from '../db.js';
+import { findDelivery, findEvent, type DeliveryEventRow } from '../deliveries/repository.js';
 import { toEvent, toSummary } from '../deliveries/view.js';
 import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
@@ -57,6 +57,46 @@ interface Logger {
   warn(message: string, attrs?: Record<string, unknown>): void;
 }
 
+/**
+ * Stores the message of a delivery event (its envelope, built once, and the endpoints it goes to) for the tenant's
+ * enabled endpoints that take the event's type; null, storing nothing, when there are none. A second call for the
+ * same event keeps the first body. `db` may hold the transaction that records the event (the outbox).
+ */
+export async function storeWebhookMessage(
+  db: Db,
+  input: { tenantId: string; deliveryId: string; event: DeliveryEventRow; status?: Status },
+): Promise<PreparedMessage | null> {
+  const { event } = input;
+  const endpoints = await enabledEndpoints(db, input.tenantId);
+  const targets = endpoints.filter((e) => e.events === null || e.events.includes(event.event_type));
+  if (targets.length === 0) return null;
+  const delivery = await findDelivery(db, input.tenantId, input.deliveryId);
+  if (!delivery) return null;
+  const messageId = webhookMessageId(event.id);
+  const envelope = {
+    id: messageId,
+    type: event.event_type,
+    created_at: event.occurred_at.toISOString(),
+    data: {
+      delivery: { ...toSummary(delivery), ...(input.status ? { status: input.status } : {}) },
+      event: toEvent(event),
+      metadata: delivery.metadata ?? {},
+    },
+  };
+  const endpointIds = targets.map((e) => e.id);
+  await insertMessageOnce(db, {
+    id: messageId,
+    tenantId: input.tenantId,
+    deliveryId: input.deliveryId,
+    eventId: event.id,
+    eventType: event.event_type,
+    body: JSON.stringify(envelope),
+    createdAt: event.occurred_at,
+    endpointIds,
+  });
+  return { messageId, eventType: event.event_type, endpointIds };
+}
+
 /** `resolve`: the DNS resolver of outgoing connections (default dns.lookup; tests play DNS rebinding with it). */
 export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?: Resolver; log?: Logger }) {
   const { pool, config } = deps;
@@ -80,41 +120,12 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
      * and lists the endpoints to notify. Nothing is stored when the tenant has no endpoint that takes it.
      */
     async prepareWebhookMessage(input: PrepareInput): Promise<PreparedMessage | null> {
-      const messageId = webhookMessageId(input.eventId);
-      // Independent reads in parallel (this sits on the path from a fleet event to the merchant).
-      const [event, endpoints, delivery] = await Promise.all([
-        findEvent(pool, input.tenantId, input.deliveryId, input.eventId),
-        enabledEndpoints(pool, input.tenantId),
-        findDelivery(pool, input.tenantId, input.deliveryId),
-      ]);
-      if (!event || !delivery) {
-        log.warn('webhook fan-out: event or delivery not found', { eventId: input.eventId, deliveryId: input.deliveryId });
+      const event = await findEvent(pool, input.tenantId, input.deliveryId, input.eventId);
+      if (!event) {
+        log.warn('webhook fan-out: event not found', { eventId: input.eventId, deliveryId: input.deliveryId });
         return null;
       }
-      const targets = endpoints.filter((e) => e.events === null || e.events.includes(event.event_type));
-      if (targets.length === 0) return null;
-      const envelope = {
-        id: messageId,
-        type: event.event_type,
-        created_at: event.occurred_at.toISOString(),
-        data: {
-          delivery: { ...toSummary(delivery), ...(input.status ? { status: input.status } : {}) },
-          event: toEvent(event),
-          metadata: delivery.metadata ?? {},
-        },
-      };
-      // Built once: a retry of this activity keeps the stored body (ON CONFLICT DO NOTHING).
-      await insertMessageOnce(pool, {
-        id: messageId,
-        tenantId: input.tenantId,
-        deliveryId: input.deliveryId,
-        eventId: input.eventId,
-        eventType: event.event_type,
-        body: JSON.stringify(envelope),
-        createdAt: event.occurred_at,
-      });
-      const endpointIds = targets.map((e) => e.id);
-      return { messageId, eventType: event.event_type, endpointIds };
+      return storeWebhookMessage(pool, { ...input, event });
     },
 
     /** One signed POST of a stored message to one endpoint, logged. Never throws for the receiver's failures. */
@@ -179,3 +190,4 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
     },
   };
 }
+export type WebhookSender = ReturnType<typeof createWebhookSender>;

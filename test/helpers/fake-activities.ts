@@ -3,7 +3,7 @@
 // each delivery's courier answers (dispatch, cancel) are scripted by the test.
 import { ApplicationFailure } from '@temporalio/common';
 import { EventEmitter } from 'node:events';
-import type { DeliveryActivities, RecordEventInput } from '../../activities/deliveries/activities.js';
+import type { DeliveryActivities, RecordInput } from '../../activities/deliveries/activities.js';
 
 export type Booking = Awaited<ReturnType<DeliveryActivities['dispatchDelivery']>>;
 /** A dispatch answer: called with the attempt number (1 for the first call of this delivery). */
@@ -139,11 +139,14 @@ export class FakeDeliveryActivities {
 
   /** The implementations to register on a worker, typed like the real ones. */
   readonly activities: DeliveryActivities = {
-    recordEvent: async (input: RecordEventInput) => {
+    recordEvent: async (input: RecordInput) => {
       this.call(input.deliveryId, 'recordEvent', input);
       const { eventId, eventType, source, toStatus, trackingRef, companyId } = input;
       const inserted = this.append(input.deliveryId, { eventId, eventType, source, payload: input.payload ?? {}, toStatus, trackingRef, companyId });
       return { inserted };
+    },
+    announceEvent: async (input) => {
+      this.call(input.deliveryId, 'announceEvent', input);
     },
     recordIgnoredEvents: async (input) => {
       this.call(input.deliveryId, 'recordIgnoredEvents', input);

@@ -2,7 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } from '../../simulator/server.js';
 import { createCourier, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/lib/tenants.js';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Stack } from './stack.js';
+import { webhookFanoutWorkflowId, webhookMessageId } from '../../workflows/webhooks/definitions.js';
+import type { webhookFanoutWorkflow } from '../../workflows/webhooks/workflows.js';
 
 export const ORIGIN = {
   address_line: 'Rua Rainha Ginga 29',
@@ -107,3 +110,33 @@ export async function waitFor(stack: Stack, key: string, id: string, predicate: 
 
 export const waitForStatus = (stack: Stack, key: string, id: string, status: string, timeoutMs?: number) =>
   waitFor(stack, key, id, (d) => d.status === status, timeoutMs);
+
+/**
+ * How a delivery event's webhook message ended, per endpoint, once its sending is over: the worker's outbox made the
+ * first attempts (the attempt log says: succeeded, final for a 4xx not retried, exhausted), then the retry workflow
+ * (when an endpoint failed) finished with its outcomes. `messageId` null: the event has no message (no endpoint takes
+ * it). Call it once the event is recorded (a message is stored with its event).
+ */
+export async function webhookOutcome(stack: Stack, eventId: string): Promise<{ messageId: string | null; outcomes: Record<string, string> }> {
+  const messageId = webhookMessageId(eventId);
+  if (!(await stack.pool.query('SELECT 1 FROM webhook_messages WHERE id = $1', [messageId])).rowCount) return { messageId: null, outcomes: {} };
+  const deadline = Date.now() + 20_000;
+  while (!(await stack.pool.query('SELECT 1 FROM webhook_messages WHERE id = $1 AND dispatched_at IS NOT NULL', [messageId])).rowCount) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${messageId} to be dispatched`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const outcomes: Record<string, string> = {};
+  const { rows } = await stack.pool.query<{ endpoint_id: string; status: string }>(
+    `SELECT DISTINCT ON (endpoint_id) endpoint_id, status FROM webhook_attempts WHERE message_id = $1 AND trigger = 'event'
+      ORDER BY endpoint_id, attempted_at DESC, seq DESC`,
+    [messageId],
+  );
+  for (const r of rows) outcomes[r.endpoint_id] = r.status === 'failed' ? 'final' : r.status;
+  const retries = stack.temporal.workflow.getHandle<typeof webhookFanoutWorkflow>(webhookFanoutWorkflowId(eventId));
+  try {
+    Object.assign(outcomes, (await retries.result()).outcomes);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err; // every endpoint took it at the first attempt
+  }
+  return { messageId, outcomes };
+}

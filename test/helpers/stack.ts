@@ -62,7 +62,7 @@ export async function startStack(overrides: Partial<Config> = {}): Promise<Stack
   const connection = await Connection.connect({ address: config.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporalNamespace });
   const nativeConnection = await NativeConnection.connect({ address: config.temporalAddress });
-  const worker = await createWorker({ config, pool, connection: nativeConnection, bundlePath: inject('bundlePath') });
+  const worker = await createWorker({ config, pool, connection: nativeConnection, bundlePath: inject('bundlePath'), temporal });
   const running = worker.run();
 
   // Pick the port first so error URIs and tracking URLs can name the real address.

@@ -16,6 +16,7 @@ import {
   makeContinueAsNewFunc,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   uuid4,
@@ -25,6 +26,7 @@ import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
 import { CourierSlugKey, DeliveryStatusKey } from '../search-attributes.js';
 import { ignoreAlreadyStarted } from '../lib/children.js';
+import { Alarm } from '../lib/alarm.js';
 import { Mutex } from '../lib/mutex.js';
 import {
   DEFAULT_BOOKING_RELEASE_RETRY_MS,
@@ -55,6 +57,13 @@ import { DeliveryState } from './delivery-state.js';
 
 // Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
 const { recordEvent, cancelBooking, findRedispatchCompany } = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+// In the lean shape (patch `lean-lifecycle`), events are written by local activities: they run inside the
+// workflow task that decided them, so a fleet event costs one workflow task, and their webhooks leave from the worker
+// (src/webhooks/dispatcher.ts) instead of one child workflow per event reporting back here.
+const local = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
@@ -109,6 +118,13 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
   const state = new DeliveryState(input);
   const { inbox } = state;
   const lock = new Mutex();
+  /**
+   * The lean shape (cost per delivery, docs/architecture.md): events written by local activities, webhooks through
+   * the worker's outbox, one alarm for the deadlines. Runs recorded before it keep their shape: an activity and a
+   * webhook child per event, a timer per wait.
+   */
+  const lean = patched('lean-lifecycle');
+  const alarm = new Alarm();
 
   /** Records an event (and the status change, when `to` is given) in Postgres, then updates the workflow's state. */
   async function record(
@@ -119,22 +135,14 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     extra: { trackingRef?: string | null; companyId?: string } = {},
   ) {
     const eventId = uuid4();
-    await recordEvent({
-      deliveryId,
-      tenantId,
-      eventId,
-      eventType,
-      occurredAt: new Date().toISOString(),
-      source,
-      payload,
-      toStatus: to,
-      ...extra,
-    });
+    const event = { deliveryId, tenantId, eventId, eventType, occurredAt: new Date().toISOString(), source, payload, toStatus: to, ...extra };
+    if (lean) await local.recordEvent({ ...event, webhooks: input.webhooks ?? null });
+    else await recordEvent(event);
     if (to && to !== state.status) {
       state.enter(to);
       upsertSearchAttributes([{ key: DeliveryStatusKey, value: state.status }]);
     }
-    if (!payload.ignored) await startWebhookFanout(input, eventId, state.status);
+    if (!lean && !payload.ignored) await startWebhookFanout(input, eventId, state.status);
   }
 
   const stall = (reason: string) => {
@@ -340,7 +348,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
         payload: { ...fleetPayload(event), ignored: true, reason: `not_allowed_from_${state.status}`, status: state.status },
       };
     });
-    await recordIgnoredEvents({ deliveryId, tenantId, events });
+    await (lean ? local.recordIgnoredEvents : recordIgnoredEvents)({ deliveryId, tenantId, events });
   }
 
   async function onOperatorAction(action: OperatorAction) {
@@ -383,6 +391,19 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     }
   }
 
+  /** The state's budget or the SLA ran out while in `seen`: the payment window cancels, anything else stalls. */
+  async function onDeadline(deadline: { reason: string }, seen: Status) {
+    await lock.runExclusive(async () => {
+      if (state.status !== seen) return;
+      if (deadline.reason === 'payment_timeout')
+        await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: state.status }, 'system');
+      else {
+        if (deadline.reason === 'sla_deadline_passed') state.slaStalled = true;
+        await stall(deadline.reason);
+      }
+    });
+  }
+
   /** Milliseconds until the current state's budget (or the SLA) runs out, and what happens then. */
   function nextDeadline(): { ms: number; reason: string } | null {
     if (state.status === 'awaiting_payment') return { ms: state.enteredAt + timeouts.paymentWindowMs - Date.now(), reason: 'payment_timeout' };
@@ -397,8 +418,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     return deadline;
   }
 
-  // The first run announces the creation; a continued run must not announce it again.
-  if (!input.continued) await startWebhookFanout(input, input.createdEventId, input.initialStatus);
+  // The first run announces the creation (recorded by the API); a continued run must not announce it again.
+  if (!input.continued) {
+    if (!lean) await startWebhookFanout(input, input.createdEventId, input.initialStatus);
+    else if (input.webhooks) await local.announceEvent({ deliveryId, tenantId, eventId: input.createdEventId, webhooks: input.webhooks });
+  }
 
   /** Whether this run's history is long enough to hand over to a new run: Temporal suggests it, or the input's limit. */
   function historyIsLong(): boolean {
@@ -429,20 +453,18 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     }
     const deadline = nextDeadline();
     const seen = state.status;
-    const woke = await condition(
-      () => inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending'),
-      deadline ? Math.max(deadline.ms, 1) : undefined,
-    );
-    if (!woke && deadline) {
-      await lock.runExclusive(async () => {
-        if (state.status !== seen) return;
-        if (deadline.reason === 'payment_timeout')
-          await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: state.status }, 'system');
-        else {
-          if (deadline.reason === 'sla_deadline_passed') state.slaStalled = true;
-          await stall(deadline.reason);
-        }
-      });
+    const ready = () => inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending');
+    if (lean) {
+      // One alarm for the state budgets and the SLA (workflows/lib/alarm.ts): a status change arms no new timer.
+      if (deadline) alarm.set(Date.now() + Math.max(deadline.ms, 1));
+      await condition(() => ready() || alarm.ringing);
+      if (alarm.take()) {
+        const due = nextDeadline();
+        if (due && due.ms <= 0 && state.status === seen) await onDeadline(due, seen);
+        continue; // a deadline that moved later: armed again at the top
+      }
+    } else if (!(await condition(ready, deadline ? Math.max(deadline.ms, 1) : undefined)) && deadline) {
+      await onDeadline(deadline, seen); // runs recorded before the alarm: one timer per wait
       continue;
     }
     if (floodAtHead()) {

@@ -28,6 +28,12 @@ export interface WebhookFanoutInput {
   schedule?: number[];
   /** The delivery's status right after this event (the envelope's data.delivery.status); default: the current one. */
   status?: Status;
+  /** The endpoints to send to (the message is stored already); absent: the message is built and its endpoints listed. */
+  endpointIds?: string[];
+  /** Index in `schedule` of the next attempt: 1 when the worker made the first attempts itself (the outbox). */
+  startAt?: number;
+  /** Per endpoint, the receiver's Retry-After from the attempt before `startAt` (else the schedule's wait). */
+  retryAfterMs?: Record<string, number | null>;
 }
 
 export interface WebhookReplayInput {

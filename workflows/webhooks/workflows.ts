@@ -1,12 +1,14 @@
-// Merchant webhooks. One fan-out workflow per delivery event (`webhook-<event id>`, started by the delivery
-// workflow as an abandoned child): it builds the message once, then runs one independent loop per endpoint
-// in parallel, so a slow or dead endpoint never delays another. Each attempt is one activity invocation
+// Merchant webhooks' retries. One fan-out workflow per delivery event (`webhook-<event id>`), started by the worker's
+// outbox with the client for the endpoints whose first attempt failed (src/webhooks/dispatcher.ts), or by the sweeper
+// for a message its worker never sent; deliveries recorded before the outbox started it as an abandoned child. It runs
+// one independent loop per endpoint in parallel, so a slow or dead endpoint never delays another. Each attempt is one activity invocation
 // (no activity retries); the loop waits the schedule (with jitter) or the receiver's Retry-After between them.
 import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks/activities.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE_MS,
   WEBHOOK_JITTER,
+  webhookMessageId,
   type AttemptResult,
   type AttemptTrigger,
   type WebhookFanoutInput,
@@ -32,9 +34,11 @@ async function deliverToEndpoint(
   messageId: string,
   schedule: readonly number[],
   trigger: AttemptTrigger,
+  startAt = 0,
+  retryAfterMs: number | null = null,
 ): Promise<AttemptResult['outcome']> {
-  let wait = schedule[0] ?? 0;
-  for (let i = 0; i < schedule.length; i++) {
+  let wait = startAt === 0 ? (schedule[0] ?? 0) : (retryAfterMs ?? jittered(schedule[startAt] ?? 0));
+  for (let i = startAt; i < schedule.length; i++) {
     if (wait > 0) await sleep(wait);
     const lastAttempt = i === schedule.length - 1;
     let result: AttemptResult;
@@ -52,12 +56,16 @@ async function deliverToEndpoint(
 
 export async function webhookFanoutWorkflow(input: WebhookFanoutInput): Promise<{ messageId: string | null; outcomes: Record<string, string> }> {
   const schedule = input.schedule?.length ? input.schedule : DEFAULT_WEBHOOK_SCHEDULE_MS;
-  const message = await prepareWebhookMessage({ tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId, status: input.status });
+  // Started by the outbox (src/webhooks/dispatcher.ts) the message is stored already, its endpoints given.
+  const message = input.endpointIds
+    ? { messageId: webhookMessageId(input.eventId), endpointIds: input.endpointIds }
+    : await prepareWebhookMessage({ tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId, status: input.status });
   if (!message) return { messageId: null, outcomes: {} };
   const outcomes: Record<string, string> = {};
   await Promise.all(
     message.endpointIds.map(async (endpointId) => {
-      outcomes[endpointId] = await deliverToEndpoint(endpointId, message.messageId, schedule, 'event');
+      const after = input.retryAfterMs?.[endpointId] ?? null;
+      outcomes[endpointId] = await deliverToEndpoint(endpointId, message.messageId, schedule, 'event', input.startAt ?? 0, after);
     }),
   );
   return { messageId: message.messageId, outcomes };

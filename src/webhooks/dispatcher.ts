@@ -1,0 +1,148 @@
+// Merchant webhooks through an outbox (docs/webhooks.md "How notifications leave"). The worker records a delivery
+// event and its webhook message in one transaction (recordEventWithMessage), then sends the message's first attempts
+// from its own process at once, in the background: a healthy endpoint costs no Temporal workflow at all. An endpoint
+// that fails gets the rest of the Standard Webhooks schedule from a retry workflow (webhookFanoutWorkflow, one per
+// event, started with the client: nothing reports back to the delivery workflow). A message whose worker died before
+// it was dispatched is found by the sweeper (sweepUndispatched) and handed to the same workflow, which skips the
+// endpoints that took it already: at least once per (event, endpoint), always under the same webhook-id.
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { inTransaction, type Pool } from '../db.js';
+import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } from '../deliveries/repository.js';
+import type { EventType } from '../../workflows/deliveries/states.js';
+import { markMessageDispatched, undispatchedMessages } from './repository.js';
+import { storeWebhookMessage, type PreparedMessage } from './sender.js';
+import type { Config } from '../config.js';
+import {
+  DEFAULT_WEBHOOK_SCHEDULE_MS,
+  webhookFanoutWorkflowId,
+  type AttemptInput,
+  type AttemptResult,
+  type WebhookFanoutInput,
+} from '../../workflows/webhooks/definitions.js';
+import { webhookFanoutWorkflow } from '../../workflows/webhooks/workflows.js';
+
+/** First attempts in flight at once in one worker; past it a message waits for the sweeper. */
+const MAX_IN_FLIGHT = 256;
+/** A message not dispatched this long after it was stored is the sweeper's (its worker died or was saturated). */
+export const UNDISPATCHED_AFTER_MS = 60_000;
+
+export interface OutboxMessage extends PreparedMessage {
+  tenantId: string;
+  deliveryId: string;
+  eventId: string;
+}
+
+/** Records a delivery event (and its status change) and, with `webhooks`, its message for the tenant's endpoints: one transaction. */
+export async function recordEventWithMessage(
+  pool: Pool,
+  input: RecordEventInput,
+  webhooks: boolean,
+): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
+  return inTransaction(pool, async (client) => {
+    const inserted = await insertEventAndStatus(client, input);
+    if (!inserted || !webhooks || input.payload?.ignored) return { inserted, message: null };
+    const event: DeliveryEventRow = {
+      id: input.eventId,
+      event_type: input.eventType as EventType,
+      occurred_at: new Date(input.occurredAt),
+      source: input.source,
+      payload: input.payload,
+    };
+    const message = await storeWebhookMessage(client, { tenantId: input.tenantId, deliveryId: input.deliveryId, event });
+    return { inserted, message: message && { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId } };
+  });
+}
+
+interface Logger {
+  warn(message: string, attrs?: Record<string, unknown>): void;
+}
+
+/** Starts the retry workflow of an event's message (idempotent: one per event). */
+export async function startWebhookRetries(temporal: Client, config: Pick<Config, 'taskQueue'>, input: WebhookFanoutInput): Promise<void> {
+  try {
+    await temporal.workflow.start(webhookFanoutWorkflow, {
+      taskQueue: config.taskQueue,
+      workflowId: webhookFanoutWorkflowId(input.eventId),
+      args: [input],
+      // One run per event, ever: a closed one (an earlier fan-out of the same event) is not run again.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // the sweeper or another worker got there first
+  }
+}
+
+export function createWebhookDispatcher(deps: {
+  pool: Pool;
+  config: Pick<Config, 'taskQueue'>;
+  /** Starts retry workflows; without it (a worker-less test) a failed first attempt waits for the sweeper. */
+  temporal?: Client;
+  attempt: (input: AttemptInput) => Promise<AttemptResult>;
+  log: Logger;
+}) {
+  const { pool, attempt, log } = deps;
+  let inFlight = 0;
+
+  async function send(message: OutboxMessage, schedule: readonly number[]): Promise<void> {
+    const failed: string[] = [];
+    const retryAfterMs: Record<string, number | null> = {};
+    await Promise.all(
+      message.endpointIds.map(async (endpointId) => {
+        const result = await attempt({ endpointId, messageId: message.messageId, attempt: 1, lastAttempt: schedule.length <= 1, trigger: 'event' }).catch(
+          (err: Error): AttemptResult => {
+            log.warn('webhook first attempt failed to run; the retry workflow takes it', { messageId: message.messageId, error: err.message });
+            return { outcome: 'retry', statusCode: null, retryAfterMs: null };
+          },
+        );
+        if (result.outcome === 'retry') {
+          failed.push(endpointId);
+          retryAfterMs[endpointId] = result.retryAfterMs;
+        }
+      }),
+    );
+    if (failed.length > 0) {
+      if (!deps.temporal) return; // the sweeper starts the retries
+      await startWebhookRetries(deps.temporal, deps.config, {
+        tenantId: message.tenantId,
+        deliveryId: message.deliveryId,
+        eventId: message.eventId,
+        schedule: [...schedule],
+        endpointIds: failed,
+        startAt: 1,
+        retryAfterMs,
+      });
+    }
+    await markMessageDispatched(pool, message.messageId);
+  }
+
+  return {
+    /** Sends the message's first attempts in the background; never throws and never waits. */
+    dispatch(message: OutboxMessage, schedule: readonly number[] = DEFAULT_WEBHOOK_SCHEDULE_MS): void {
+      if (inFlight >= MAX_IN_FLIGHT) return; // the sweeper sends it
+      inFlight++;
+      send(message, schedule.length ? schedule : DEFAULT_WEBHOOK_SCHEDULE_MS)
+        .catch((err: Error) => log.warn('webhook dispatch failed; the sweeper sends it', { messageId: message.messageId, error: err.message }))
+        .finally(() => inFlight--);
+    },
+  };
+}
+export type WebhookDispatcher = ReturnType<typeof createWebhookDispatcher>;
+
+/**
+ * Hands every message left undispatched for UNDISPATCHED_AFTER_MS to its retry workflow (all its endpoints, from the
+ * first attempt; endpoints that took it already are skipped there). Returns how many it handed over.
+ */
+export async function sweepUndispatched(temporal: Client, pool: Pool, config: Pick<Config, 'taskQueue' | 'webhookScheduleMs'>, limit = 100): Promise<number> {
+  const stale = await undispatchedMessages(pool, UNDISPATCHED_AFTER_MS, limit);
+  for (const m of stale) {
+    await startWebhookRetries(temporal, config, {
+      tenantId: m.tenant_id,
+      deliveryId: m.delivery_id,
+      eventId: m.event_id,
+      schedule: config.webhookScheduleMs,
+      ...(m.endpoint_ids ? { endpointIds: m.endpoint_ids } : {}),
+    });
+    await markMessageDispatched(pool, m.id);
+  }
+  return stale.length;
+}
