@@ -33,6 +33,8 @@ class Receiver {
   server!: http.Server;
   port = 0;
   received: Received[] = [];
+  /** Every request, whatever the answer (`received` keeps the 2xx ones only). */
+  answered: (Received & { status: number })[] = [];
   behaviours = new Map<string, Behaviour>();
   private hits = new Map<string, number>();
 
@@ -47,6 +49,7 @@ class Receiver {
         this.hits.set(hit.path, n);
         const behaviour: Behaviour = this.behaviours.get(hit.path) ?? (() => ({ status: 200 }));
         const answer = behaviour(hit, n);
+        this.answered.push({ ...hit, status: answer.status });
         if (answer.status >= 200 && answer.status < 300) this.received.push(hit);
         res.writeHead(answer.status, answer.headers).end('ok');
       });
@@ -497,7 +500,10 @@ describe('notifications', () => {
     expect(log).toHaveLength(3);
     expect(log.every((a) => a.status === 'failed' && a.status_code === 400 && a.attempt === 1)).toBe(true);
     expect(log[0].error).toMatch(/not retried/);
-    expect(receiver.at('/final')).toHaveLength(0);
+    // The receiver itself saw each of the three messages exactly once, and answered 400 each time.
+    const hits = receiver.answered.filter((h) => h.path === '/final');
+    expect(hits.map((h) => h.status)).toEqual([400, 400, 400]);
+    expect(hits.map((h) => h.headers['webhook-id']).sort()).toEqual(log.map((a) => a.message_id).sort());
 
     // Fixed: replay one message.
     answer = 200;
