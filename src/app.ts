@@ -17,6 +17,7 @@ import rateLimitPlugin from './plugins/rate-limit.js';
 import couriersRoutes from './routes/couriers.js';
 import healthRoutes from './routes/health.js';
 import deliveriesRoutes from './routes/deliveries.js';
+import errorsRoutes from './routes/errors.js';
 import fleetRoutes from './routes/fleet.js';
 import pagesRoutes from './routes/pages.js';
 import pingRoutes from './routes/ping.js';
@@ -94,5 +95,6 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(quotesRoutes, deps);
   await app.register(webhookEndpointsRoutes, deps);
   await app.register(pagesRoutes, deps);
+  await app.register(errorsRoutes, deps);
   return app;
 }

@@ -1,5 +1,6 @@
 // Schemas shared by several route modules: the resources of the spec. Route-specific schemas live beside their routes.
 import { z } from 'zod';
+import { EXAMPLE_COURIER, EXAMPLE_ORIGIN, EXAMPLE_PARCEL } from './lib/examples.js';
 import { ERROR_CODES, FIELD_ERROR_CODES } from './lib/problem.js';
 
 /** A time in a response: an ISO 8601 string in UTC (`toISOString()`), documented as `format: date-time`. */
@@ -27,7 +28,7 @@ export const Address = z
     coordinates: Coordinates.optional(),
     contact: Contact.optional(),
   })
-  .meta({ id: 'Address' });
+  .meta({ id: 'Address', examples: [EXAMPLE_ORIGIN] });
 export type Address = z.infer<typeof Address>;
 
 const dimension = z.number().int().positive().max(1000);
@@ -41,7 +42,7 @@ export const Parcel = z
     height_cm: dimension.optional(),
     parcel_type: z.string().max(60).optional().describe("matched against a courier's parcel_types"),
   })
-  .meta({ id: 'Parcel' });
+  .meta({ id: 'Parcel', examples: [EXAMPLE_PARCEL] });
 export type Parcel = z.infer<typeof Parcel>;
 
 export const FieldErrorSchema = z
@@ -109,7 +110,7 @@ export const Courier = z
     operating_hours: z.record(z.string(), z.unknown()).nullable().optional(),
     capabilities: Capabilities.optional(),
   })
-  .meta({ id: 'Courier' });
+  .meta({ id: 'Courier', examples: [EXAMPLE_COURIER] });
 
 export const DeliveryId = z.object({ id: z.uuid() });
 

@@ -1,5 +1,14 @@
 // Request and response schemas of the delivery routes (merchant and widget surfaces, public tracking).
 import { z } from 'zod';
+import {
+  EXAMPLE_CREATE_DELIVERY,
+  EXAMPLE_CREATED_EVENT,
+  EXAMPLE_DELIVERY,
+  EXAMPLE_DELIVERY_SUMMARY,
+  EXAMPLE_PAGINATION,
+  EXAMPLE_TRACKING,
+  EXAMPLE_WIDGET_DELIVERY,
+} from '../lib/examples.js';
 import { Address, Parcel, Timestamp, Uri } from '../schemas.js';
 import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
 
@@ -58,11 +67,11 @@ export const CreateDeliveryBody = CreateDeliveryFields.superRefine((body, ctx) =
     });
   }
   checkCreate(body, ctx);
-});
+}).meta({ examples: [EXAMPLE_CREATE_DELIVERY] });
 
 /** The widget's body: the same fields; which payment methods it may use and the cod amount come from its key's
  *  policy (src/lib/widget-policy.ts), checked by the route. */
-export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate);
+export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate).meta({ examples: [EXAMPLE_CREATE_DELIVERY] });
 
 export const Courier = z.object({ name: z.string().nullable(), tracking_ref: z.string().nullable() }).nullable();
 
@@ -85,7 +94,7 @@ export const DeliveryEvent = z
     source: z.string().nullable().optional(),
     payload: z.record(z.string(), z.unknown()).nullable().optional(),
   })
-  .meta({ id: 'DeliveryEvent' });
+  .meta({ id: 'DeliveryEvent', examples: [EXAMPLE_CREATED_EVENT] });
 
 const Status = z.enum(STATUSES);
 
@@ -101,7 +110,7 @@ export const DeliverySummary = z
     quoted_fee_aoa: z.number().int().nullable().optional(),
     courier: Courier.optional(),
   })
-  .meta({ id: 'DeliverySummary' });
+  .meta({ id: 'DeliverySummary', examples: [EXAMPLE_DELIVERY_SUMMARY] });
 
 export const Delivery = DeliverySummary.extend({
   origin: Address,
@@ -122,7 +131,7 @@ export const Delivery = DeliverySummary.extend({
   metadata: z.record(z.string(), z.unknown()).optional(),
   updated_at: Timestamp.optional(),
   events: z.array(DeliveryEvent).optional(),
-}).meta({ id: 'Delivery' });
+}).meta({ id: 'Delivery', examples: [EXAMPLE_DELIVERY] });
 
 export const WidgetDelivery = z
   .object({
@@ -145,6 +154,7 @@ export const WidgetDelivery = z
   })
   .meta({
     id: 'WidgetDelivery',
+    examples: [EXAMPLE_WIDGET_DELIVERY],
     description:
       'Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events. ' +
       'Without the client_secret also no delivery_pin, no metadata and no contact in origin and destination.',
@@ -168,7 +178,16 @@ export const WidgetCreatedDelivery = Delivery.extend({
       'Shown once, in the first answer (not in an Idempotency-Key replay): GET /v1/widget/deliveries/{id}?client_secret=... returns the PIN. ' +
         'Keep it like the PIN; never give it to the courier.',
     ),
-}).meta({ id: 'WidgetCreatedDelivery' });
+}).meta({
+  id: 'WidgetCreatedDelivery',
+  examples: [
+    {
+      ...EXAMPLE_DELIVERY,
+      metadata: { ...EXAMPLE_DELIVERY.metadata, source: 'widget' },
+      client_secret: `${EXAMPLE_DELIVERY.id}_secret_4fQ9zK2mW7xR1tB8nC3vL6pJ0sD5hG`,
+    },
+  ],
+});
 
 export const TrackingView = z
   .object({
@@ -176,9 +195,11 @@ export const TrackingView = z
     status: Status,
     events: z.array(z.object({ event_type: EventType, occurred_at: Timestamp })),
   })
-  .meta({ id: 'TrackingView' });
+  .meta({ id: 'TrackingView', examples: [EXAMPLE_TRACKING] });
 
-export const Pagination = z.object({ limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() }).meta({ id: 'Pagination' });
+export const Pagination = z
+  .object({ limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() })
+  .meta({ id: 'Pagination', examples: [EXAMPLE_PAGINATION] });
 
 export const ListQuery = z.object({
   status: z

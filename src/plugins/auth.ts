@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { Pool } from '../db.js';
 import { keyByHash } from '../keys/repository.js';
-import { hashKey, keyKindOf, sameHash, type KeyKind } from '../lib/keys.js';
+import { KEY_PREFIX, hashKey, keyKindOf, sameHash, type KeyKind } from '../lib/keys.js';
 import { unauthorized } from '../lib/problem.js';
 
 export type AuthMode = KeyKind | 'operator' | 'none';
@@ -53,8 +53,18 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
     if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
     const key = match[1];
     const kind = keyKindOf(key);
+    if (kind === null) {
+      // Not the shape of any key we issue: a truncated copy, a stray character, a placeholder.
+      throw unauthorized(
+        `The API key is malformed: a ${mode} key is ${KEY_PREFIX[mode]} followed by 32 letters and digits. Copy the whole key as it was issued.`,
+      );
+    }
     if (kind !== mode) {
-      throw unauthorized(mode === 'secret' ? 'This endpoint takes a secret key (sk_live_...).' : 'This endpoint takes a publishable key (pk_live_...).');
+      throw unauthorized(
+        mode === 'secret'
+          ? 'This endpoint takes a secret key (sk_live_...), not a publishable key.'
+          : 'This endpoint takes a publishable key (pk_live_...), not a secret key.',
+      );
     }
     const hash = hashKey(key);
     const row = await keyByHash(opts.pool, hash, kind);

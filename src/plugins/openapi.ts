@@ -5,6 +5,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { canonicalJson } from '../lib/canonical.js';
+import { ERROR_CATALOG, type ErrorInfo } from '../lib/error-catalog.js';
+import { problemBody, type ErrorCode } from '../lib/problem.js';
 
 type Json = Record<string, unknown>;
 const REF = '#/components/schemas/';
@@ -59,6 +61,79 @@ function nameSchemasOnce(document: Json): Json {
   return document;
 }
 
+/** Field errors of the problem examples that have them. */
+const EXAMPLE_FIELD_ERRORS: Partial<Record<ErrorCode, object[]>> = {
+  validation_failed: [{ pointer: '/parcel/weight_grams', code: 'too_small', detail: 'parcel.weight_grams: Too small: expected number to be >0.' }],
+  quote_payload_mismatch: [{ pointer: '/parcel', code: 'quote_payload_mismatch', detail: 'parcel differs from the quoted parcel.' }],
+  quote_expired: [{ pointer: '/quote_id', code: 'quote_expired', detail: 'This quote has expired. Request a new quote and create the delivery with it.' }],
+};
+
+/**
+ * Examples on every request and response body, so the reference's "Try it out" starts from a real one:
+ * - a body whose schema is a component takes that component's first example (src/lib/examples.ts, through `.meta`);
+ * - a problem+json answer lists, by name, each `error` code the operation answers with at that status
+ *   (src/lib/error-catalog.ts), as the API would send it.
+ */
+function addExamples(document: Json, baseUrl: string): Json {
+  const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  const catalog = Object.entries(ERROR_CATALOG) as [ErrorCode, ErrorInfo][];
+  const fromComponent = (media: Json) => {
+    const ref = (media.schema as Json | undefined)?.$ref;
+    const examples = typeof ref === 'string' ? schemas[ref.slice(REF.length)]?.examples : undefined;
+    if (media.example === undefined && media.examples === undefined && Array.isArray(examples)) media.example = examples[0];
+  };
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const operation of Object.values(item)) {
+      for (const media of Object.values(((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>)) fromComponent(media);
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+        for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
+          if (type !== 'application/problem+json') {
+            fromComponent(media);
+            continue;
+          }
+          const idempotent = ((operation.parameters ?? []) as Json[]).some((p) => p.in === 'header' && p.name === 'idempotency-key');
+          const codes = catalog.filter(
+            ([, info]) =>
+              String(info.status) === status && (!info.only || info.only.includes(operation.operationId as string)) && (!info.idempotent || idempotent),
+          );
+          media.examples = Object.fromEntries(
+            codes.map(([code, info]) => [
+              code,
+              { summary: code, value: problemBody(baseUrl, info.status, code, info.example, EXAMPLE_FIELD_ERRORS[code] as never) },
+            ]),
+          );
+        }
+      }
+    }
+  }
+  return document;
+}
+
+/** Tags of the operations that are not for merchants: courier companies' fleet events, health checks. */
+const PLATFORM_TAGS = new Set(['fleet', 'system']);
+
+/**
+ * The document with only the operations whose audience `platform` says: the merchant reference (merchant, widget
+ * and tracking routes) or the platform's own (fleet events, health). Unused tags go; components stay.
+ */
+function audience(document: Json, platform: boolean): Json {
+  const copy = structuredClone(document);
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const [path, item] of Object.entries((copy.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    const kept = Object.entries(item).filter(([, op]) => ((op.tags as string[] | undefined) ?? []).some((t) => PLATFORM_TAGS.has(t)) === platform);
+    if (kept.length) paths[path] = Object.fromEntries(kept);
+  }
+  copy.paths = paths;
+  copy.tags = ((copy.tags ?? []) as { name: string }[]).filter((t) => PLATFORM_TAGS.has(t.name) === platform);
+  copy.info = {
+    ...(copy.info as Json),
+    description: platform
+      ? 'For courier companies and operators, not merchants: signed fleet events coming back to the service, and health checks.'
+      : `${(copy.info as Json).description} The courier fleet and health routes are in their own reference (select it above).`,
+  };
+  return copy;
+}
+
 export default fp(async (app, opts: { baseUrl: string }) => {
   await app.register(swagger, {
     openapi: {
@@ -96,13 +171,29 @@ export default fp(async (app, opts: { baseUrl: string }) => {
       ],
     },
     transform: jsonSchemaTransform,
-    transformObject: (input) => nameSchemasOnce(jsonSchemaTransformObject(input) as Json) as ReturnType<typeof jsonSchemaTransformObject>,
+    transformObject: (input) =>
+      addExamples(nameSchemasOnce(jsonSchemaTransformObject(input) as Json), opts.baseUrl) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 
-  await app.register(swaggerUi, { routePrefix: '/docs/ui', staticCSP: true });
+  // The reference at /docs/ui opens on the merchants' document (./json: merchant, widget and tracking routes); its
+  // selector offers the platform's (fleet events, health) at /docs/platform.json. GET /v1/openapi.json and GET
+  // /docs stay the whole description, as the spec asks.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs/ui',
+    staticCSP: true,
+    transformSpecification: (document) => audience(document as Json, false),
+    uiConfig: {
+      urls: [
+        { url: './json', name: 'Merchant API: merchant, widget and tracking routes' },
+        { url: '../platform.json', name: 'Courier fleet and operations' },
+      ],
+      'urls.primaryName': 'Merchant API: merchant, widget and tracking routes',
+    } as Record<string, unknown>,
+  });
 
   const document = () => app.swagger();
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => document());
+  app.get('/docs/platform.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => audience(document() as Json, true));
   app.get('/docs', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     const accept = request.headers.accept ?? '';
     if (/text\/html/.test(accept) && !/application\/json/.test(accept)) return reply.redirect('/docs/ui/');

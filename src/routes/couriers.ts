@@ -3,13 +3,22 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { tenantCouriers } from '../couriers/repository.js';
 import { toCourier, toWidgetCourier } from '../couriers/view.js';
+import { EXAMPLE_COURIER } from '../lib/examples.js';
 import { bothSurfaces } from '../lib/surfaces.js';
 import { tenantOf } from '../plugins/auth.js';
 import { Capabilities, Courier, problems } from '../schemas.js';
 
+const { active_drivers: _drivers, operating_hours: _hours, capabilities, ...courierShown } = EXAMPLE_COURIER;
+const { bank_name: _bank, bank_account_holder: _holder, bank_iban: _iban, ...capabilitiesShown } = capabilities;
+const widgetCourier = { ...courierShown, capabilities: capabilitiesShown };
+
 export const WidgetCourier = Courier.omit({ active_drivers: true, operating_hours: true })
   .extend({ capabilities: Capabilities.omit({ bank_name: true, bank_account_holder: true, bank_iban: true }).optional() })
-  .meta({ id: 'WidgetCourier', description: 'Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.' });
+  .meta({
+    id: 'WidgetCourier',
+    description: 'Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.',
+    examples: [widgetCourier],
+  });
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
   const merchant = { tags: ['couriers'], operationId: 'listCouriers', summary: 'Courier companies available to the tenant' };
@@ -18,7 +27,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
   for (const surface of bothSurfaces('/couriers', merchant, widget)) {
     app.get(
       surface.url,
-      { schema: { ...surface.schema, response: { 200: z.object({ data: z.array(surface.widget ? WidgetCourier : Courier) }), ...problems(401, 429) } } },
+      {
+        schema: {
+          ...surface.schema,
+          response: {
+            200: z
+              .object({ data: z.array(surface.widget ? WidgetCourier : Courier) })
+              .meta({ examples: [{ data: [surface.widget ? widgetCourier : EXAMPLE_COURIER] }] }),
+            ...problems(401, 429),
+          },
+        },
+      },
       async (request) => ({ data: (await tenantCouriers(pool, tenantOf(request))).map(surface.widget ? toWidgetCourier : toCourier) }),
     );
   }

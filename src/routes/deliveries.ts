@@ -31,6 +31,7 @@ import { startDeliveryWorkflow } from '../deliveries/start.js';
 import { toDelivery, toEvent, toSummary, toWidgetDelivery } from '../deliveries/view.js';
 import { ApiError, notFound } from '../lib/problem.js';
 import { bothSurfaces } from '../lib/surfaces.js';
+import { EXAMPLE_DELIVERY, EXAMPLE_DELIVERY_SUMMARY, EXAMPLE_PAGINATION } from '../lib/examples.js';
 import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../lib/widget-policy.js';
 import { tenantOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
@@ -145,7 +146,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         operationId: 'listDeliveries',
         summary: "List the tenant's deliveries",
         querystring: ListQuery,
-        response: { 200: z.object({ data: z.array(DeliverySummary), pagination: Pagination }), ...problems(401, 422, 429) },
+        response: {
+          200: z
+            .object({ data: z.array(DeliverySummary), pagination: Pagination })
+            .meta({ examples: [{ data: [EXAMPLE_DELIVERY_SUMMARY], pagination: EXAMPLE_PAGINATION }] }),
+          ...problems(401, 422, 429),
+        },
       },
     },
     async (request) => {
@@ -188,7 +194,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         operationId: 'listDeliveryEvents',
         summary: "A delivery's events, oldest first",
         params: DeliveryIdParam,
-        response: { 200: z.object({ data: z.array(DeliveryEvent) }), ...problems(401, 404, 429) },
+        response: { 200: z.object({ data: z.array(DeliveryEvent) }).meta({ examples: [{ data: EXAMPLE_DELIVERY.events }] }), ...problems(401, 404, 429) },
       },
     },
     async (request) => {
@@ -213,7 +219,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
           'outcome within 15 s: it may still take effect; retrying is safe.',
         headers: IdempotencyHeaders,
         params: DeliveryId,
-        response: { 200: z.object({ status: z.literal('cancelled') }), ...problems(401, 404, 409, 422, 429, 503) },
+        response: {
+          200: z.object({ status: z.literal('cancelled') }).meta({ examples: [{ status: 'cancelled' }] }),
+          ...problems(401, 404, 409, 422, 429, 503),
+        },
       },
     },
     async (request) => {

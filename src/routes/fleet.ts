@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/repository.js';
 import { deliveryForFleetEvent, insertEventOnce } from '../deliveries/repository.js';
+import { EXAMPLE_FLEET_EVENT } from '../lib/examples.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { problems } from '../schemas.js';
@@ -48,7 +49,7 @@ export const FleetEventBody = z
           'other fields are dropped, so a courier cannot set the fields the service sets (ignored, reason, status, pin_verified).',
       }),
   })
-  .meta({ id: 'FleetEvent' });
+  .meta({ id: 'FleetEvent', examples: [EXAMPLE_FLEET_EVENT] });
 
 /** A stable UUID (version-4 layout) derived from a string. */
 const uuidFrom = (text: string) => {
@@ -76,7 +77,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
         security: [],
         params: z.object({ courier_slug: z.string().max(100) }),
         body: FleetEventBody,
-        response: { 202: z.object({ received: z.literal(true), duplicate: z.boolean() }), ...problems(401, 403, 404, 422, 429) },
+        response: {
+          202: z.object({ received: z.literal(true), duplicate: z.boolean() }).meta({ examples: [{ received: true, duplicate: false }] }),
+          ...problems(401, 403, 404, 422, 429),
+        },
       },
       // The signature is checked before the body schema: an unsigned request learns nothing about the format.
       preValidation: async (request) => {

@@ -5,7 +5,9 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../lib/problem.js';
 import { problems } from '../schemas.js';
 
-const Health = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional() });
+const Health = z
+  .object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional() })
+  .meta({ examples: [{ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }] });
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) => {
   const common = { config: { auth: 'none' as const } };

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Timestamp, Uri } from '../schemas.js';
 import { Pagination } from '../deliveries/schemas.js';
+import { EXAMPLE_CREATED_EVENT, EXAMPLE_PAGINATION, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
 import { EVENT_TYPES } from '../../workflows/deliveries/states.js';
 
 const dateTime = z.iso.datetime({ offset: true });
@@ -26,21 +27,25 @@ const Url = z
   );
 const Description = z.string().trim().max(500).describe('Free text for your own reference.');
 
-export const CreateEndpointBody = z.object({
-  url: Url,
-  events: EventTypes.nullable().optional(),
-  description: Description.nullable().optional(),
-});
+export const CreateEndpointBody = z
+  .object({
+    url: Url,
+    events: EventTypes.nullable().optional(),
+    description: Description.nullable().optional(),
+  })
+  .meta({ examples: [{ url: EXAMPLE_WEBHOOK_ENDPOINT.url, description: EXAMPLE_WEBHOOK_ENDPOINT.description }] });
 
-export const UpdateEndpointBody = z.object({
-  url: Url.optional(),
-  events: EventTypes.nullable().optional(),
-  description: Description.nullable().optional(),
-  status: z
-    .enum(['enabled', 'disabled'])
-    .optional()
-    .describe('enabled: notifications are sent (re-enables an endpoint disabled after a 410); disabled: none are.'),
-});
+export const UpdateEndpointBody = z
+  .object({
+    url: Url.optional(),
+    events: EventTypes.nullable().optional(),
+    description: Description.nullable().optional(),
+    status: z
+      .enum(['enabled', 'disabled'])
+      .optional()
+      .describe('enabled: notifications are sent (re-enables an endpoint disabled after a 410); disabled: none are.'),
+  })
+  .meta({ examples: [{ events: ['delivery.assigned', 'delivery.delivered', 'delivery.failed', 'delivery.cancelled'], status: 'enabled' }] });
 
 export const WebhookEndpoint = z
   .object({
@@ -53,7 +58,7 @@ export const WebhookEndpoint = z
     secret_rotated_until: Timestamp.nullable().describe('Until this time notifications also carry a signature made with the previous secret.'),
     created_at: Timestamp,
   })
-  .meta({ id: 'WebhookEndpoint' });
+  .meta({ id: 'WebhookEndpoint', examples: [EXAMPLE_WEBHOOK_ENDPOINT] });
 
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
   secret: z
@@ -63,7 +68,7 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
       '`whsec_` + base64: the signing secret. Shown only in this response; store it now. ' +
         'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached.',
     ),
-}).meta({ id: 'WebhookEndpointWithSecret' });
+}).meta({ id: 'WebhookEndpointWithSecret', examples: [{ ...EXAMPLE_WEBHOOK_ENDPOINT, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }] });
 
 export const WebhookAttempt = z
   .object({
@@ -79,7 +84,7 @@ export const WebhookAttempt = z
     trigger: z.enum(['event', 'replay']),
     attempted_at: Timestamp,
   })
-  .meta({ id: 'WebhookAttempt' });
+  .meta({ id: 'WebhookAttempt', examples: [EXAMPLE_WEBHOOK_ATTEMPT] });
 
 export const EndpointListQuery = z.object({
   limit: z.coerce
@@ -117,10 +122,17 @@ export const ReplayBody = z
     if (body.since && body.until && Date.parse(body.until) < Date.parse(body.since)) {
       ctx.addIssue({ code: 'custom', path: ['until'], message: 'until is before since' });
     }
-  });
+  })
+  .meta({ examples: [{ message_id: `msg_${EXAMPLE_CREATED_EVENT.id}` }, { since: '2026-11-23T00:00:00Z', until: '2026-11-23T12:00:00Z' }] });
 
-export const ReplayResponse = z.object({ replayed: z.number().int().describe('how many messages are being resent') }).meta({ id: 'WebhookReplay' });
-export const EndpointList = z.object({ data: z.array(WebhookEndpoint), pagination: Pagination });
-export const AttemptList = z.object({ data: z.array(WebhookAttempt), pagination: Pagination });
+export const ReplayResponse = z
+  .object({ replayed: z.number().int().describe('how many messages are being resent') })
+  .meta({ id: 'WebhookReplay', examples: [{ replayed: 1 }] });
+export const EndpointList = z
+  .object({ data: z.array(WebhookEndpoint), pagination: Pagination })
+  .meta({ examples: [{ data: [EXAMPLE_WEBHOOK_ENDPOINT], pagination: EXAMPLE_PAGINATION }] });
+export const AttemptList = z
+  .object({ data: z.array(WebhookAttempt), pagination: Pagination })
+  .meta({ examples: [{ data: [EXAMPLE_WEBHOOK_ATTEMPT], pagination: EXAMPLE_PAGINATION }] });
 export const EndpointIdParam = z.object({ id: z.uuid() });
-export const DeletedEndpoint = z.object({ id: z.uuid(), deleted: z.literal(true) });
+export const DeletedEndpoint = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ examples: [{ id: EXAMPLE_WEBHOOK_ENDPOINT.id, deleted: true }] });

@@ -380,6 +380,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /**
+     * @example {
+     *       "address_line": "Rua Rainha Ginga 29, Ingombota",
+     *       "city": "Luanda",
+     *       "province": "Luanda",
+     *       "coordinates": {
+     *         "lat": -8.8147,
+     *         "lng": 13.2302
+     *       },
+     *       "contact": {
+     *         "name": "Loja Kianda",
+     *         "phone": "+244 923 000 111"
+     *       }
+     *     }
+     */
     Address: {
       address_line: string;
       city: string;
@@ -393,6 +408,13 @@ export interface components {
         phone?: string;
       };
     };
+    /**
+     * @example {
+     *       "weight_grams": 1200,
+     *       "description": "Sapatos",
+     *       "declared_value_aoa": 2500000
+     *     }
+     */
     Parcel: {
       /** @description grams, 1..1,000,000 */
       weight_grams: number;
@@ -492,6 +514,34 @@ export interface components {
       /** @description per-field details of a validation error */
       errors?: components['schemas']['FieldError'][] | null;
     };
+    /**
+     * @example {
+     *       "id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+     *       "name": "Kandengue Express",
+     *       "slug": "kandengue-express",
+     *       "logo_url": null,
+     *       "base_fee_aoa": 150000,
+     *       "base_eta_minutes": 60,
+     *       "active_drivers": 42,
+     *       "service_zones": [
+     *         "Luanda",
+     *         "Bengo"
+     *       ],
+     *       "operating_hours": {
+     *         "mon_fri": "08:00-18:00",
+     *         "sat": "09:00-13:00"
+     *       },
+     *       "capabilities": {
+     *         "bank_transfer_enabled": false,
+     *         "bank_name": null,
+     *         "bank_account_holder": null,
+     *         "bank_iban": null,
+     *         "max_weight_grams": 20000,
+     *         "parcel_types": null,
+     *         "require_delivery_pin": false
+     *       }
+     *     }
+     */
     Courier: {
       /** Format: uuid */
       id: string;
@@ -515,7 +565,27 @@ export interface components {
         require_delivery_pin: boolean;
       };
     };
-    /** @description Courier trimmed for browsers: no active_drivers, operating_hours or bank account details. */
+    /**
+     * @description Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.
+     * @example {
+     *       "id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+     *       "name": "Kandengue Express",
+     *       "slug": "kandengue-express",
+     *       "logo_url": null,
+     *       "base_fee_aoa": 150000,
+     *       "base_eta_minutes": 60,
+     *       "service_zones": [
+     *         "Luanda",
+     *         "Bengo"
+     *       ],
+     *       "capabilities": {
+     *         "bank_transfer_enabled": false,
+     *         "max_weight_grams": 20000,
+     *         "parcel_types": null,
+     *         "require_delivery_pin": false
+     *       }
+     *     }
+     */
     WidgetCourier: {
       /** Format: uuid */
       id: string;
@@ -532,6 +602,18 @@ export interface components {
         require_delivery_pin: boolean;
       };
     };
+    /**
+     * @example {
+     *       "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+     *       "event_type": "delivery.created",
+     *       "occurred_at": "2026-11-23T09:15:04.218Z",
+     *       "source": "api",
+     *       "payload": {
+     *         "status": "pending",
+     *         "payment_method": "prepaid"
+     *       }
+     *     }
+     */
     DeliveryEvent: {
       /** Format: uuid */
       id?: string;
@@ -567,6 +649,50 @@ export interface components {
         [key: string]: unknown;
       } | null;
     };
+    /**
+     * @example {
+     *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "reference": "DLV-7KQ2M9XH4T",
+     *       "status": "pending",
+     *       "inserted_at": "2026-11-23T09:15:04.218Z",
+     *       "origin": {
+     *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8147,
+     *           "lng": 13.2302
+     *         },
+     *         "contact": {
+     *           "name": "Loja Kianda",
+     *           "phone": "+244 923 000 111"
+     *         }
+     *       },
+     *       "destination": {
+     *         "address_line": "Rua Comandante Gika 225, Alvalade",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8303,
+     *           "lng": 13.2432
+     *         },
+     *         "contact": {
+     *           "name": "Ana Domingos",
+     *           "phone": "+244 912 345 678"
+     *         }
+     *       },
+     *       "parcel": {
+     *         "weight_grams": 1200,
+     *         "description": "Sapatos",
+     *         "declared_value_aoa": 2500000
+     *       },
+     *       "quoted_fee_aoa": 230000,
+     *       "courier": {
+     *         "name": "Kandengue Express",
+     *         "tracking_ref": null
+     *       }
+     *     }
+     */
     DeliverySummary: {
       /** Format: uuid */
       id: string;
@@ -585,6 +711,74 @@ export interface components {
         tracking_ref: string | null;
       } | null;
     };
+    /**
+     * @example {
+     *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "reference": "DLV-7KQ2M9XH4T",
+     *       "status": "pending",
+     *       "inserted_at": "2026-11-23T09:15:04.218Z",
+     *       "origin": {
+     *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8147,
+     *           "lng": 13.2302
+     *         },
+     *         "contact": {
+     *           "name": "Loja Kianda",
+     *           "phone": "+244 923 000 111"
+     *         }
+     *       },
+     *       "destination": {
+     *         "address_line": "Rua Comandante Gika 225, Alvalade",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8303,
+     *           "lng": 13.2432
+     *         },
+     *         "contact": {
+     *           "name": "Ana Domingos",
+     *           "phone": "+244 912 345 678"
+     *         }
+     *       },
+     *       "parcel": {
+     *         "weight_grams": 1200,
+     *         "description": "Sapatos",
+     *         "declared_value_aoa": 2500000
+     *       },
+     *       "quoted_fee_aoa": 230000,
+     *       "courier": {
+     *         "name": "Kandengue Express",
+     *         "tracking_ref": null
+     *       },
+     *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+     *       "payment_method": "prepaid",
+     *       "cash_collect_aoa": null,
+     *       "scheduled_pickup_at": null,
+     *       "scheduled_delivery_at": null,
+     *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+     *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "delivery_pin": null,
+     *       "metadata": {
+     *         "order_id": "KIANDA-1042"
+     *       },
+     *       "updated_at": "2026-11-23T09:15:04.218Z",
+     *       "events": [
+     *         {
+     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+     *           "event_type": "delivery.created",
+     *           "occurred_at": "2026-11-23T09:15:04.218Z",
+     *           "source": "api",
+     *           "payload": {
+     *             "status": "pending",
+     *             "payment_method": "prepaid"
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
     Delivery: {
       /** Format: uuid */
       id: string;
@@ -624,7 +818,53 @@ export interface components {
       updated_at?: string;
       events?: components['schemas']['DeliveryEvent'][];
     };
-    /** @description Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events. Without the client_secret also no delivery_pin, no metadata and no contact in origin and destination. */
+    /**
+     * @description Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events. Without the client_secret also no delivery_pin, no metadata and no contact in origin and destination.
+     * @example {
+     *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "reference": "DLV-7KQ2M9XH4T",
+     *       "status": "pending",
+     *       "inserted_at": "2026-11-23T09:15:04.218Z",
+     *       "origin": {
+     *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8147,
+     *           "lng": 13.2302
+     *         }
+     *       },
+     *       "destination": {
+     *         "address_line": "Rua Comandante Gika 225, Alvalade",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8303,
+     *           "lng": 13.2432
+     *         }
+     *       },
+     *       "parcel": {
+     *         "weight_grams": 1200,
+     *         "description": "Sapatos",
+     *         "declared_value_aoa": 2500000
+     *       },
+     *       "payment_method": "prepaid",
+     *       "quoted_fee_aoa": 230000,
+     *       "courier": {
+     *         "name": "Kandengue Express"
+     *       },
+     *       "scheduled_pickup_at": null,
+     *       "scheduled_delivery_at": null,
+     *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "events": [
+     *         {
+     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+     *           "event_type": "delivery.created",
+     *           "occurred_at": "2026-11-23T09:15:04.218Z"
+     *         }
+     *       ]
+     *     }
+     */
     WidgetDelivery: {
       /** Format: uuid */
       id: string;
@@ -677,6 +917,76 @@ export interface components {
         occurred_at: string;
       }[];
     };
+    /**
+     * @example {
+     *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "reference": "DLV-7KQ2M9XH4T",
+     *       "status": "pending",
+     *       "inserted_at": "2026-11-23T09:15:04.218Z",
+     *       "origin": {
+     *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8147,
+     *           "lng": 13.2302
+     *         },
+     *         "contact": {
+     *           "name": "Loja Kianda",
+     *           "phone": "+244 923 000 111"
+     *         }
+     *       },
+     *       "destination": {
+     *         "address_line": "Rua Comandante Gika 225, Alvalade",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8303,
+     *           "lng": 13.2432
+     *         },
+     *         "contact": {
+     *           "name": "Ana Domingos",
+     *           "phone": "+244 912 345 678"
+     *         }
+     *       },
+     *       "parcel": {
+     *         "weight_grams": 1200,
+     *         "description": "Sapatos",
+     *         "declared_value_aoa": 2500000
+     *       },
+     *       "quoted_fee_aoa": 230000,
+     *       "courier": {
+     *         "name": "Kandengue Express",
+     *         "tracking_ref": null
+     *       },
+     *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+     *       "payment_method": "prepaid",
+     *       "cash_collect_aoa": null,
+     *       "scheduled_pickup_at": null,
+     *       "scheduled_delivery_at": null,
+     *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+     *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+     *       "delivery_pin": null,
+     *       "metadata": {
+     *         "order_id": "KIANDA-1042",
+     *         "source": "widget"
+     *       },
+     *       "updated_at": "2026-11-23T09:15:04.218Z",
+     *       "events": [
+     *         {
+     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+     *           "event_type": "delivery.created",
+     *           "occurred_at": "2026-11-23T09:15:04.218Z",
+     *           "source": "api",
+     *           "payload": {
+     *             "status": "pending",
+     *             "payment_method": "prepaid"
+     *           }
+     *         }
+     *       ],
+     *       "client_secret": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f_secret_4fQ9zK2mW7xR1tB8nC3vL6pJ0sD5hG"
+     *     }
+     */
     WidgetCreatedDelivery: {
       /** Format: uuid */
       id: string;
@@ -718,6 +1028,26 @@ export interface components {
       /** @description Shown once, in the first answer (not in an Idempotency-Key replay): GET /v1/widget/deliveries/{id}?client_secret=... returns the PIN. Keep it like the PIN; never give it to the courier. */
       client_secret?: string;
     };
+    /**
+     * @example {
+     *       "reference": "DLV-7KQ2M9XH4T",
+     *       "status": "assigned",
+     *       "events": [
+     *         {
+     *           "event_type": "delivery.created",
+     *           "occurred_at": "2026-11-23T09:15:04.218Z"
+     *         },
+     *         {
+     *           "event_type": "delivery.dispatched",
+     *           "occurred_at": "2026-11-23T09:15:05.102Z"
+     *         },
+     *         {
+     *           "event_type": "delivery.assigned",
+     *           "occurred_at": "2026-11-23T09:17:41.930Z"
+     *         }
+     *       ]
+     *     }
+     */
     TrackingView: {
       reference: string;
       /** @enum {string} */
@@ -745,11 +1075,34 @@ export interface components {
         occurred_at: string;
       }[];
     };
+    /**
+     * @example {
+     *       "limit": 50,
+     *       "offset": 0,
+     *       "has_more": false
+     *     }
+     */
     Pagination: {
       limit: number;
       offset: number;
       has_more: boolean;
     };
+    /**
+     * @example {
+     *       "tracking_ref": "KX-20261123-0042",
+     *       "event_type": "in_transit",
+     *       "occurred_at": "2026-11-23T09:41:12.000Z",
+     *       "payload": {
+     *         "driver_name": "Mateus Kiala",
+     *         "vehicle": "Moto LD-21-34-AB",
+     *         "eta": "2026-11-23T10:05:00.000Z",
+     *         "location": {
+     *           "lat": -8.8201,
+     *           "lng": 13.2355
+     *         }
+     *       }
+     *     }
+     */
     FleetEvent: {
       tracking_ref: string;
       /** @enum {string} */
@@ -778,12 +1131,60 @@ export interface components {
         proof?: string | null;
       } | null;
     };
-    /** @description Unknown fields are ignored. */
+    /**
+     * @description Unknown fields are ignored.
+     * @example {
+     *       "origin": {
+     *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8147,
+     *           "lng": 13.2302
+     *         },
+     *         "contact": {
+     *           "name": "Loja Kianda",
+     *           "phone": "+244 923 000 111"
+     *         }
+     *       },
+     *       "destination": {
+     *         "address_line": "Rua Comandante Gika 225, Alvalade",
+     *         "city": "Luanda",
+     *         "province": "Luanda",
+     *         "coordinates": {
+     *           "lat": -8.8303,
+     *           "lng": 13.2432
+     *         },
+     *         "contact": {
+     *           "name": "Ana Domingos",
+     *           "phone": "+244 912 345 678"
+     *         }
+     *       },
+     *       "parcel": {
+     *         "weight_grams": 1200,
+     *         "description": "Sapatos",
+     *         "declared_value_aoa": 2500000
+     *       }
+     *     }
+     */
     QuoteRequest: {
       origin: components['schemas']['Address'];
       destination: components['schemas']['Address'];
       parcel: components['schemas']['Parcel'];
     };
+    /**
+     * @example {
+     *       "quote_id": "3f6c1e0a-7b2d-4c9e-8a51-2d4f6b8c0e17",
+     *       "valid_until": "2026-11-23T09:29:58.041Z",
+     *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+     *       "fee_aoa": 230000,
+     *       "eta_minutes": 66,
+     *       "company_name": "Kandengue Express",
+     *       "company_slug": "kandengue-express",
+     *       "company_logo_url": null,
+     *       "require_delivery_pin": false
+     *     }
+     */
     QuoteEntry: {
       /**
        * Format: uuid
@@ -805,6 +1206,18 @@ export interface components {
       company_logo_url?: string | null;
       require_delivery_pin?: boolean;
     };
+    /**
+     * @example {
+     *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+     *       "url": "https://loja-kianda.ao/webhooks/entregas",
+     *       "description": "Encomendas da loja",
+     *       "events": null,
+     *       "status": "enabled",
+     *       "disabled_reason": null,
+     *       "secret_rotated_until": null,
+     *       "created_at": "2026-11-23T09:15:04.218Z"
+     *     }
+     */
     WebhookEndpoint: {
       /** Format: uuid */
       id: string;
@@ -842,6 +1255,19 @@ export interface components {
       /** Format: date-time */
       created_at: string;
     };
+    /**
+     * @example {
+     *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+     *       "url": "https://loja-kianda.ao/webhooks/entregas",
+     *       "description": "Encomendas da loja",
+     *       "events": null,
+     *       "status": "enabled",
+     *       "disabled_reason": null,
+     *       "secret_rotated_until": null,
+     *       "created_at": "2026-11-23T09:15:04.218Z",
+     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+     *     }
+     */
     WebhookEndpointWithSecret: {
       /** Format: uuid */
       id: string;
@@ -881,6 +1307,21 @@ export interface components {
       /** @description `whsec_` + base64: the signing secret. Shown only in this response; store it now. Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached. */
       secret?: string;
     };
+    /**
+     * @example {
+     *       "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+     *       "message_id": "msg_c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+     *       "event_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+     *       "event_type": "delivery.created",
+     *       "attempt": 1,
+     *       "status": "succeeded",
+     *       "status_code": 200,
+     *       "latency_ms": 87,
+     *       "error": null,
+     *       "trigger": "event",
+     *       "attempted_at": "2026-11-23T09:15:04.611Z"
+     *     }
+     */
     WebhookAttempt: {
       /** Format: uuid */
       id: string;
@@ -920,6 +1361,11 @@ export interface components {
       /** Format: date-time */
       attempted_at: string;
     };
+    /**
+     * @example {
+     *       "replayed": 1
+     *     }
+     */
     WebhookReplay: {
       /** @description how many messages are being resent */
       replayed: number;
@@ -948,6 +1394,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "checks": {
+           *         "postgres": "ok",
+           *         "temporal": "ok"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'ok' | 'unavailable';
@@ -974,6 +1429,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "checks": {
+           *         "postgres": "ok",
+           *         "temporal": "ok"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'ok' | 'unavailable';
@@ -1009,6 +1473,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *           "name": "Kandengue Express",
+           *           "slug": "kandengue-express",
+           *           "logo_url": null,
+           *           "base_fee_aoa": 150000,
+           *           "base_eta_minutes": 60,
+           *           "active_drivers": 42,
+           *           "service_zones": [
+           *             "Luanda",
+           *             "Bengo"
+           *           ],
+           *           "operating_hours": {
+           *             "mon_fri": "08:00-18:00",
+           *             "sat": "09:00-13:00"
+           *           },
+           *           "capabilities": {
+           *             "bank_transfer_enabled": false,
+           *             "bank_name": null,
+           *             "bank_account_holder": null,
+           *             "bank_iban": null,
+           *             "max_weight_grams": 20000,
+           *             "parcel_types": null,
+           *             "require_delivery_pin": false
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['Courier'][];
           };
@@ -1049,6 +1545,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *           "name": "Kandengue Express",
+           *           "slug": "kandengue-express",
+           *           "logo_url": null,
+           *           "base_fee_aoa": 150000,
+           *           "base_eta_minutes": 60,
+           *           "service_zones": [
+           *             "Luanda",
+           *             "Bengo"
+           *           ],
+           *           "capabilities": {
+           *             "bank_transfer_enabled": false,
+           *             "max_weight_grams": 20000,
+           *             "parcel_types": null,
+           *             "require_delivery_pin": false
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['WidgetCourier'][];
           };
@@ -1102,6 +1622,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *           "reference": "DLV-7KQ2M9XH4T",
+           *           "status": "pending",
+           *           "inserted_at": "2026-11-23T09:15:04.218Z",
+           *           "origin": {
+           *             "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *             "city": "Luanda",
+           *             "province": "Luanda",
+           *             "coordinates": {
+           *               "lat": -8.8147,
+           *               "lng": 13.2302
+           *             },
+           *             "contact": {
+           *               "name": "Loja Kianda",
+           *               "phone": "+244 923 000 111"
+           *             }
+           *           },
+           *           "destination": {
+           *             "address_line": "Rua Comandante Gika 225, Alvalade",
+           *             "city": "Luanda",
+           *             "province": "Luanda",
+           *             "coordinates": {
+           *               "lat": -8.8303,
+           *               "lng": 13.2432
+           *             },
+           *             "contact": {
+           *               "name": "Ana Domingos",
+           *               "phone": "+244 912 345 678"
+           *             }
+           *           },
+           *           "parcel": {
+           *             "weight_grams": 1200,
+           *             "description": "Sapatos",
+           *             "declared_value_aoa": 2500000
+           *           },
+           *           "quoted_fee_aoa": 230000,
+           *           "courier": {
+           *             "name": "Kandengue Express",
+           *             "tracking_ref": null
+           *           }
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "has_more": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: components['schemas']['DeliverySummary'][];
             pagination: components['schemas']['Pagination'];
@@ -1149,6 +1722,48 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "quote_id": "3f6c1e0a-7b2d-4c9e-8a51-2d4f6b8c0e17",
+         *       "origin": {
+         *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8147,
+         *           "lng": 13.2302
+         *         },
+         *         "contact": {
+         *           "name": "Loja Kianda",
+         *           "phone": "+244 923 000 111"
+         *         }
+         *       },
+         *       "destination": {
+         *         "address_line": "Rua Comandante Gika 225, Alvalade",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8303,
+         *           "lng": 13.2432
+         *         },
+         *         "contact": {
+         *           "name": "Ana Domingos",
+         *           "phone": "+244 912 345 678"
+         *         }
+         *       },
+         *       "parcel": {
+         *         "weight_grams": 1200,
+         *         "description": "Sapatos",
+         *         "declared_value_aoa": 2500000
+         *       },
+         *       "payment_method": "prepaid",
+         *       "options": {
+         *         "metadata": {
+         *           "order_id": "KIANDA-1042"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': {
           /**
            * Format: uuid
@@ -1188,6 +1803,74 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Delivery'];
         };
       };
@@ -1255,6 +1938,74 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Delivery'];
         };
       };
@@ -1307,6 +2058,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "cancelled"
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'cancelled';
@@ -1386,6 +2142,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['DeliveryEvent'][];
           };
@@ -1440,6 +2212,74 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Delivery'];
         };
       };
@@ -1502,6 +2342,48 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "quote_id": "3f6c1e0a-7b2d-4c9e-8a51-2d4f6b8c0e17",
+         *       "origin": {
+         *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8147,
+         *           "lng": 13.2302
+         *         },
+         *         "contact": {
+         *           "name": "Loja Kianda",
+         *           "phone": "+244 923 000 111"
+         *         }
+         *       },
+         *       "destination": {
+         *         "address_line": "Rua Comandante Gika 225, Alvalade",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8303,
+         *           "lng": 13.2432
+         *         },
+         *         "contact": {
+         *           "name": "Ana Domingos",
+         *           "phone": "+244 912 345 678"
+         *         }
+         *       },
+         *       "parcel": {
+         *         "weight_grams": 1200,
+         *         "description": "Sapatos",
+         *         "declared_value_aoa": 2500000
+         *       },
+         *       "payment_method": "prepaid",
+         *       "options": {
+         *         "metadata": {
+         *           "order_id": "KIANDA-1042"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': {
           /**
            * Format: uuid
@@ -1541,6 +2423,76 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042",
+           *         "source": "widget"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ],
+           *       "client_secret": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f_secret_4fQ9zK2mW7xR1tB8nC3vL6pJ0sD5hG"
+           *     }
+           */
           'application/json': components['schemas']['WidgetCreatedDelivery'];
         };
       };
@@ -1611,6 +2563,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "payment_method": "prepaid",
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express"
+           *       },
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WidgetDelivery'];
         };
       };
@@ -1669,6 +2667,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "assigned",
+           *       "events": [
+           *         {
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z"
+           *         },
+           *         {
+           *           "event_type": "delivery.dispatched",
+           *           "occurred_at": "2026-11-23T09:15:05.102Z"
+           *         },
+           *         {
+           *           "event_type": "delivery.assigned",
+           *           "occurred_at": "2026-11-23T09:17:41.930Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['TrackingView'];
         };
       };
@@ -1703,6 +2721,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "tracking_ref": "KX-20261123-0042",
+         *       "event_type": "in_transit",
+         *       "occurred_at": "2026-11-23T09:41:12.000Z",
+         *       "payload": {
+         *         "driver_name": "Mateus Kiala",
+         *         "vehicle": "Moto LD-21-34-AB",
+         *         "eta": "2026-11-23T10:05:00.000Z",
+         *         "location": {
+         *           "lat": -8.8201,
+         *           "lng": 13.2355
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['FleetEvent'];
       };
     };
@@ -1713,6 +2747,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "received": true,
+           *       "duplicate": false
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             received: true;
@@ -1779,6 +2819,41 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "origin": {
+         *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8147,
+         *           "lng": 13.2302
+         *         },
+         *         "contact": {
+         *           "name": "Loja Kianda",
+         *           "phone": "+244 923 000 111"
+         *         }
+         *       },
+         *       "destination": {
+         *         "address_line": "Rua Comandante Gika 225, Alvalade",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8303,
+         *           "lng": 13.2432
+         *         },
+         *         "contact": {
+         *           "name": "Ana Domingos",
+         *           "phone": "+244 912 345 678"
+         *         }
+         *       },
+         *       "parcel": {
+         *         "weight_grams": 1200,
+         *         "description": "Sapatos",
+         *         "declared_value_aoa": 2500000
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['QuoteRequest'];
       };
     };
@@ -1789,6 +2864,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "quote_id": "3f6c1e0a-7b2d-4c9e-8a51-2d4f6b8c0e17",
+           *           "valid_until": "2026-11-23T09:29:58.041Z",
+           *           "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *           "fee_aoa": 230000,
+           *           "eta_minutes": 66,
+           *           "company_name": "Kandengue Express",
+           *           "company_slug": "kandengue-express",
+           *           "company_logo_url": null,
+           *           "require_delivery_pin": false
+           *         },
+           *         {
+           *           "quote_id": "5a7c9e1b-3d5f-4a6b-8c0d-2e4f6a8b0c1d",
+           *           "valid_until": "2026-11-23T09:29:58.041Z",
+           *           "company_id": "1b3d5f7a-9c0e-4d2f-8a4b-6c8d0e2f4a6b",
+           *           "fee_aoa": 310000,
+           *           "eta_minutes": 243,
+           *           "company_name": "Benguela Cargas",
+           *           "company_slug": "benguela-cargas",
+           *           "company_logo_url": null,
+           *           "require_delivery_pin": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description One entry per courier company that answered with a price, cheapest first. */
             data: components['schemas']['QuoteEntry'][];
@@ -1863,6 +2966,41 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "origin": {
+         *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8147,
+         *           "lng": 13.2302
+         *         },
+         *         "contact": {
+         *           "name": "Loja Kianda",
+         *           "phone": "+244 923 000 111"
+         *         }
+         *       },
+         *       "destination": {
+         *         "address_line": "Rua Comandante Gika 225, Alvalade",
+         *         "city": "Luanda",
+         *         "province": "Luanda",
+         *         "coordinates": {
+         *           "lat": -8.8303,
+         *           "lng": 13.2432
+         *         },
+         *         "contact": {
+         *           "name": "Ana Domingos",
+         *           "phone": "+244 912 345 678"
+         *         }
+         *       },
+         *       "parcel": {
+         *         "weight_grams": 1200,
+         *         "description": "Sapatos",
+         *         "declared_value_aoa": 2500000
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['QuoteRequest'];
       };
     };
@@ -1873,6 +3011,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "quote_id": "3f6c1e0a-7b2d-4c9e-8a51-2d4f6b8c0e17",
+           *           "valid_until": "2026-11-23T09:29:58.041Z",
+           *           "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *           "fee_aoa": 230000,
+           *           "eta_minutes": 66,
+           *           "company_name": "Kandengue Express",
+           *           "company_slug": "kandengue-express",
+           *           "company_logo_url": null,
+           *           "require_delivery_pin": false
+           *         },
+           *         {
+           *           "quote_id": "5a7c9e1b-3d5f-4a6b-8c0d-2e4f6a8b0c1d",
+           *           "valid_until": "2026-11-23T09:29:58.041Z",
+           *           "company_id": "1b3d5f7a-9c0e-4d2f-8a4b-6c8d0e2f4a6b",
+           *           "fee_aoa": 310000,
+           *           "eta_minutes": 243,
+           *           "company_name": "Benguela Cargas",
+           *           "company_slug": "benguela-cargas",
+           *           "company_logo_url": null,
+           *           "require_delivery_pin": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description One entry per courier company that answered with a price, cheapest first. */
             data: components['schemas']['QuoteEntry'][];
@@ -1954,6 +3120,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+           *           "url": "https://loja-kianda.ao/webhooks/entregas",
+           *           "description": "Encomendas da loja",
+           *           "events": null,
+           *           "status": "enabled",
+           *           "disabled_reason": null,
+           *           "secret_rotated_until": null,
+           *           "created_at": "2026-11-23T09:15:04.218Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "has_more": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: components['schemas']['WebhookEndpoint'][];
             pagination: components['schemas']['Pagination'];
@@ -2001,6 +3188,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://loja-kianda.ao/webhooks/entregas",
+         *       "description": "Encomendas da loja"
+         *     }
+         */
         'application/json': {
           /**
            * Format: uri
@@ -2037,6 +3230,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+           *       "url": "https://loja-kianda.ao/webhooks/entregas",
+           *       "description": "Encomendas da loja",
+           *       "events": null,
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "secret_rotated_until": null,
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -2104,6 +3310,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+           *       "url": "https://loja-kianda.ao/webhooks/entregas",
+           *       "description": "Encomendas da loja",
+           *       "events": null,
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "secret_rotated_until": null,
+           *       "created_at": "2026-11-23T09:15:04.218Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -2156,6 +3374,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+           *       "deleted": true
+           *     }
+           */
           'application/json': {
             /** Format: uuid */
             id: string;
@@ -2225,6 +3449,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "events": [
+         *         "delivery.assigned",
+         *         "delivery.delivered",
+         *         "delivery.failed",
+         *         "delivery.cancelled"
+         *       ],
+         *       "status": "enabled"
+         *     }
+         */
         'application/json': {
           /**
            * Format: uri
@@ -2266,6 +3501,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+           *       "url": "https://loja-kianda.ao/webhooks/entregas",
+           *       "description": "Encomendas da loja",
+           *       "events": null,
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "secret_rotated_until": null,
+           *       "created_at": "2026-11-23T09:15:04.218Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -2345,6 +3592,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+           *       "url": "https://loja-kianda.ao/webhooks/entregas",
+           *       "description": "Encomendas da loja",
+           *       "events": null,
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "secret_rotated_until": null,
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -2419,6 +3679,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+           *           "message_id": "msg_c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "attempt": 1,
+           *           "status": "succeeded",
+           *           "status_code": 200,
+           *           "latency_ms": 87,
+           *           "error": null,
+           *           "trigger": "event",
+           *           "attempted_at": "2026-11-23T09:15:04.611Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "has_more": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: components['schemas']['WebhookAttempt'][];
             pagination: components['schemas']['Pagination'];
@@ -2500,6 +3784,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "replayed": 1
+           *     }
+           */
           'application/json': components['schemas']['WebhookReplay'];
         };
       };
