@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
+import type { Simulator } from '../simulator/server.js';
+import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 interface Run {
@@ -24,7 +26,7 @@ function adminWithInput(input: string, ...args: string[]): Promise<Run> {
     const child = execFile(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'admin.ts'), ...args],
-      { cwd: ROOT_DIR, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 30_000 },
+      { cwd: ROOT_DIR, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: inject('temporalAddress') }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input);
@@ -107,6 +109,48 @@ describe('admin CLI: tenants and keys', () => {
     const publishable = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'publishable', '--allowed-origin', 'https://widget.cli.test');
     const ok = await stack.request('GET', '/v1/widget/couriers', { key: publishable.key, headers: { origin: 'https://widget.cli.test' } });
     expect(ok.status).toBe(200);
+  });
+});
+
+describe('admin CLI: what the tracking page shows of the shop', () => {
+  it('tenant settings sets the display name and help contact; an empty value clears one; a bad one is a usage error', async () => {
+    const t = await adminJson('tenant', 'create', '--name', 'Loja CLI settings');
+    const set = await adminJson(
+      'tenant',
+      'settings',
+      '--tenant',
+      t.tenant_id,
+      '--display-name',
+      'Loja Kianda',
+      '--help-email',
+      'ajuda@loja-kianda.ao',
+      '--help-phone',
+      '+244 923 000 111',
+      '--help-url',
+      'https://loja-kianda.ao/ajuda',
+    );
+    expect(set).toEqual({
+      tenant_id: t.tenant_id,
+      display_name: 'Loja Kianda',
+      help_email: 'ajuda@loja-kianda.ao',
+      help_phone: '+244 923 000 111',
+      help_url: 'https://loja-kianda.ao/ajuda',
+    });
+    const cleared = await adminJson('tenant', 'settings', '--tenant', t.tenant_id, '--help-url', '', '--display-name', '');
+    expect(cleared).toMatchObject({ display_name: null, help_email: 'ajuda@loja-kianda.ao', help_url: null });
+    const human = await admin('tenant', 'settings', '--tenant', t.tenant_id);
+    expect(human.stdout).toContain("shop name:  Loja CLI settings (the tenant's name)");
+    for (const [option, value] of [
+      ['--help-email', 'not-an-email'],
+      ['--help-url', 'javascript:alert(1)'],
+      ['--help-phone', 'call me'],
+    ]) {
+      const bad = await admin('tenant', 'settings', '--tenant', t.tenant_id, option, value);
+      expect(bad.code, option).toBe(2);
+      expect(bad.stderr).toMatch(/^error: ".*" is not an? /);
+    }
+    const { rows } = await stack.pool.query('SELECT help_email FROM tenants WHERE id = $1', [t.tenant_id]);
+    expect(rows[0].help_email).toBe('ajuda@loja-kianda.ao');
   });
 });
 
@@ -229,5 +273,89 @@ describe('admin CLI: bad arguments', () => {
   it('refuses a duplicate slug without creating a second courier', async () => {
     const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM courier_companies WHERE slug = $1', [takenSlug]);
     expect(rows[0].n).toBe(1);
+  });
+});
+
+describe('admin CLI: operators (stalled deliveries, recover, courier list)', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator();
+  });
+  afterAll(() => sim?.close());
+
+  it("courier list shows ids and slugs, every company or a tenant's (--tenant); link and rotate-secret take a slug or an id", async () => {
+    const linked = simCompany();
+    const m = await merchantWith(stack, sim, [linked]);
+    const other = await adminJson('courier', 'create', '--name', 'Not linked', '--slug', slug(), '--adapter', 'rate_card');
+
+    const mine = await adminJson('courier', 'list', '--tenant', m.tenant.tenant_id);
+    expect(mine.data).toEqual([expect.objectContaining({ courier_id: m.couriers[linked.slug], slug: linked.slug, adapter: 'http', active: true })]);
+    const human = await admin('courier', 'list', '--tenant', m.tenant.tenant_id);
+    expect(human.code).toBe(0);
+    expect(human.stdout.trim()).toBe(`${m.couriers[linked.slug]}  ${linked.slug}  http  ${linked.name}`);
+    const every = await adminJson('courier', 'list');
+    expect(every.data.map((c: { slug: string }) => c.slug)).toEqual(expect.arrayContaining([linked.slug, other.slug]));
+
+    // By id where a slug is taken.
+    expect(await adminJson('courier', 'link', '--tenant', m.tenant.tenant_id, '--courier', other.courier_id)).toEqual({
+      tenant_id: m.tenant.tenant_id,
+      linked: [other.slug],
+    });
+    expect((await adminJson('courier', 'rotate-secret', '--courier', other.courier_id)).slug).toBe(other.slug);
+    const unknown = await admin('courier', 'list', '--tenant', randomUUID());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: No tenant /);
+  });
+
+  it('delivery stalled shows reference, reason and age; recover waits for the answer: an ignored action exits 3 with the reason, a done one 0', async () => {
+    const rejecting = simCompany({ reject_bookings: true });
+    const accepting = simCompany({ booking_status: 'accepted' });
+    const m = await merchantWith(stack, sim, [rejecting, accepting]);
+    const unlinked = await adminJson('courier', 'create', '--name', 'Elsewhere', '--slug', slug(), '--adapter', 'rate_card');
+    const d = await createDeliveryFor(stack, m, {}, rejecting.slug);
+    await waitForStatus(stack, m.tenant.secret_key, d.id, 'stalled');
+
+    // Temporal's visibility store catches up within a moment.
+    let listed: any;
+    for (let i = 0; i < 40; i++) {
+      listed = await adminJson('delivery', 'stalled', '--tenant', m.tenant.tenant_id);
+      if (listed.data.length) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(listed.data).toEqual([
+      expect.objectContaining({
+        delivery_id: d.id,
+        reference: d.reference,
+        reason: 'courier_rejected',
+        courier_slug: rejecting.slug,
+        age_seconds: expect.any(Number),
+      }),
+    ]);
+    expect(listed.data[0].age_seconds).toBeGreaterThanOrEqual(0);
+    const table = await admin('delivery', 'stalled', '--tenant', m.tenant.tenant_id);
+    expect(table.code).toBe(0);
+    const [header, row] = table.stdout.trim().split('\n');
+    expect(header).toMatch(/^REFERENCE\s+REASON\s+AGE\s+COURIER\s+DELIVERY$/);
+    expect(row).toMatch(new RegExp(`^${d.reference}\\s+courier_rejected\\s+\\d+ (s|min)\\s+${rejecting.slug}\\s+${d.id}$`));
+
+    // A company the tenant has no link to: the workflow ignores the redispatch, and the command says so.
+    const ignored = await admin('delivery', 'recover', d.id, '--action', 'redispatch', '--company', unlinked.slug);
+    expect(ignored.code).toBe(3);
+    expect(ignored.stdout).toBe('');
+    expect(ignored.stderr).toMatch(/^error: The workflow ignored redispatch: unknown_company\. Nothing changed/);
+    expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key })).body.status).toBe('stalled');
+
+    // A linked one, by slug: redispatched, and the courier takes it.
+    const done = await adminJson('delivery', 'recover', d.id, '--action', 'redispatch', '--company', accepting.slug, '--note', 'first courier has no drivers');
+    expect(done).toMatchObject({ delivery_id: d.id, action: 'redispatch', company_id: m.couriers[accepting.slug], event_type: 'delivery.redispatched' });
+    await waitForStatus(stack, m.tenant.secret_key, d.id, 'assigned');
+
+    // Not stalled any more: refused before anything is signalled.
+    const again = await admin('delivery', 'recover', d.id, '--action', 'resume');
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/is assigned, not stalled/);
+    const noSuchCompany = await admin('delivery', 'recover', d.id, '--action', 'redispatch', '--company', 'no-such-courier');
+    expect(noSuchCompany.code).toBe(2);
+    expect(noSuchCompany.stderr).toMatch(/No courier with slug "no-such-courier"/);
   });
 });

@@ -9,15 +9,17 @@ import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../wor
 import { createPool, type Pool } from '../db.js';
 import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
 import { generateWebhookSecret, hashKey } from '../lib/keys.js';
-import { courierSlugExists, listCouriers, rotateFleetSecret } from '../couriers/repository.js';
-import { deliveryStatus } from '../deliveries/repository.js';
+import { courierById, courierBySlug, courierSlugExists, listCouriers, rotateFleetSecret, type CourierRow } from '../couriers/repository.js';
+import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../deliveries/repository.js';
 import { keyIdByHash, setAllowedOrigins } from '../keys/repository.js';
-import { listTenants, tenantExists } from '../tenants/repository.js';
+import { listTenants, tenantExists, updateTenantPageSettings, type TenantPageSettings } from '../tenants/repository.js';
 import { isUuid } from '../lib/uuid.js';
 import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
 
 /** A usage mistake: printed as one line, exit code 2. */
 class UsageError extends Error {}
+/** The workflow ignored an operator's action (it records why): printed as one line, exit code 3. */
+class IgnoredError extends Error {}
 
 const origin = (value: string, previous: string[] = []) => {
   try {
@@ -43,6 +45,22 @@ const uuid = (value: string) => {
   if (!isUuid(value)) throw new InvalidArgumentError(`"${value}" is not a UUID.`);
   return value;
 };
+
+/** A courier company named by its id or its slug, or a usage error. */
+async function courierNamed(pool: Pool, idOrSlug: string): Promise<CourierRow> {
+  const row = isUuid(idOrSlug) ? await courierById(pool, idOrSlug) : await courierBySlug(pool, idOrSlug);
+  if (!row) throw new UsageError(`No courier with ${isUuid(idOrSlug) ? 'id' : 'slug'} "${idOrSlug}".`);
+  return row;
+}
+
+/** "42 s", "17 min", "3 h 5 min", "2 d 4 h": how long ago, for people. */
+function age(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
 
 /** All of standard input (the key for `key revoke --stdin`). */
 async function readStdin(): Promise<string> {
@@ -81,6 +99,43 @@ export function buildProgram(
     .action(async (opts) => {
       const rows = await listTenants(getPool());
       print(opts.json, { data: rows }, rows.map((r) => `${r.tenant_id}  ${r.name}`).join('\n') || '(no tenants)');
+    });
+
+  tenant
+    .command('settings')
+    .description("What the recipients' tracking page shows of the shop: its name and a help contact (an empty value clears one)")
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--display-name <name>', "the shop's name as customers know it (default: the tenant's name)")
+    .option('--help-email <email>', 'help contact: email address')
+    .option('--help-phone <phone>', 'help contact: phone number')
+    .option('--help-url <url>', 'help contact: an http(s) page')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const changes: Partial<TenantPageSettings> = {};
+      const set = (column: keyof TenantPageSettings, value: string | undefined, check?: (v: string) => boolean, what?: string) => {
+        if (value === undefined) return;
+        const v = value.trim();
+        if (v && check && !check(v)) throw new UsageError(`"${value}" is not ${what}.`);
+        changes[column] = v || null;
+      };
+      set('display_name', opts.displayName);
+      set('help_email', opts.helpEmail, (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), 'an email address');
+      set('help_phone', opts.helpPhone, (v) => /^\+?[\d\s().-]{6,30}$/.test(v), 'a phone number');
+      set('help_url', opts.helpUrl, (v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'an http(s) URL');
+      const saved = await updateTenantPageSettings(getPool(), opts.tenant, changes);
+      if (!saved) throw new UsageError(`No tenant ${opts.tenant}.`);
+      const { name, ...settings } = saved;
+      print(
+        opts.json,
+        { tenant_id: opts.tenant, ...settings },
+        [
+          `Tracking page of tenant ${opts.tenant}:`,
+          `  shop name:  ${settings.display_name ?? `${name} (the tenant's name)`}`,
+          `  help email: ${settings.help_email ?? '-'}`,
+          `  help phone: ${settings.help_phone ?? '-'}`,
+          `  help page:  ${settings.help_url ?? '-'}`,
+        ].join('\n'),
+      );
     });
 
   const key = program.command('key').description('API keys');
@@ -214,33 +269,39 @@ export function buildProgram(
   courier
     .command('link')
     .requiredOption('--tenant <id>', 'tenant id', uuid)
-    .option('--courier <slug>', 'courier slug')
+    .option('--courier <slug or id>', 'the courier company, by slug or id')
     .option('--all', 'every courier')
     .option('--json', 'print JSON')
     .action(async (opts) => {
       if (Boolean(opts.courier) === Boolean(opts.all)) throw new UsageError('Give exactly one of --courier <slug> or --all.');
       if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
-      if (opts.courier) {
-        if (!(await courierSlugExists(getPool(), opts.courier))) throw new UsageError(`No courier with slug "${opts.courier}".`);
-      }
-      const linked = await linkCouriers(getPool(), opts.tenant, opts.all ? 'all' : opts.courier);
+      const slug = opts.courier ? (await courierNamed(getPool(), opts.courier)).slug : null;
+      const linked = await linkCouriers(getPool(), opts.tenant, slug ?? 'all');
       print(opts.json, { tenant_id: opts.tenant, linked }, `Linked ${linked.length} courier(s).`);
     });
   courier
     .command('list')
+    .description("Courier companies (id, slug, adapter, name): every one, or a tenant's")
+    .option('--tenant <id>', 'only the companies linked to this tenant', uuid)
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      const rows = await listCouriers(getPool());
-      print(opts.json, { data: rows }, rows.map((r) => `${r.slug}  ${r.adapter}  ${r.name}`).join('\n') || '(no couriers)');
+      if (opts.tenant && !(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
+      const rows = await listCouriers(getPool(), opts.tenant ?? null);
+      print(
+        opts.json,
+        { data: rows },
+        rows.map((r) => `${r.courier_id}  ${r.slug}  ${r.adapter}  ${r.name}${r.active ? '' : '  (inactive)'}`).join('\n') || '(no couriers)',
+      );
     });
   courier
     .command('rotate-secret')
     .description('Issue a new fleet secret (shown once); the old one keeps working for 24 h, then only the new one')
-    .requiredOption('--courier <slug>', 'courier slug')
+    .requiredOption('--courier <slug or id>', 'the courier company, by slug or id')
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      const rotated = await rotateFleetSecret(getPool(), opts.courier, generateWebhookSecret());
-      if (!rotated) throw new UsageError(`No courier with slug "${opts.courier}".`);
+      const { slug } = await courierNamed(getPool(), opts.courier);
+      const rotated = await rotateFleetSecret(getPool(), slug, generateWebhookSecret());
+      if (!rotated) throw new UsageError(`No courier with slug "${slug}".`);
       const until = rotated.previous_secret_expires_at.toISOString();
       print(
         opts.json,
@@ -260,51 +321,106 @@ export function buildProgram(
     .action(async (opts) => {
       const client = await getTemporal();
       const query = stalledQuery(opts.tenant);
-      const data: Record<string, unknown>[] = [];
+      const found: { delivery_id: string; workflow_id: string; reference: string | null; tenant_id: string | null; courier_slug: string | null }[] = [];
       for await (const wf of client.workflow.list({ query })) {
-        const attrs = wf.searchAttributes as Record<string, unknown[] | undefined>;
-        data.push({
+        const attrs = wf.searchAttributes as Record<string, string[] | undefined>;
+        found.push({
           delivery_id: wf.workflowId.replace(/^delivery-/, ''),
           workflow_id: wf.workflowId,
           reference: attrs.DeliveryReference?.[0] ?? null,
           tenant_id: attrs.TenantId?.[0] ?? null,
           courier_slug: attrs.CourierSlug?.[0] ?? null,
-          start_time: wf.startTime.toISOString(),
         });
-        if (data.length >= opts.limit) break;
+        if (found.length >= opts.limit) break;
       }
+      // Why and since when, from the delivery's own `delivery.stalled` event.
+      const since = await stalledSince(getPool(), found.map((d) => d.delivery_id).filter(isUuid));
+      const now = Date.now();
+      const data = found.map((d) => {
+        const stalled = since.get(d.delivery_id);
+        return {
+          ...d,
+          reason: stalled?.reason ?? null,
+          stalled_at: stalled?.stalled_at.toISOString() ?? null,
+          age_seconds: stalled ? Math.floor((now - stalled.stalled_at.getTime()) / 1000) : null,
+        };
+      });
+      const rows = data.map((d) => [
+        d.reference ?? '?',
+        d.reason ?? '?',
+        d.stalled_at ? age(now - Date.parse(d.stalled_at)) : '?',
+        d.courier_slug ?? '?',
+        d.delivery_id,
+      ]);
+      const widths = [0, 1, 2, 3].map((i) => Math.max(...[['REFERENCE', 'REASON', 'AGE', 'COURIER'][i], ...rows.map((r) => r[i])].map((c) => c.length)));
+      const line = (r: string[]) => r.map((c, i) => (i < 4 ? c.padEnd(widths[i]) : c)).join('  ');
       print(
         opts.json,
         { query, data },
-        data.length
-          ? data.map((d) => `${d.delivery_id}  ${d.reference}  ${d.courier_slug}  tenant ${d.tenant_id}`).join('\n')
-          : `(no stalled deliveries)  query: ${query}`,
+        data.length ? [line(['REFERENCE', 'REASON', 'AGE', 'COURIER', 'DELIVERY']), ...rows.map(line)].join('\n') : `(no stalled deliveries)  query: ${query}`,
       );
     });
   delivery
     .command('recover <delivery_id>')
-    .description('Recover a stalled delivery: signal operatorAction to its workflow')
+    .description(
+      "Recover a stalled delivery: signal operatorAction to its workflow, then wait for the workflow's answer (the event it records). " +
+        'Exit 0 when done, 3 when the workflow ignored the action (the reason is printed), 1 when no answer came in time.',
+    )
     .addOption(new Option('--action <action>', 'what to do').choices([...OPERATOR_ACTIONS]).makeOptionMandatory())
-    .option('--company-id <id>', 'with redispatch: book this company instead (linked to the tenant)', uuid)
+    .option('--company <slug or id>', 'with redispatch: book this company instead (one linked to the tenant)')
+    .addOption(new Option('--company-id <slug or id>', 'the same as --company').hideHelp())
     .option('--note <text>', 'why (kept in the event)')
+    .option('--wait-seconds <n>', "how long to wait for the workflow's answer", int, 30)
     .option('--json', 'print JSON')
     .action(async (deliveryId: string, opts) => {
       if (!isUuid(deliveryId)) throw new UsageError(`"${deliveryId}" is not a delivery id (UUID).`);
-      if (opts.companyId && opts.action !== 'redispatch') throw new UsageError('--company-id goes with --action redispatch.');
+      const named: string | undefined = opts.company ?? opts.companyId;
+      if (named && opts.action !== 'redispatch') throw new UsageError('--company goes with --action redispatch.');
+      const companyId = named ? (await courierNamed(getPool(), named)).id : undefined;
       const status = await deliveryStatus(getPool(), deliveryId);
       if (!status) throw new UsageError(`No delivery ${deliveryId}.`);
       if (status !== 'stalled') throw new UsageError(`Delivery ${deliveryId} is ${status}, not stalled: nothing to recover.`);
       const client = await getTemporal();
       const action: OperatorAction = {
         action: opts.action,
-        ...(opts.companyId ? { company_id: opts.companyId } : {}),
+        ...(companyId ? { company_id: companyId } : {}),
         ...(opts.note ? { note: opts.note } : {}),
       };
+      const before = new Set((await deliveryEvents(getPool(), deliveryId)).map((e) => e.id));
       await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(operatorActionSignal, action);
-      print(opts.json, { delivery_id: deliveryId, ...action, signalled: true }, `Signalled ${opts.action} to ${deliveryWorkflowId(deliveryId)}.`);
+      const answer = await operatorAnswer(getPool(), deliveryId, opts.action, before, opts.waitSeconds * 1000);
+      if (!answer) {
+        throw new Error(
+          `Signalled ${opts.action} to ${deliveryWorkflowId(deliveryId)}, but the workflow recorded no answer within ${opts.waitSeconds} s. ` +
+            'Is the worker running? Look at the workflow in the Temporal UI.',
+        );
+      }
+      const payload = answer.payload ?? {};
+      if (payload.ignored === true) {
+        throw new IgnoredError(`The workflow ignored ${opts.action}: ${String(payload.reason ?? 'no reason given')}. Nothing changed (event ${answer.id}).`);
+      }
+      print(
+        opts.json,
+        { delivery_id: deliveryId, ...action, event_id: answer.id, event_type: answer.event_type, status: await deliveryStatus(getPool(), deliveryId) },
+        `${answer.event_type} (event ${answer.id}): delivery ${deliveryId} is now ${await deliveryStatus(getPool(), deliveryId)}.`,
+      );
     });
 
   return program;
+}
+
+/**
+ * The event the workflow records for an operator's action (source `operator`, the action in its payload; recorded
+ * with `payload.ignored` when the workflow ignored it), among the events not in `before`; null after `waitMs`.
+ */
+async function operatorAnswer(pool: Pool, deliveryId: string, action: string, before: Set<string>, waitMs: number): Promise<DeliveryEventRow | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const answer = (await deliveryEvents(pool, deliveryId)).find((e) => !before.has(e.id) && e.source === 'operator' && e.payload?.action === action);
+    if (answer) return answer;
+    if (Date.now() > deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /** The visibility query an operator types in the Temporal UI. */
@@ -328,6 +444,10 @@ export async function runAdmin(argv: string[]): Promise<number> {
     if (err instanceof UsageError) {
       process.stderr.write(`error: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof IgnoredError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 3;
     }
     const message = (err as Error).message;
     process.stderr.write(

@@ -130,12 +130,16 @@ export async function courierSlugExists(pool: Pool, slug: string): Promise<boole
   return Boolean(rowCount);
 }
 
-/** Every company, by slug (the admin command line's list). */
+/** Every company, or those linked to `tenantId`, by slug (the admin command line's list). */
 export async function listCouriers(
   pool: Pool,
+  tenantId: string | null = null,
 ): Promise<{ courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }[]> {
   const { rows } = await pool.query<{ courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }>(
-    'SELECT id AS courier_id, slug, name, adapter, endpoint, active FROM courier_companies ORDER BY slug',
+    `SELECT id AS courier_id, slug, name, adapter, endpoint, active FROM courier_companies c
+      WHERE $1::uuid IS NULL OR EXISTS (SELECT 1 FROM tenant_couriers tc WHERE tc.courier_id = c.id AND tc.tenant_id = $1)
+      ORDER BY slug`,
+    [tenantId],
   );
   return rows;
 }

@@ -490,3 +490,33 @@ export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit
   );
   return rows;
 }
+
+/** Why and since when each of these deliveries is stalled (its latest `delivery.stalled` event), by id. */
+export async function stalledSince(pool: Pool, ids: string[]): Promise<Map<string, { reason: string | null; stalled_at: Date }>> {
+  const { rows } = await pool.query<{ delivery_id: string; reason: string | null; stalled_at: Date }>(
+    `SELECT DISTINCT ON (delivery_id) delivery_id, payload->>'reason' AS reason, occurred_at AS stalled_at
+       FROM delivery_events WHERE delivery_id = ANY($1::uuid[]) AND event_type = 'delivery.stalled'
+      ORDER BY delivery_id, occurred_at DESC, seq DESC`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.delivery_id, { reason: r.reason, stalled_at: r.stalled_at }]));
+}
+
+/** What the recipients' tracking page shows beyond the public tracking view: the shop, its help contact, the quoted ETA. */
+export interface TrackingPageExtras {
+  shop_name: string;
+  help_email: string | null;
+  help_phone: string | null;
+  help_url: string | null;
+  quoted_eta_minutes: number | null;
+}
+
+export async function trackingPageExtras(pool: Pool, deliveryId: string): Promise<TrackingPageExtras | null> {
+  const { rows } = await pool.query<TrackingPageExtras>(
+    `SELECT coalesce(t.display_name, t.name) AS shop_name, t.help_email, t.help_phone, t.help_url, q.eta_minutes AS quoted_eta_minutes
+       FROM deliveries d JOIN tenants t ON t.id = d.tenant_id LEFT JOIN quotes q ON q.id = d.quote_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return rows[0] ?? null;
+}

@@ -93,3 +93,22 @@ export function toTracking(d: Pick<DeliveryRow, 'reference' | 'status'>, events:
     events: events.filter((e) => !isIgnored(e)).map((e) => ({ event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }
+
+/** Final statuses: nothing more is expected of the courier. */
+const FINISHED = ['delivered', 'cancelled', 'failed'];
+
+/**
+ * When the parcel is expected, for the recipient: the latest arrival time the courier sent (`payload.courier.eta` of
+ * an event that was not ignored), else the delivery time the merchant scheduled, else the quote's estimate from the
+ * pickup time (or creation). Null once the delivery is over, or when nothing says.
+ */
+export function expectedDeliveryAt(d: DeliveryRow, events: DeliveryEventRow[], quotedEtaMinutes: number | null): Date | null {
+  if (FINISHED.includes(d.status)) return null;
+  for (const e of [...events].reverse()) {
+    const eta = isIgnored(e) ? undefined : (e.payload?.courier as { eta?: unknown } | undefined)?.eta;
+    if (typeof eta === 'string' && !Number.isNaN(Date.parse(eta))) return new Date(eta);
+  }
+  if (d.scheduled_delivery_at) return d.scheduled_delivery_at;
+  if (quotedEtaMinutes === null) return null;
+  return new Date((d.scheduled_pickup_at ?? d.inserted_at).getTime() + quotedEtaMinutes * 60_000);
+}

@@ -40,6 +40,16 @@ export interface PageStrings {
   notFoundText: string;
   notFoundHint: string;
   timeZoneNote: string;
+  live: string;
+  shop: string;
+  courier: string;
+  expected: string;
+  help: string;
+  helpLead: (shop: string) => string;
+  helpNone: string;
+  email: string;
+  phone: string;
+  site: string;
   progress: string;
   steps: [string, string, string, string, string];
   statuses: Record<string, { label: string; hint: string }>;
@@ -56,7 +66,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
     status: 'Estado atual',
     timeline: 'Histórico',
     noEvents: 'Ainda não há atualizações.',
-    updated: 'Página gerada em',
+    updated: 'Atualizado em',
     refresh: 'Atualizar',
     otherLang: 'en',
     otherLangLabel: 'English',
@@ -64,6 +74,16 @@ export const STRINGS: Record<Lang, PageStrings> = {
     notFoundText: 'Não encontrámos nenhuma entrega com este endereço de acompanhamento.',
     notFoundHint: 'Confirme que copiou a ligação completa que recebeu da loja. Se o problema continuar, contacte a loja onde fez a compra.',
     timeZoneNote: 'Horas de Angola (WAT).',
+    live: 'Esta página atualiza-se sozinha.',
+    shop: 'Loja',
+    courier: 'Transportadora',
+    expected: 'Entrega prevista',
+    help: 'Precisa de ajuda?',
+    helpLead: (shop) => `Dúvidas sobre esta entrega? Contacte ${shop}:`,
+    helpNone: 'Dúvidas sobre esta entrega? Contacte a loja onde fez a compra.',
+    email: 'Email',
+    phone: 'Telefone',
+    site: 'Página de apoio',
     progress: 'Progresso',
     steps: ['Pedido recebido', 'Estafeta atribuído', 'A caminho', 'Saiu para entrega', 'Entregue'],
     statuses: {
@@ -104,7 +124,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
     status: 'Current status',
     timeline: 'History',
     noEvents: 'No updates yet.',
-    updated: 'Page generated at',
+    updated: 'Updated at',
     refresh: 'Refresh',
     otherLang: 'pt',
     otherLangLabel: 'Português',
@@ -112,6 +132,16 @@ export const STRINGS: Record<Lang, PageStrings> = {
     notFoundText: 'We could not find a delivery at this tracking address.',
     notFoundHint: 'Check that you copied the whole link you received from the shop. If the problem persists, contact the shop where you bought.',
     timeZoneNote: 'Angola time (WAT).',
+    live: 'This page updates by itself.',
+    shop: 'Shop',
+    courier: 'Courier',
+    expected: 'Expected delivery',
+    help: 'Need help?',
+    helpLead: (shop) => `Questions about this delivery? Contact ${shop}:`,
+    helpNone: 'Questions about this delivery? Contact the shop where you bought.',
+    email: 'Email',
+    phone: 'Phone',
+    site: 'Help page',
     progress: 'Progress',
     steps: ['Order received', 'Courier assigned', 'On its way', 'Out for delivery', 'Delivered'],
     statuses: {

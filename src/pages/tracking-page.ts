@@ -1,7 +1,11 @@
 // Server-rendered HTML of the recipients' tracking page (GET /track/{id}) and its 404 page.
-// No JavaScript, no external resources, inline CSS only; readable on a small phone.
-// Input is the public tracking view only (reference, status, event types and times): nothing else can leak.
+// No external resources, inline CSS only; readable on a small phone. It works without JavaScript (a <noscript>
+// refresh keeps it current); with it, one small inline script (allowed by its hash in the page's CSP) reloads the
+// page's content every LIVE_REFRESH_SECONDS while the page is visible and announces a status change.
+// Input: the public tracking view (reference, status, event types and times) plus the shop's name and help contact,
+// the courier company's name and the expected delivery time. No PIN, address, contact, payload or courier reference.
 // Every value that reaches the HTML goes through `esc`.
+import { createHash } from 'node:crypto';
 import { STRINGS, progressStep, type Lang } from './i18n.js';
 
 export interface TrackingInput {
@@ -10,11 +14,60 @@ export interface TrackingInput {
   events: { event_type: string; occurred_at: string }[];
 }
 
+/** What the page shows beyond the public tracking view. */
+export interface TrackingPageInput extends TrackingInput {
+  shop_name: string;
+  courier_name: string | null;
+  /** ISO time; null when the delivery is over or nothing says. */
+  expected_at: string | null;
+  help: { email: string | null; phone: string | null; url: string | null };
+}
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /** The pages' Content-Security-Policy: no scripts, no external anything, inline styles only. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** How often an open tracking page reloads its content (with JavaScript; without, the <noscript> refresh: twice that). */
+export const LIVE_REFRESH_SECONDS = 10;
+
+/**
+ * The tracking page's one script: every LIVE_REFRESH_SECONDS while the page is visible (and at once when it becomes
+ * visible again) it fetches the page and swaps in its <main>, unless the reader's focus is inside it; a changed
+ * status is read out through the polite live region #live.
+ */
+const LIVE_SCRIPT = `(() => {
+  const live = document.getElementById('live');
+  const statusOf = (root) => root.querySelector('[data-status]')?.getAttribute('data-status');
+  let status = statusOf(document);
+  const update = async () => {
+    if (document.hidden) return;
+    const main = document.querySelector('main');
+    if (!main || (main.contains(document.activeElement) && document.activeElement !== document.body)) return;
+    try {
+      const res = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' });
+      if (!res.ok) return;
+      const next = new DOMParser().parseFromString(await res.text(), 'text/html');
+      const fresh = next.querySelector('main');
+      if (!fresh) return;
+      main.replaceWith(document.importNode(fresh, true));
+      document.title = next.title;
+      const now = statusOf(document);
+      if (now !== status) {
+        status = now;
+        live.textContent = document.querySelector('[data-status]')?.textContent ?? '';
+      }
+    } catch {
+      /* offline for a moment: the next round tries again */
+    }
+  };
+  setInterval(update, ${LIVE_REFRESH_SECONDS * 1000});
+  document.addEventListener('visibilitychange', update);
+})();`;
+
+/** The tracking page's CSP: PAGE_CSP plus its own script (by hash) and fetching itself. */
+export const TRACKING_PAGE_CSP = `${PAGE_CSP}; script-src 'sha256-${createHash('sha256').update(LIVE_SCRIPT).digest('base64')}'; connect-src 'self'`;
 
 const TIME_ZONE = 'Africa/Luanda';
 
@@ -49,10 +102,12 @@ ol.timeline li{border-left:3px solid #d9dce1;padding:0 0 1rem 1rem;position:rela
 ol.timeline li:first-child{border-color:#0b5cad}
 ol.timeline li::before{content:"";position:absolute;left:-.45rem;top:.35rem;width:.6rem;height:.6rem;border-radius:50%;background:#0b5cad}
 ol.timeline time{display:block;color:#555;font-size:.9rem}
+.help a{display:inline-block;padding:.35rem 0}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 @media (prefers-color-scheme:dark){body{background:#121417;color:#eee}.card{background:#1c1f24;border-color:#333}.muted,dt,ol.timeline time,ol.steps li{color:#aaa}a{color:#7fb8ff}.status.ok{color:#5fd38a}.status.bad{color:#ff8a8a}}
 `;
 
-function layout(lang: Lang, title: string, heading: string, body: string, langHref: string): string {
+function layout(lang: Lang, title: string, heading: string, body: string, langHref: string, live = false): string {
   const t = STRINGS[lang];
   return `<!doctype html>
 <html lang="${esc(t.htmlLang)}">
@@ -62,19 +117,34 @@ function layout(lang: Lang, title: string, heading: string, body: string, langHr
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${esc(title)}</title>
-<style>${CSS}</style>
+<style>${CSS}</style>${live ? `\n<noscript><meta http-equiv="refresh" content="${LIVE_REFRESH_SECONDS * 2}"></noscript>` : ''}
 </head>
 <body>
 <main>
 <header><h1>${esc(heading)}</h1><a href="${esc(langHref)}" lang="${esc(STRINGS[t.otherLang as Lang].htmlLang)}" hreflang="${esc(t.otherLang)}">${esc(t.otherLangLabel)}</a></header>
 ${body}
-</main>
+</main>${live ? `\n<p id="live" class="sr" aria-live="polite"></p>\n<script>${LIVE_SCRIPT}</script>` : ''}
 </body>
 </html>
 `;
 }
 
-export function renderTrackingPage(view: TrackingInput, lang: Lang, selfPath: string, now = new Date()): string {
+/** The shop's help contact: links for what it configured (`admin tenant settings`), else a plain sentence. */
+function helpSection(view: TrackingPageInput, lang: Lang): string {
+  const t = STRINGS[lang];
+  const { email, phone, url } = view.help;
+  const links = [
+    email ? `<li>${esc(t.email)}: <a href="mailto:${esc(email)}">${esc(email)}</a></li>` : '',
+    phone ? `<li>${esc(t.phone)}: <a href="tel:${esc(phone.replace(/[^\d+]/g, ''))}">${esc(phone)}</a></li>` : '',
+    url && /^https?:\/\//i.test(url) ? `<li><a href="${esc(url)}" rel="noopener noreferrer">${esc(t.site)}</a></li>` : '',
+  ].join('');
+  return `<section class="card help" aria-labelledby="help-heading">
+<h2 id="help-heading">${esc(t.help)}</h2>
+${links ? `<p>${esc(t.helpLead(view.shop_name))}</p><ul>${links}</ul>` : `<p>${esc(t.helpNone)}</p>`}
+</section>`;
+}
+
+export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath: string, now = new Date()): string {
   const t = STRINGS[lang];
   const status = t.statuses[view.status] ?? { label: view.status, hint: '' };
   const tone = view.status === 'delivered' ? ' ok' : ['failed', 'cancelled'].includes(view.status) ? ' bad' : '';
@@ -96,19 +166,24 @@ export function renderTrackingPage(view: TrackingInput, lang: Lang, selfPath: st
         )
         .join('\n')}</ol>`
     : `<p>${esc(t.noEvents)}</p>`;
+  const detail = (label: string, value: string | null, attrs = '') => (value ? `<dt>${esc(label)}</dt><dd${attrs}>${esc(value)}</dd>` : '');
   const body = `<section class="card" aria-labelledby="status-heading">
 <dl>
+${detail(t.shop, view.shop_name, ' data-v="shop"')}
 <dt>${esc(t.reference)}</dt><dd class="ref">${esc(view.reference)}</dd>
 <dt id="status-heading">${esc(t.status)}</dt><dd><p class="status${tone}" data-status="${esc(view.status)}">${esc(status.label)}</p>${status.hint ? `<p class="muted">${esc(status.hint)}</p>` : ''}</dd>
+${detail(t.courier, view.courier_name, ' data-v="courier"')}
+${view.expected_at ? `<dt>${esc(t.expected)}</dt><dd data-v="expected"><time datetime="${esc(view.expected_at)}">${esc(formatTime(view.expected_at, t.locale))}</time></dd>` : ''}
 </dl>
 ${steps}
 </section>
 <section class="card" aria-labelledby="timeline-heading">
 <h2 id="timeline-heading">${esc(t.timeline)}</h2>
 ${timeline}
-<p class="muted">${esc(t.timeZoneNote)} ${esc(t.updated)} ${esc(formatTime(now.toISOString(), t.locale))}. <a href="${esc(`${selfPath}?lang=${lang}`)}">${esc(t.refresh)}</a></p>
-</section>`;
-  return layout(lang, `${t.title} ${view.reference}`, t.heading, body, `${selfPath}?lang=${t.otherLang}`);
+<p class="muted">${esc(t.timeZoneNote)} ${esc(t.updated)} ${esc(formatTime(now.toISOString(), t.locale))}. ${esc(t.live)} <a href="${esc(`${selfPath}?lang=${lang}`)}">${esc(t.refresh)}</a></p>
+</section>
+${helpSection(view, lang)}`;
+  return layout(lang, `${t.title} ${view.reference}`, t.heading, body, `${selfPath}?lang=${t.otherLang}`, true);
 }
 
 export function renderNotFoundPage(lang: Lang, selfPath: string): string {

@@ -4,11 +4,11 @@
 // Both are outside the OpenAPI document (HTML and JavaScript, not API resources): docs/widget.md.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { findDeliveryWithEvents } from '../deliveries/repository.js';
+import { findDeliveryWithEvents, trackingPageExtras } from '../deliveries/repository.js';
 import { isUuid } from '../lib/uuid.js';
-import { toTracking } from '../deliveries/view.js';
+import { expectedDeliveryAt, toTracking } from '../deliveries/view.js';
 import { negotiateLang } from '../pages/i18n.js';
-import { PAGE_CSP, renderNotFoundPage, renderTrackingPage } from '../pages/tracking-page.js';
+import { PAGE_CSP, TRACKING_PAGE_CSP, renderNotFoundPage, renderTrackingPage } from '../pages/tracking-page.js';
 import { loadWidget, type WidgetAsset } from '../pages/widget-asset.js';
 
 const DAY = 86_400;
@@ -77,9 +77,19 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
         .header('content-security-policy', PAGE_CSP)
         .header('x-robots-tag', 'noindex, nofollow');
       const found = isUuid(id) ? await findDeliveryWithEvents(pool, null, id) : null;
-      if (!found) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
-      const view = toTracking(found.delivery, found.events);
-      return reply.send(renderTrackingPage(view, lang, selfPath));
+      const extras = found ? await trackingPageExtras(pool, found.delivery.id) : null;
+      if (!found || !extras) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
+      // The public tracking view, plus what the page alone shows: the shop and its help contact, the courier company,
+      // the expected delivery time (GET /v1/deliveries/{id}/tracking keeps the spec's three fields).
+      const expected = expectedDeliveryAt(found.delivery, found.events, extras.quoted_eta_minutes);
+      const view = {
+        ...toTracking(found.delivery, found.events),
+        shop_name: extras.shop_name,
+        courier_name: found.delivery.courier_name,
+        expected_at: expected?.toISOString() ?? null,
+        help: { email: extras.help_email, phone: extras.help_phone, url: extras.help_url },
+      };
+      return reply.header('content-security-policy', TRACKING_PAGE_CSP).send(renderTrackingPage(view, lang, selfPath));
     },
   );
 };
