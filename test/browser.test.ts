@@ -1,7 +1,9 @@
 // Browser tests: headless Debian Chromium driven by playwright-core, against the real stack (API, Temporal
 // worker, Postgres) and the courier simulator. A merchant's checkout page is served by a small node:http
 // server on 127.0.0.1 (an origin the publishable key allows, and one it does not); it embeds the widget
-// exactly as docs/widget.md says. Screenshots land in test-results/ (gitignored; CI keeps them as artifacts).
+// exactly as docs/widget.md says. Screenshots land in test-results/ (gitignored; CI keeps them as artifacts); the
+// ones docs/ shows (the widget at 375 px, the live tracking page) are written to docs/images/ when
+// SCREENSHOTS_TO_DOCS=1 (`SCREENSHOTS_TO_DOCS=1 npx vitest run test/browser.test.ts` refreshes them).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -23,6 +25,7 @@ import {
   type Merchant,
 } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
+import { updateTenantPageSettings } from '../src/tenants/repository.js';
 
 // test/global-setup.ts finds or installs Chromium (scripts/lib/chromium.ts); without one this file fails, never skips.
 const chromiumSetup = inject('chromium');
@@ -56,7 +59,10 @@ ${
 <label>Nome <input id="ship-name"></label> <label>Telefone <input id="ship-phone"></label></p>`
     : ''
 }
-<delivery-widget${attr('publishable-key', params.get('key'))}${attr('api-base', api)}${attr('lang', params.get('lang'))}
+<delivery-widget${attr('publishable-key', params.get('key'))}${attr('api-base', api)}${attr('lang', params.get('lang'))}${attr('mode', params.get('mode'))}${attr(
+    'heading',
+    params.get('heading'),
+  )}
   origin-address-line="${ORIGIN.address_line}" origin-city="${ORIGIN.city}" origin-province="${ORIGIN.province}"
   origin-contact-name="${ORIGIN.contact.name}" origin-contact-phone="${ORIGIN.contact.phone}" order-id="A-100"${
     pageFields
@@ -131,6 +137,32 @@ async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Prom
 const events = (page: Page) =>
   page.evaluate(() => (window as unknown as { __events: { type: string; detail: any; composed: boolean; bubbles: boolean }[] }).__events);
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const DOCS_IMAGES = path.join(ROOT_DIR, 'docs', 'images');
+/** A screenshot docs/ shows: into test-results/, and into docs/images/ when SCREENSHOTS_TO_DOCS=1. */
+const docShot = async (page: Page, name: string) => {
+  await shot(page, name);
+  if (process.env.SCREENSHOTS_TO_DOCS === '1') {
+    fs.mkdirSync(DOCS_IMAGES, { recursive: true });
+    fs.copyFileSync(path.join(ARTIFACTS, `${name}.png`), path.join(DOCS_IMAGES, `${name}.png`));
+  }
+};
+/** The shopper's part of the form: recipient and parcel, then "get prices". */
+async function fillRecipient(page: Page) {
+  await page.getByLabel('Nome').fill(DESTINATION.contact.name);
+  await page.getByLabel('Telefone').fill(DESTINATION.contact.phone);
+  await page.getByLabel('Morada (rua, número, bairro)').fill(DESTINATION.address_line);
+  await page.getByLabel('Cidade').fill(DESTINATION.city);
+  await page.getByLabel('Província').fill(DESTINATION.province);
+  await page.getByLabel('Peso (kg)').fill('1,2');
+  await page.getByLabel('Descrição (opcional)').fill('Sapatos');
+  await page.getByRole('button', { name: 'Ver preços de entrega' }).click();
+}
+/** Whether the element is wholly inside the viewport. */
+const inView = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+  });
 const formatAoa = (page: Page, centavos: number) =>
   page.evaluate((c) => new Intl.NumberFormat('pt-AO', { style: 'currency', currency: 'AOA' }).format(c / 100), centavos);
 
@@ -167,15 +199,7 @@ describe('widget on an allowed origin', () => {
       if (request.method() === 'POST' && request.url().endsWith('/v1/widget/deliveries')) bookingHeaders.push(request.headers());
     });
     await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}`);
-
-    await page.getByLabel('Nome').fill(DESTINATION.contact.name);
-    await page.getByLabel('Telefone').fill(DESTINATION.contact.phone);
-    await page.getByLabel('Morada (rua, número, bairro)').fill(DESTINATION.address_line);
-    await page.getByLabel('Cidade').fill(DESTINATION.city);
-    await page.getByLabel('Província').fill(DESTINATION.province);
-    await page.getByLabel('Peso (kg)').fill('1,2');
-    await page.getByLabel('Descrição (opcional)').fill('Sapatos');
-    await page.getByRole('button', { name: 'Ver preços de entrega' }).click();
+    await fillRecipient(page);
 
     const option = page.getByRole('radio', { name: /Kamba Express/ });
     await expect.poll(() => option.count(), { timeout: 15_000 }).toBe(1);
@@ -401,9 +425,12 @@ describe('tracking page GET /track/{id}', () => {
     expect(await page.locator('ol.timeline time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
     // Nothing beyond the public tracking view.
     const html = await page.content();
-    for (const secret of [created.delivery_pin, ref, DESTINATION.address_line, ORIGIN.address_line, DESTINATION.contact.phone, 'Kamba Express']) {
+    for (const secret of [created.delivery_pin, ref, DESTINATION.address_line, ORIGIN.address_line, DESTINATION.contact.phone]) {
       expect(html).not.toContain(secret);
     }
+    // The courier company's name is shown (not its job reference); without JavaScript a <noscript> refresh keeps it current.
+    expect(await page.locator('[data-v=courier]').textContent()).toBe('Kamba Express');
+    expect(await page.locator('noscript').count()).toBe(1);
     await shot(page, 'tracking-pt');
 
     await page.goto(`${created.tracking_url}?lang=en`);
@@ -444,5 +471,149 @@ describe('tracking page GET /track/{id}', () => {
     const head = await fetch(`${stack.url}/widget.js`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
+
+describe('widget at 375 px: errors where the shopper looks, the truth about failures, heading, names that fit', () => {
+  let shop: Merchant;
+  beforeAll(async () => {
+    const long = simCompany({ name: 'Transportes Rápidos de Luanda e Bengo', pricing: { base_fee_aoa: 1_234_500, per_km_aoa: 10_000, base_eta_minutes: 45 } });
+    shop = await merchantWith(stack, sim, [long, simCompany({ name: 'Kamba Express' })], [], [allowed.origin]);
+  });
+  const phone = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true };
+
+  it('a lost connection after the shop worked is a retry message under the button that failed, never "site not allowed"', async () => {
+    const { context, page } = await newPage(phone);
+    await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}&heading=Envio`);
+    expect(await page.locator('delivery-widget').getByRole('heading', { level: 2 }).first().textContent()).toBe('Envio');
+    await fillRecipient(page);
+    await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(2);
+
+    // Names and prices fit: a long company name takes at most two lines, and each price is wholly inside its option.
+    const layout = await page.locator('delivery-widget label.q').evaluateAll((labels) =>
+      labels.map((label) => {
+        const name = label.querySelector('.cn')!;
+        const lineHeight = parseFloat(getComputedStyle(name).lineHeight) || 20;
+        const fee = label.querySelector('.f')!.getBoundingClientRect();
+        const box = label.getBoundingClientRect();
+        return { lines: Math.round(name.getBoundingClientRect().height / lineHeight), feeInside: fee.left >= box.left && fee.right <= box.right };
+      }),
+    );
+    expect(
+      layout.every((o) => o.lines <= 2 && o.feeInside),
+      JSON.stringify(layout),
+    ).toBe(true);
+    await page.getByRole('radio', { name: /Kamba Express/ }).check();
+    await docShot(page, 'widget-375');
+
+    // The network goes: the shopper is told to retry, under "book", in view; the origin is not blamed.
+    await context.setOffline(true);
+    await page.getByRole('button', { name: 'Marcar entrega' }).click();
+    const alert = page.locator('delivery-widget .er', { hasText: 'Sem ligação' });
+    await expect.poll(() => alert.count(), { timeout: 10_000 }).toBe(1);
+    expect(await alert.textContent()).toContain('Sem ligação ao serviço de entregas. Verifique a sua internet e tente de novo.');
+    expect(await page.locator('delivery-widget').textContent()).not.toContain('não está autorizado');
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'network', status: 0 } });
+    // Right after the book button, and on screen.
+    expect(
+      await page.locator('delivery-widget').evaluate((w) => {
+        const buttons = [...w.shadowRoot!.querySelectorAll('button')];
+        const book = buttons.find((b) => b.textContent === 'Marcar entrega')!;
+        return book.nextElementSibling?.classList.contains('er') ?? false;
+      }),
+    ).toBe(true);
+    expect(await inView(page, 'delivery-widget >> .er:has-text("Sem ligação")')).toBe(true);
+    await docShot(page, 'widget-375-offline');
+
+    // Back online, "Tentar de novo" books it.
+    await context.setOffline(false);
+    await page.getByRole('button', { name: 'Tentar de novo' }).click();
+    await page.getByRole('heading', { name: 'Entrega marcada' }).waitFor({ timeout: 20_000 });
+    await context.close();
+  });
+
+  it('an empty heading removes it; the form keeps its name', async () => {
+    const { context, page } = await newPage(phone);
+    await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}&heading=`);
+    await page.getByLabel('Nome').waitFor();
+    expect(await page.locator('delivery-widget h2').count()).toBe(0);
+    expect(await page.locator('delivery-widget form').getAttribute('aria-label')).toBe('Entrega');
+    await context.close();
+  });
+
+  it('mode="select": the shopper only picks; quote-selected carries what the shop\'s server books with later', async () => {
+    const { context, page } = await newPage(phone);
+    const quoteBodies: any[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/quotes')) quoteBodies.push(request.postDataJSON());
+    });
+    const deliveriesBefore = (await stack.request('GET', '/v1/deliveries', { key: shop.tenant.secret_key })).body.data.length;
+    await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}&mode=select`);
+    await fillRecipient(page);
+    await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(2);
+    expect(await page.getByRole('button', { name: 'Marcar entrega' }).count()).toBe(0);
+    await page.getByRole('radio', { name: /Kamba Express/ }).check();
+    const selected = (await events(page)).filter((e) => e.type === 'quote-selected').at(-1)!;
+    const { quote_id, company_id, company_name, fee_aoa, valid_until, origin, destination, parcel } = selected.detail;
+    expect({ company_name, origin, destination, parcel }).toEqual({ company_name: 'Kamba Express', ...quoteBodies.at(-1) });
+    expect(quote_id).toBe(selected.detail.quote.quote_id);
+    expect(Date.parse(valid_until)).toBeGreaterThan(Date.now());
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`Escolheu Kamba Express, ${await formatAoa(page, fee_aoa)}.`);
+    await docShot(page, 'widget-375-select');
+    // Nothing was booked from the browser.
+    expect((await stack.request('GET', '/v1/deliveries', { key: shop.tenant.secret_key })).body.data).toHaveLength(deliveriesBefore);
+
+    // Later, once the customer paid: the shop's server books exactly that quote with its secret key (docs/widget.md).
+    const booked = await stack.request('POST', '/v1/deliveries', {
+      key: shop.tenant.secret_key,
+      body: { quote_id, company_id, origin, destination, parcel, options: { metadata: { order_id: 'A-200' } } },
+    });
+    expect(booked.status, JSON.stringify(booked.body)).toBe(201);
+    expect(booked.body).toMatchObject({ quoted_fee_aoa: fee_aoa, company_id, courier: { name: 'Kamba Express' } });
+    await context.close();
+  });
+});
+
+describe('tracking page: live, with the shop, the courier, the expected time and a help contact', () => {
+  it('updates by itself while open; the JSON tracking view keeps its three fields', async () => {
+    const company = simCompany({ name: 'Kamba Express', booking_status: 'accepted' });
+    const shop = await merchantWith(stack, sim, [company]);
+    await updateTenantPageSettings(stack.pool, shop.tenant.tenant_id, {
+      display_name: 'Loja Kianda',
+      help_email: 'ajuda@loja-kianda.ao',
+      help_phone: '+244 923 000 111',
+      help_url: 'https://loja-kianda.ao/ajuda',
+    });
+    const created = await createDeliveryFor(stack, shop);
+    const assigned = await waitForStatus(stack, shop.tenant.secret_key, created.id, 'assigned');
+
+    const { context, page } = await newPage({ viewport: { width: 375, height: 740 }, isMobile: true });
+    const res = await page.goto(created.tracking_url);
+    expect(res?.headers()['content-security-policy']).toMatch(/script-src 'sha256-[^']+'/);
+    expect(await page.locator('[data-v=shop]').textContent()).toBe('Loja Kianda');
+    expect(await page.locator('[data-v=courier]').textContent()).toBe('Kamba Express');
+    expect(await page.locator('[data-v=expected] time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await page.getByRole('link', { name: 'ajuda@loja-kianda.ao' }).getAttribute('href')).toBe('mailto:ajuda@loja-kianda.ao');
+    expect(await page.getByRole('link', { name: '+244 923 000 111' }).getAttribute('href')).toBe('tel:+244923000111');
+    expect(await page.locator('.status').textContent()).toBe('Estafeta atribuído');
+    const scriptErrors: string[] = [];
+    page.on('pageerror', (err) => scriptErrors.push(err.message));
+    page.on('console', (msg) => msg.type() === 'error' && scriptErrors.push(msg.text()));
+
+    // The courier picks it up and says when it arrives: the open page shows it, no reload, and says so aloud.
+    const eta = new Date(Date.now() + 42 * 60_000);
+    await sim.control.sendEvent(company.slug, { tracking_ref: assigned.courier.tracking_ref, event_type: 'in_transit', payload: { eta: eta.toISOString() } });
+    await expect.poll(() => page.locator('.status').textContent(), { timeout: 30_000 }).toBe('A caminho');
+    expect(await page.locator('#live').textContent()).toBe('A caminho');
+    expect(await page.locator('[data-v=expected] time').getAttribute('datetime')).toBe(eta.toISOString());
+    expect(await page.locator('ol.timeline li strong').first().textContent()).toBe('Recolhida e a caminho');
+    expect(scriptErrors).toEqual([]);
+    await docShot(page, 'tracking-live');
+    await context.close();
+
+    // The public JSON route is the spec's view, exactly.
+    const json = await stack.request('GET', `/v1/deliveries/${created.id}/tracking`);
+    expect(Object.keys(json.body).sort()).toEqual(['events', 'reference', 'status']);
+    expect(json.body.events.every((e: object) => Object.keys(e).sort().join() === 'event_type,occurred_at')).toBe(true);
   });
 });

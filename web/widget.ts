@@ -93,8 +93,10 @@ const T = {
     config: (what: string) => `Widget mal configurado: falta ${what}.`,
     unauthorized: (origin: string) =>
       `Este site (${origin}) não está autorizado a usar o serviço de entregas com esta chave. Se é o responsável pela loja, autorize esta origem para a chave pública.`,
-    network: 'Não foi possível contactar o serviço de entregas. Verifique a ligação e tente novamente.',
-    timeout: 'O serviço de entregas demorou demasiado a responder. Tente novamente.',
+    network: 'Sem ligação ao serviço de entregas. Verifique a sua internet e tente de novo.',
+    timeout: 'O serviço de entregas está a demorar a responder. Tente de novo.',
+    retry: 'Tentar de novo',
+    chosen: (name: string, fee: string) => `Escolheu ${name}, ${fee}.`,
     expired: 'A cotação expirou ou já foi usada. Peça os preços novamente.',
     rateLimited: 'Demasiados pedidos. Aguarde um momento e tente novamente.',
     upstream: 'As transportadoras não responderam. Tente novamente dentro de momentos.',
@@ -145,8 +147,10 @@ const T = {
     config: (what: string) => `Widget misconfigured: ${what} is missing.`,
     unauthorized: (origin: string) =>
       `This site (${origin}) is not allowed to use the delivery service with this key. If you run the shop, allow this origin for the publishable key.`,
-    network: 'Could not reach the delivery service. Check your connection and try again.',
-    timeout: 'The delivery service took too long to answer. Try again.',
+    network: 'No connection to the delivery service. Check your internet and try again.',
+    timeout: 'The delivery service is taking too long to answer. Try again.',
+    retry: 'Try again',
+    chosen: (name: string, fee: string) => `You chose ${name}, ${fee}.`,
     expired: 'The quote expired or was already used. Get the prices again.',
     rateLimited: 'Too many requests. Wait a moment and try again.',
     upstream: 'The couriers did not answer. Try again in a moment.',
@@ -200,15 +204,16 @@ button{font:inherit;font-weight:600;padding:.6em 1.2em;border-radius:.3em;border
 button.s{background:transparent;color:var(--dw-accent)}
 button[aria-disabled=true]{opacity:.6;cursor:progress}
 :focus-visible{outline:3px solid var(--dw-accent);outline-offset:2px}
-.q{display:flex;align-items:center;gap:.75em;border:1px solid var(--dw-border);border-radius:var(--dw-radius);padding:.6em .8em;margin:.5em 0;cursor:pointer;font-weight:400}
+.q{display:flex;flex-wrap:wrap;align-items:center;gap:.25em .75em;border:1px solid var(--dw-border);border-radius:var(--dw-radius);padding:.6em .8em;margin:.5em 0;cursor:pointer;font-weight:400}
 .q:has(input:checked){border:2px solid var(--dw-accent)}
 .q input{width:auto;margin:0;flex:none}
 .q img{width:2em;height:2em;object-fit:contain;flex:none}
-.q .n{flex:1}.q .f{font-weight:700;white-space:nowrap}
+.q .n{flex:1 1 9em;min-width:0;overflow-wrap:anywhere}.q .f{font-weight:700;white-space:nowrap;margin-left:auto}
 .q small{display:block;opacity:.8}
 .st{min-height:1.5em;margin:.5em 0}
 .er:empty{display:none}
 .er{color:var(--dw-error);border-left:4px solid var(--dw-error);padding:.4em .8em;margin:.5em 0}
+.er button{display:block;margin-top:.4em}
 dl{margin:0 0 1em}dt{font-size:.9em;opacity:.8}dd{margin:0 0 .6em;font-weight:600}
 .pin{font-size:1.4em;letter-spacing:.15em}
 .row{display:flex;gap:.75em;flex-wrap:wrap;align-items:center}
@@ -296,7 +301,7 @@ const POINTER_FIELD: Record<string, FieldName> = {
 };
 
 export class DeliveryWidget extends HTMLElement {
-  static observedAttributes = ['lang'];
+  static observedAttributes = ['lang', 'heading', 'mode'];
 
   private root: ShadowRoot;
   private values: Partial<Record<FieldName, string>> = {};
@@ -306,8 +311,12 @@ export class DeliveryWidget extends HTMLElement {
   private delivery: Delivery | null = null;
   private busy = false;
   private idempotencyKeys = new Map<string, string>();
+  /** Set once the API has answered this page: a later failed request is then a connection problem, not the origin. */
+  private apiAnswered = false;
   private statusEl!: HTMLElement;
+  /** Errors of the step the shopper is at: under "get prices" (and the form), or under "book" once options show. */
   private errorEl!: HTMLElement;
+  private bookErrorEl: HTMLElement | null = null;
   private quotesEl!: HTMLElement;
   private inputs = new Map<FieldName, HTMLInputElement>();
   private onPageInput = (event: Event) => {
@@ -354,6 +363,11 @@ export class DeliveryWidget extends HTMLElement {
     return T[this.language];
   }
 
+  /** `select`: the shopper only picks a courier, and the shop books later from its server (docs/widget.md). */
+  private get selectOnly(): boolean {
+    return this.getAttribute('mode') === 'select';
+  }
+
   private get apiBase(): string {
     return (this.getAttribute('api-base') || SCRIPT_ORIGIN).replace(/\/+$/, '');
   }
@@ -372,7 +386,9 @@ export class DeliveryWidget extends HTMLElement {
       this.root.append(wrap);
       return;
     }
-    const form = h('form', { novalidate: true, 'aria-labelledby': 'dw-title' });
+    // The heading: the `heading` attribute's text, none when it is empty (the form keeps its name for screen readers).
+    const headingText = (this.getAttribute('heading') ?? t.title).trim();
+    const form = h('form', headingText ? { novalidate: true, 'aria-labelledby': 'dw-title' } : { novalidate: true, 'aria-label': t.title });
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.requestQuotes();
@@ -405,7 +421,7 @@ export class DeliveryWidget extends HTMLElement {
           ]);
     this.quotesEl = h('div');
     form.append(
-      h('h2', { id: 'dw-title' }, t.title),
+      headingText ? h('h2', { id: 'dw-title' }, headingText) : '',
       recipient ?? '',
       parcel ?? '',
       h('datalist', { id: 'dw-provinces' }, ...PROVINCES.map((p) => h('option', { value: p }))),
@@ -438,6 +454,7 @@ export class DeliveryWidget extends HTMLElement {
   private renderQuotes(moveFocus: boolean) {
     const t = this.t;
     this.quotesEl.textContent = '';
+    this.bookErrorEl = null;
     if (!this.quotes.length) return;
     // The group's legend takes the focus once the options arrive, so a screen reader names the group.
     const heading = h('legend', { id: 'dw-qh', tabindex: '-1' }, t.quotesTitle);
@@ -446,10 +463,24 @@ export class DeliveryWidget extends HTMLElement {
       const radio = h('input', { type: 'radio', name: 'dw-quote', value: q.quote_id });
       radio.checked = this.selected?.quote_id === q.quote_id;
       radio.addEventListener('change', () => {
-        if (!radio.checked) return;
+        if (!radio.checked || !this.quoted) return;
         this.selected = q;
-        this.setError(null);
-        this.emit('quote-selected', { quote: { ...q } });
+        this.clearErrors();
+        if (this.selectOnly) this.setStatus(t.chosen(q.company_name || q.company_slug || '—', formatFee(q.fee_aoa)));
+        // Everything a shop's server needs to book this quote later (POST /v1/deliveries within valid_until): the
+        // quote, and the origin, destination and parcel exactly as quoted.
+        this.emit('quote-selected', {
+          quote: { ...q },
+          quote_id: q.quote_id,
+          company_id: q.company_id,
+          company_name: q.company_name ?? null,
+          fee_aoa: q.fee_aoa,
+          eta_minutes: q.eta_minutes,
+          valid_until: q.valid_until,
+          origin: this.quoted.origin,
+          destination: this.quoted.destination,
+          parcel: this.quoted.parcel,
+        });
       });
       const logo =
         q.company_logo_url && /^https?:\/\//i.test(q.company_logo_url)
@@ -465,7 +496,7 @@ export class DeliveryWidget extends HTMLElement {
           h(
             'span',
             { class: 'n' },
-            q.company_name || q.company_slug || '—',
+            h('span', { class: 'cn' }, q.company_name || q.company_slug || '—'),
             h('small', {}, t.eta(formatEta(q.eta_minutes, t))),
             q.require_delivery_pin ? h('small', {}, t.pinNote) : null,
           ),
@@ -473,9 +504,14 @@ export class DeliveryWidget extends HTMLElement {
         ),
       );
     }
-    const book = h('button', { type: 'button', part: 'button' }, t.book);
-    book.addEventListener('click', () => void this.book());
-    this.quotesEl.append(group, book);
+    this.quotesEl.append(group);
+    if (!this.selectOnly) {
+      // Booking errors show right under this button, where the shopper is looking.
+      const book = h('button', { type: 'button', part: 'button' }, t.book);
+      book.addEventListener('click', () => void this.book());
+      this.bookErrorEl = h('div', { class: 'er', role: 'alert' });
+      this.quotesEl.append(book, this.bookErrorEl);
+    }
     if (moveFocus) heading.focus();
   }
 
@@ -525,8 +561,26 @@ export class DeliveryWidget extends HTMLElement {
     this.statusEl.textContent = text;
   }
 
-  private setError(text: string | null) {
-    this.errorEl.textContent = text ?? '';
+  /** Clears both error regions. */
+  private clearErrors() {
+    this.errorEl.textContent = '';
+    if (this.bookErrorEl) this.bookErrorEl.textContent = '';
+  }
+
+  /**
+   * Shows an error under the button of the step that failed (`book`: under "book"; else under "get prices"), brought
+   * into view, with a retry button when trying again can help (connection problems, busy couriers).
+   */
+  private showError(text: string, where: 'quote' | 'book', retry?: () => void) {
+    this.clearErrors();
+    const el = where === 'book' && this.bookErrorEl ? this.bookErrorEl : this.errorEl;
+    el.append(text);
+    if (retry) {
+      const again = h('button', { type: 'button', class: 's', part: 'button' }, this.t.retry);
+      again.addEventListener('click', retry);
+      el.append(again);
+    }
+    el.scrollIntoView?.({ block: 'nearest' });
   }
 
   private clearFieldError(name: FieldName) {
@@ -552,6 +606,7 @@ export class DeliveryWidget extends HTMLElement {
     this.quoted = null;
     this.selected = null;
     this.quotesEl.textContent = '';
+    this.bookErrorEl = null;
     this.setStatus(this.t.stale);
   }
 
@@ -559,11 +614,12 @@ export class DeliveryWidget extends HTMLElement {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
-  private fail(err: unknown) {
+  private fail(err: unknown, where: 'quote' | 'book' = 'quote', retry?: () => void) {
     const t = this.t;
     const e = err instanceof WidgetError ? err : new WidgetError('network', 0, t.network);
     this.setStatus('');
-    this.setError(e.message);
+    const retryable = ['network', 'timeout', 'rate_limited', 'upstream_unavailable', 'idempotency_request_in_progress'].includes(e.code);
+    this.showError(e.message, where, retryable ? retry : undefined);
     this.emit('error', { code: e.code, status: e.status, message: e.message, detail: e.apiDetail ?? null, errors: e.errors ?? null });
   }
 
@@ -691,6 +747,8 @@ export class DeliveryWidget extends HTMLElement {
     } finally {
       clearTimeout(timer);
     }
+    // A readable answer: the browser let this origin through (CORS), so later failures are the connection's.
+    this.apiAnswered = true;
     const data = await res.json().catch(() => null);
     if (res.ok) return data as R;
     const code: string = typeof data?.error === 'string' ? data.error : `http_${res.status}`;
@@ -706,6 +764,8 @@ export class DeliveryWidget extends HTMLElement {
    */
   private async unreachable(): Promise<WidgetError> {
     const t = this.t;
+    // The API has answered this page before: the origin is fine, the connection is not.
+    if (this.apiAnswered) return new WidgetError('network', 0, t.network);
     try {
       const probe = await fetch(`${this.apiBase}/widget.js`, { method: 'HEAD', mode: 'cors', credentials: 'omit', cache: 'no-store' });
       if (probe.ok) return new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin));
@@ -731,7 +791,7 @@ export class DeliveryWidget extends HTMLElement {
   private async requestQuotes() {
     if (this.busy) return;
     const t = this.t;
-    this.setError(null);
+    this.clearErrors();
     const body = this.readBody();
     if (!body) return;
     this.busy = true;
@@ -748,7 +808,7 @@ export class DeliveryWidget extends HTMLElement {
       this.setStatus(this.quotes.length ? t.found(this.quotes.length) : t.none);
       this.renderQuotes(true);
     } catch (err) {
-      this.showApiError(err);
+      this.showApiError(err, 'quote', () => void this.requestQuotes());
     } finally {
       this.busy = false;
       this.setBusy(false);
@@ -758,11 +818,11 @@ export class DeliveryWidget extends HTMLElement {
   private async book() {
     if (this.busy) return;
     const t = this.t;
-    this.setError(null);
+    this.clearErrors();
     const quote = this.selected;
     const body = this.quoted;
     if (!quote || !body) {
-      this.setError(t.chooseFirst);
+      this.showError(t.chooseFirst, 'book');
       (this.quotesEl.querySelector('input[type=radio]') as HTMLInputElement | null)?.focus();
       return;
     }
@@ -795,8 +855,10 @@ export class DeliveryWidget extends HTMLElement {
         company_name: quote.company_name ?? null,
       });
     } catch (err) {
-      this.showApiError(err);
-      if (err instanceof WidgetError && ['quote_expired', 'quote_already_used', 'quote_not_found', 'quote_payload_mismatch'].includes(err.code)) {
+      const stale = err instanceof WidgetError && ['quote_expired', 'quote_already_used', 'quote_not_found', 'quote_payload_mismatch'].includes(err.code);
+      // A stale quote: the options go, so the message goes under "get prices", the next step.
+      this.showApiError(err, stale ? 'quote' : 'book', () => void this.book());
+      if (stale) {
         this.invalidateQuotes();
         this.setStatus('');
       }
@@ -806,8 +868,8 @@ export class DeliveryWidget extends HTMLElement {
     }
   }
 
-  private showApiError(err: unknown) {
-    this.fail(err);
+  private showApiError(err: unknown, where: 'quote' | 'book', retry: () => void) {
+    this.fail(err, where, retry);
     if (err instanceof WidgetError && err.errors) {
       let focused = false;
       for (const problem of err.errors) {
