@@ -360,28 +360,30 @@ export async function releaseExpiredIdempotencyKey(client: PoolClient, tenantId:
   );
 }
 
-/** A new delivery's row, as create.ts decided it. */
-export interface NewDeliveryRow {
-  id: string;
-  tenant_id: string;
-  reference: string;
-  status: Status;
-  company_id: string;
+/** A new delivery's row, as create.ts decided it: the stored columns of a DeliveryRow, and the ones only creation sets. */
+export type NewDeliveryRow = Pick<
+  DeliveryRow,
+  | 'id'
+  | 'tenant_id'
+  | 'reference'
+  | 'status'
+  | 'company_id'
+  | 'origin'
+  | 'destination'
+  | 'parcel'
+  | 'payment_method'
+  | 'cash_collect_aoa'
+  | 'quoted_fee_aoa'
+  | 'delivery_pin'
+  | 'metadata'
+> & {
   quote_id: string;
-  origin: Address;
-  destination: Address;
-  parcel: Parcel;
-  payment_method: PaymentMethod;
-  cash_collect_aoa: number | null;
-  quoted_fee_aoa: number;
-  delivery_pin: string | null;
   scheduled_pickup_at: string | null;
   scheduled_delivery_at: string | null;
   sla_deadline_at: Date;
-  metadata: Record<string, unknown>;
   idempotency_key: string | null;
   client_secret_hash: Buffer | null;
-}
+};
 
 /**
  * Inserts the delivery, marks its quote used and records `delivery.created`, on the creating transaction's client.
