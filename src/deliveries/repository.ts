@@ -1,6 +1,6 @@
 // Deliveries and their events in the query model. The API's reads are scoped to a tenant; the worker's writes
 // (recordEvent, recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice.
-import { inTransaction, type Db, type Pool, type PoolClient } from '../db.js';
+import type { Db, Pool, PoolClient } from '../db.js';
 import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
 import { isUuid } from '../lib/uuid.js';
 import type { Address, Parcel } from '../schemas.js';
@@ -245,14 +245,10 @@ export interface RecordEventInput {
   companyId?: string;
 }
 
-/** Inserts the event and applies the status change in one transaction. A retry with the same event id changes nothing. */
-export async function recordEvent(pool: Pool, input: RecordEventInput): Promise<{ inserted: boolean }> {
-  return inTransaction(pool, async (client) => ({ inserted: await insertEventAndStatus(client, input) }));
-}
-
 /**
- * recordEvent's statements, on a client that holds the caller's transaction: inserts the event and applies the
- * status change; false (changing nothing) when the event id is recorded already.
+ * Records a workflow's event, on a client that holds the caller's transaction (src/webhooks/dispatcher.ts adds the
+ * event's webhook message to it): inserts the event and applies the status change; false, changing nothing, when
+ * the event id is recorded already (a retried activity).
  */
 export async function insertEventAndStatus(client: PoolClient, input: RecordEventInput): Promise<boolean> {
   // One round trip: the update runs only when the insert did (a retried event id changes nothing).
