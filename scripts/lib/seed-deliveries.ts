@@ -63,6 +63,7 @@ export async function seedDeliveries(pool: Pool, total: number, tenantCount: num
   for (let offset = 0; offset < total; offset += batch) {
     const size = Math.min(batch, total - offset);
     // Each delivery references its own used quote (deliveries.quote_id is unique); ids derived from g pair them.
+    // References end in g in hex: unique (10 random hex digits collide within a million rows about one run in three).
     await pool.query(
       `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, used_at)
        SELECT md5('quote' || g || $4)::uuid, ($1::uuid[])[1 + g % $2], $3, 100000, 60, now(), '{}', '{}', '{}', '', now()
@@ -72,7 +73,7 @@ export async function seedDeliveries(pool: Pool, total: number, tenantCount: num
     await pool.query(
       `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel,
          payment_method, quoted_fee_aoa, metadata, workflow_started_at, inserted_at, updated_at)
-       SELECT gen_random_uuid(), ($1::uuid[])[1 + g % $2], 'DLV-' || upper(substr(md5(g::text || $7), 1, 10)),
+       SELECT gen_random_uuid(), ($1::uuid[])[1 + g % $2], 'DLV-' || upper(substr(md5(g::text || $7), 1, 4) || lpad(to_hex(g), 6, '0')),
               ($3::text[])[1 + abs(hashint8(g)) % array_length($3, 1)], $4, md5($5 || g || $7)::uuid,
               jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 1)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 2)) % 400,
                                  'city', ($8::text[])[1 + abs(hashint8(g + 3)) % array_length($8, 1)], 'province', 'Luanda'),
