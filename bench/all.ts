@@ -29,6 +29,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     what: 'Whole lifecycles (quote, create, courier moves every 300 ms to delivered, one webhook endpoint) at stepped offered rates: the sustained rate, CPU seconds per lifecycle over every process of the stack, and Temporal history events, workflow tasks and actions per delivery, beside a minimal floor workflow.',
   },
   {
+    name: 'cluster',
+    script: 'bench/cluster.ts',
+    what: 'The create and lifecycle benchmarks above again, on a Temporal cluster (frontend, history, matching and worker services in four processes on Postgres, as `npm run cluster` runs it) instead of the dev server (one process, SQLite): the same figures, side by side with the ones above.',
+  },
+  {
     name: 'rss',
     script: 'bench/rss.ts',
     what: 'Peak RSS of the API and the worker, each in its own production process (npm run build; start:api / start:worker), under quote + create load with every delivery driven to delivered and webhooks sent.',

@@ -3,7 +3,6 @@
 // process, optionally a worker) that cleans up after itself.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -268,26 +267,4 @@ export function pidsMatching(pattern: RegExp): number[] {
       }
     })
     .map(Number);
-}
-
-/**
- * Starts one of package.json's production scripts (`start:api`, `start:worker`: "node <flags> <file>") as its own
- * process, after `npm run build`; stopped with SIGTERM by the returned function.
- */
-export function startProductionProcess(script: 'start:api' | 'start:worker', env: NodeJS.ProcessEnv): { child: ChildProcess; stop: () => Promise<void> } {
-  const scripts = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).scripts as Record<string, string>;
-  const args = scripts[script].split(' ').slice(1);
-  const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { child, stop };
-}
-
-/** `npm run build`: the production bundles that start:api and start:worker run. */
-export function productionBuild(): void {
-  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT_DIR, stdio: 'ignore' });
 }

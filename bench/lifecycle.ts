@@ -33,9 +33,11 @@ import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from '../workflows/system/workflows.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
+import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { machineLine, pct, pidsMatching, productionBuild, say, stackCpu, startProductionProcess } from './lib.js';
+import { machineLine, pct, pidsMatching, say, stackCpu } from './lib.js';
+import { Proc, productionBuild } from '../scripts/lib/processes.js';
 
 const RATES = (process.env.BENCH_RATES ?? '1,2,3,4,6,8,12,16').split(',').map(Number);
 const STEP_S = Number(process.env.BENCH_STEP_S ?? 60);
@@ -285,7 +287,7 @@ async function main() {
       pids.temporal = server.child.pid!;
     } else {
       // A cluster started elsewhere (npm run cluster): its server processes, found by their command line.
-      pidsMatching(/temporal-server|temporal server|cmd\/server/).forEach((pid, i) => (pids[`temporal${i}`] = pid));
+      pidsMatching(TEMPORAL_SERVER_PROCESS).forEach((pid, i) => (pids[`temporal${i}`] = pid));
       say(`Temporal at ${temporalAddress} (TEMPORAL_ADDRESS); ${Object.keys(pids).length} Temporal server process(es) counted`);
     }
     const connection = await Connection.connect({ address: temporalAddress });
@@ -328,13 +330,15 @@ async function main() {
     };
     say('Production build (npm run build), then the API and the worker, each in its own process');
     productionBuild();
-    const worker = startProductionProcess('start:worker', env);
-    cleanups.push(worker.stop);
-    const api = startProductionProcess('start:api', env);
-    cleanups.push(api.stop);
+    const worker = Proc.production('worker', 'start:worker', { env });
+    worker.start();
+    cleanups.push(() => worker.stop());
+    const api = Proc.production('api', 'start:api', { env });
+    api.start();
+    cleanups.push(() => api.stop());
     await waitForPort(apiPort, '127.0.0.1', 60_000);
-    pids.api = api.child.pid!;
-    pids.worker = worker.child.pid!;
+    pids.api = api.child!.pid!;
+    pids.worker = worker.child!.pid!;
 
     const client = new HttpPool(apiUrl, { connections: 64 });
     cleanups.push(() => client.close());

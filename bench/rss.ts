@@ -15,7 +15,8 @@ import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres 
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
 import { waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { load, machineLine, productionBuild, say, startProductionProcess, summarise } from './lib.js';
+import { load, machineLine, say, summarise } from './lib.js';
+import { Proc, productionBuild } from '../scripts/lib/processes.js';
 import { freePort } from '../scripts/lib/net.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 30);
@@ -95,9 +96,9 @@ async function main() {
     say('Production build (npm run build)');
     productionBuild();
     const start = (script: 'start:api' | 'start:worker'): ChildProcess => {
-      const { child, stop } = startProductionProcess(script, env);
-      cleanups.push(stop);
-      return child;
+      const proc = Proc.production(script, script, { env });
+      cleanups.push(() => proc.stop());
+      return proc.start();
     };
     say('API and worker, each in its own process');
     const worker = start('start:worker');

