@@ -386,7 +386,8 @@ describe('stalled deliveries and operator recovery', () => {
       )
       .toContain(d.id);
     const { stdout } = await admin('delivery', 'recover', d.id, '--action', 'mark_failed', '--note', 'no courier will take it', '--json');
-    expect(JSON.parse(stdout)).toMatchObject({ delivery_id: d.id, action: 'mark_failed', signalled: true });
+    // It waits for the workflow's answer: the event recorded and the status it led to.
+    expect(JSON.parse(stdout)).toMatchObject({ delivery_id: d.id, action: 'mark_failed', event_type: 'delivery.failed', status: 'failed' });
     const failed = await waitForStatus(fast, key(mm), d.id, 'failed');
     expect(failed.events.at(-1)).toMatchObject({ source: 'operator', payload: { note: 'no courier will take it' } });
     // Not stalled any more: refused with exit code 2 and a one-line reason.
