@@ -147,7 +147,7 @@ async function benchList(): Promise<boolean> {
     for (const shape of shapes) {
       const bare = async () => {
         const t = tenantFor();
-        const { rows } = await listDeliveries(pool, t.tenant_id, { ascending: false, limit: 50, offset: 0, ...shape.filter });
+        const { rows } = await listDeliveries(pool, { tenantId: t.tenant_id, livemode: true }, { ascending: false, limit: 50, offset: 0, ...shape.filter });
         return rows.length >= 0;
       };
       const viaApi = async () => {

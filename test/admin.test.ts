@@ -49,11 +49,26 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 describe('admin CLI: tenants and keys', () => {
-  it('tenant create --json prints the tenant and both keys, which work against the API', async () => {
+  it('tenant create --json prints the tenant and its live and test pairs of keys, which work against the API', async () => {
     const created = await adminJson('tenant', 'create', '--name', 'Loja CLI', '--allowed-origin', 'https://shop.cli.test');
-    expect(Object.keys(created).sort()).toEqual(['publishable_key', 'publishable_key_id', 'secret_key', 'secret_key_id', 'tenant_id']);
+    expect(Object.keys(created).sort()).toEqual([
+      'publishable_key',
+      'publishable_key_id',
+      'secret_key',
+      'secret_key_id',
+      'tenant_id',
+      'test_publishable_key',
+      'test_publishable_key_id',
+      'test_secret_key',
+      'test_secret_key_id',
+    ]);
     expect(created.secret_key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
     expect(created.publishable_key).toMatch(/^pk_live_[0-9A-Za-z]{32}$/);
+    expect(created.test_secret_key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(created.test_publishable_key).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
+    expect((await stack.request('GET', '/v1/couriers', { key: created.test_secret_key })).status).toBe(200);
+    const testWidget = await stack.request('GET', '/v1/widget/couriers', { key: created.test_publishable_key, headers: { origin: 'https://shop.cli.test' } });
+    expect(testWidget.status).toBe(200);
 
     expect((await stack.request('GET', '/v1/couriers', { key: created.secret_key })).status).toBe(200);
     const widget = await stack.request('GET', '/v1/widget/couriers', { key: created.publishable_key, headers: { origin: 'https://shop.cli.test' } });

@@ -206,7 +206,7 @@ describe('creation retried after a crash between commit and answer', () => {
     const first = await createDelivery(
       stack.pool,
       stack.config,
-      m.tenant.tenant_id,
+      { tenantId: m.tenant.tenant_id, livemode: true },
       { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' },
       'api',
       `api:${key}`,
@@ -372,7 +372,7 @@ describe('reconciler', () => {
     const created = await createDelivery(
       stack.pool,
       stack.config,
-      m.tenant.tenant_id,
+      { tenantId: m.tenant.tenant_id, livemode: true },
       { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' },
       'api',
     );

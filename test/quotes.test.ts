@@ -216,6 +216,7 @@ describe('POST /v1/quotes', () => {
       company_slug: a.slug,
       company_logo_url: 'https://cdn.test/a.png',
       require_delivery_pin: true,
+      livemode: true,
     });
     expect(eb).toMatchObject({ fee_aoa: 120_000, eta_minutes: 90, company_logo_url: null, require_delivery_pin: false });
     // 150 000 base + 25 000 zone (Luanda province) + 1 started kg above 2 kg.
@@ -483,7 +484,7 @@ describe('the quote activity', () => {
     const ok = await httpCourier(t);
     await httpCourier(t, { failure_rate: 1 });
     await rateCardCourier(t, { service_zones: ['Namibe'] });
-    const result = await activities.quoteAll(t.tenant_id, body);
+    const result = await activities.quoteAll({ tenantId: t.tenant_id, livemode: true }, body);
     expect(result.configured).toBe(3);
     expect(result.cannot_carry).toBe(1);
     expect(result.failed).toEqual([{ company_slug: expect.any(String), error: expect.stringMatching(/HTTP 503/) }]);

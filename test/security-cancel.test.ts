@@ -279,7 +279,7 @@ describe('the reconciler', () => {
     const created = await createDelivery(
       stack.pool,
       stack.config,
-      m.tenant.tenant_id,
+      { tenantId: m.tenant.tenant_id, livemode: true },
       { quote_id: await quoteFor(m), ...quoteBody(), payment_method: 'prepaid' },
       'api',
     );

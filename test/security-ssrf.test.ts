@@ -228,7 +228,7 @@ describe('on the real stack with the default configuration (loopback not allowed
 
   it('send time: a stored loopback URL (registered under an older setting) is never called by the worker', async () => {
     const before = recv.hits();
-    const endpoint = await createEndpoint(stack.pool, m.tenant.tenant_id, { url: `http://127.0.0.1:${recv.port}/stored` });
+    const endpoint = await createEndpoint(stack.pool, { tenantId: m.tenant.tenant_id, livemode: true }, { url: `http://127.0.0.1:${recv.port}/stored` });
     try {
       const delivery = await createDeliveryFor(stack, m);
       const deadline = Date.now() + 20_000;
@@ -256,7 +256,7 @@ describe('on the real stack with the default configuration (loopback not allowed
     // Registered while the name pointed at a public address (the registration check accepts it) ...
     const url = `http://hooks.rebind.test:${recv.port}/rebound`;
     expect(await checkWebhookUrl(url, false, { resolve: toPublic })).toBeNull();
-    const endpoint = await createEndpoint(stack.pool, m.tenant.tenant_id, { url });
+    const endpoint = await createEndpoint(stack.pool, { tenantId: m.tenant.tenant_id, livemode: true }, { url });
     const attempt = { endpointId: endpoint.id, messageId, attempt: 1, lastAttempt: false, trigger: 'event' as const };
     try {
       // ... then re-pointed at 127.0.0.1: the production worker refuses the connection.

@@ -372,7 +372,8 @@ describe('notifications', () => {
       const events = (await api(m, 'GET', `/v1/deliveries/${deliveryId}/events`)).body.data;
       const delivery = (await api(m, 'GET', `/v1/deliveries/${deliveryId}`)).body;
       for (const p of mine) {
-        expect(Object.keys(p).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+        expect(Object.keys(p).sort()).toEqual(['created_at', 'data', 'id', 'livemode', 'type']);
+        expect(p.livemode).toBe(true);
         expect(Object.keys(p.data).sort()).toEqual(['delivery', 'event', 'metadata']);
         expect(p.data.metadata).toEqual(delivery.metadata);
         expect(p.data.event).toEqual(events.find((e: any) => e.id === p.data.event.id));

@@ -1,9 +1,10 @@
 // The demo tenant and courier companies the dev command sets up. Keys are stored only as hashes,
-// so the dev command keeps the demo keys in .data/demo-tenant.json to print them again on the next start.
+// so the dev command keeps the demo keys (the live pair and the test pair) in .data/demo-tenant.json to print them
+// again on the next start.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Pool } from '../../src/db.js';
-import { createCourier, createTenant, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/lib/tenants.js';
+import { createCourier, createKey, createTenant, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/lib/tenants.js';
 import { demoSimulatorCouriers } from '../../simulator/demo.js';
 
 export const DEMO_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://127.0.0.1:3000'];
@@ -60,6 +61,19 @@ export async function seedDemo(pool: Pool, dataDir: string, extraCouriers: Couri
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as CreatedTenant;
     const { rowCount } = await pool.query('SELECT 1 FROM tenants WHERE id = $1', [saved.tenant_id]);
     if (rowCount) demo = saved;
+    if (demo && !demo.test_secret_key) {
+      // Saved before test mode: give the demo tenant its test pair too.
+      const secret = await createKey(pool, demo.tenant_id, 'secret', [], 'test');
+      const publishable = await createKey(pool, demo.tenant_id, 'publishable', DEMO_ORIGINS, 'test');
+      demo = {
+        ...demo,
+        test_secret_key: secret.key,
+        test_secret_key_id: secret.id,
+        test_publishable_key: publishable.key,
+        test_publishable_key_id: publishable.id,
+      };
+      fs.writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+    }
   }
   if (!demo) {
     demo = await createTenant(pool, 'Demo merchant', DEMO_ORIGINS);

@@ -137,6 +137,7 @@ ${rows.map(([name, value]) => `  ${name.padEnd(15)} ${value}`).join('\n')}
   Demo tenant     ${demo.tenant_id}
   Secret key      ${demo.secret_key}
   Publishable key ${demo.publishable_key}   (origins: http://localhost:3000, http://localhost:5173)
+  Test keys       ${demo.test_secret_key}   ${demo.test_publishable_key}   (test mode: docs/test-mode.md)
 
   Try: curl -H "Authorization: Bearer ${demo.secret_key}" ${apiUrl}/v1/couriers
   ${lines.footer}

@@ -8,7 +8,7 @@ import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '.
 import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../workflows/deliveries/states.js';
 import { createPool, type Pool } from '../db.js';
 import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
-import { generateWebhookSecret, hashKey } from '../lib/keys.js';
+import { KEY_MODES, generateWebhookSecret, hashKey } from '../lib/keys.js';
 import { courierById, courierBySlug, courierSlugExists, listCouriers, rotateFleetSecret, type CourierRow } from '../couriers/repository.js';
 import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../deliveries/repository.js';
 import { keyIdByHash, setAllowedOrigins } from '../keys/repository.js';
@@ -81,16 +81,23 @@ export function buildProgram(
   const tenant = program.command('tenant').description('Tenants (merchants)');
   tenant
     .command('create')
-    .description('Create a tenant with one secret and one publishable key (shown once)')
+    .description('Create a tenant with a live and a test pair of keys, each a secret and a publishable key (shown once)')
     .requiredOption('--name <name>', 'tenant name', text)
-    .option('--allowed-origin <origin>', 'origin allowed for the publishable key (repeatable)', origin, [])
+    .option('--allowed-origin <origin>', 'origin allowed for the publishable keys (repeatable)', origin, [])
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const created = await createTenant(getPool(), opts.name, opts.allowedOrigin);
       print(
         opts.json,
         created,
-        `Tenant ${created.tenant_id}\n  secret key:      ${created.secret_key}\n  publishable key: ${created.publishable_key}\nStore the keys now: they are not shown again.`,
+        [
+          `Tenant ${created.tenant_id}`,
+          `  secret key:           ${created.secret_key}`,
+          `  publishable key:      ${created.publishable_key}`,
+          `  test secret key:      ${created.test_secret_key}`,
+          `  test publishable key: ${created.test_publishable_key}`,
+          'Store the keys now: they are not shown again. Test keys see only test objects (docs/test-mode.md).',
+        ].join('\n'),
       );
     });
   tenant
@@ -143,12 +150,19 @@ export function buildProgram(
     .command('create')
     .requiredOption('--tenant <id>', 'tenant id', uuid)
     .addOption(new Option('--kind <kind>', 'key kind').choices(['secret', 'publishable']).makeOptionMandatory())
+    .addOption(
+      new Option('--mode <mode>', 'live keys work on live objects, test keys (sk_test_, pk_test_) on test objects').choices([...KEY_MODES]).default('live'),
+    )
     .option('--allowed-origin <origin>', 'origin allowed for a publishable key (repeatable)', origin, [])
     .option('--json', 'print JSON')
     .action(async (opts) => {
       if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
-      const created = await createKey(getPool(), opts.tenant, opts.kind, opts.allowedOrigin);
-      print(opts.json, { key_id: created.id, key: created.key, kind: opts.kind }, `${created.key}  (id ${created.id}; shown once)`);
+      const created = await createKey(getPool(), opts.tenant, opts.kind, opts.allowedOrigin, opts.mode);
+      print(
+        opts.json,
+        { key_id: created.id, key: created.key, kind: opts.kind, mode: opts.mode, livemode: opts.mode === 'live' },
+        `${created.key}  (id ${created.id}; ${opts.mode}; shown once)`,
+      );
     });
   // A key typed on the command line stays in shell history and process lists: the argument is the key's id, and
   // the key itself is accepted only on standard input (--stdin). A key passed as the argument is refused (exit 2).

@@ -1,5 +1,8 @@
-// Courier companies as stored (their API shapes: view.ts).
+// Courier companies as stored (their API shapes: view.ts). The simulated test couriers (adapter `simulated`,
+// migrations/1700000004100_simulated-couriers.sql) are rows too: every tenant's test keys get them without linking, and
+// live keys never see them.
 import type { Pool } from '../db.js';
+import type { Scope } from '../lib/scope.js';
 
 export interface RateCard {
   /** Fee per started kilometre of haversine distance, centavos. */
@@ -34,7 +37,7 @@ export interface CourierRow {
   service_zones: string[];
   operating_hours: Record<string, unknown> | null;
   capabilities: Capabilities;
-  adapter: 'rate_card' | 'http';
+  adapter: 'rate_card' | 'http' | 'simulated';
   endpoint: string | null;
   timeout_ms: number;
   rate_card: RateCard;
@@ -49,11 +52,21 @@ const COLUMNS = `c.id, c.name, c.slug, c.logo_url, c.base_fee_aoa, c.base_eta_mi
   c.operating_hours, c.capabilities, c.adapter, c.endpoint, c.timeout_ms, c.rate_card, c.fleet_secret,
   c.previous_fleet_secret, c.previous_fleet_secret_expires_at, c.active`;
 
-export async function tenantCouriers(pool: Pool, tenantId: string): Promise<CourierRow[]> {
+/**
+ * The active companies a key may quote and book: a live key the tenant's linked companies (never a simulated one),
+ * a test key the simulated test couriers, linked or not (no real courier is ever asked in test mode).
+ */
+export async function tenantCouriers(pool: Pool, scope: Scope): Promise<CourierRow[]> {
+  if (!scope.livemode) {
+    const { rows } = await pool.query<CourierRow>(
+      `SELECT ${COLUMNS} FROM courier_companies c WHERE c.adapter = 'simulated' AND c.active ORDER BY c.name, c.id`,
+    );
+    return rows;
+  }
   const { rows } = await pool.query<CourierRow>(
     `SELECT ${COLUMNS} FROM courier_companies c JOIN tenant_couriers tc ON tc.courier_id = c.id
-      WHERE tc.tenant_id = $1 AND c.active ORDER BY c.name, c.id`,
-    [tenantId],
+      WHERE tc.tenant_id = $1 AND c.active AND c.adapter <> 'simulated' ORDER BY c.name, c.id`,
+    [scope.tenantId],
   );
   return rows;
 }
@@ -113,11 +126,11 @@ export async function insertCourier(pool: Pool, row: NewCourierRow): Promise<voi
   );
 }
 
-/** Links one courier (by slug; null: every courier) to a tenant. Returns the slugs newly linked. */
+/** Links one courier (by slug; null: every courier) to a tenant. Returns the slugs newly linked. Simulated test couriers are never linked: test keys have them all. */
 export async function linkTenantCouriers(pool: Pool, tenantId: string, slug: string | null): Promise<string[]> {
   const { rows } = await pool.query<{ slug: string }>(
     `INSERT INTO tenant_couriers (tenant_id, courier_id)
-       SELECT $1, id FROM courier_companies WHERE ($2::text IS NULL OR slug = $2)
+       SELECT $1, id FROM courier_companies WHERE ($2::text IS NULL OR slug = $2) AND adapter <> 'simulated'
      ON CONFLICT DO NOTHING
      RETURNING (SELECT slug FROM courier_companies c WHERE c.id = courier_id)`,
     [tenantId, slug],
@@ -144,11 +157,15 @@ export async function listCouriers(
   return rows;
 }
 
-/** An active company linked to the tenant (an operator's redispatch target), or null. */
+/**
+ * An active company linked to the tenant, or a simulated test courier (an operator's redispatch target), or null.
+ * Booking checks that the company's mode is the delivery's (src/deliveries/dispatch.ts).
+ */
 export async function linkedActiveCourier(pool: Pool, tenantId: string, companyId: string): Promise<{ id: string; slug: string } | null> {
   const { rows } = await pool.query<{ id: string; slug: string }>(
-    `SELECT c.id, c.slug FROM courier_companies c JOIN tenant_couriers tc ON tc.courier_id = c.id
-      WHERE tc.tenant_id = $1 AND c.id = $2 AND c.active`,
+    `SELECT c.id, c.slug FROM courier_companies c
+      WHERE c.id = $2 AND c.active
+        AND (c.adapter = 'simulated' OR EXISTS (SELECT 1 FROM tenant_couriers tc WHERE tc.courier_id = c.id AND tc.tenant_id = $1))`,
     [tenantId, companyId],
   );
   return rows[0] ?? null;

@@ -4,6 +4,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { inTransaction, type Pool, type PoolClient } from '../db.js';
 import { ApiError, type ErrorCode, type FieldErrorCode } from '../lib/problem.js';
+import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
 import type { Address, Parcel } from '../schemas.js';
@@ -48,21 +49,22 @@ export interface CreatedDelivery extends StartableDelivery {
   client_secret: string | null;
 }
 
+/** Creates the delivery in the scope's mode, from a quote of the same scope (a test quote takes a test key). */
 export async function createDelivery(
   pool: Pool,
   config: Config,
-  tenantId: string,
+  scope: Scope,
   input: CreateDeliveryInput,
   source: string,
   idempotencyKey: string | null = null,
 ): Promise<CreatedDelivery> {
   if (!isUuid(input.quote_id)) throw quoteError('quote_not_found', 'No quote with this quote_id.');
   return inTransaction(pool, async (client) => {
-    const quote = await lockQuoteForDelivery(client, tenantId, input.quote_id);
+    const quote = await lockQuoteForDelivery(client, scope, input.quote_id);
     if (!quote) throw quoteError('quote_not_found', 'No quote with this quote_id.');
     if (quote.used_at) {
       // The same Idempotency-Key retried after its first attempt committed but never answered: that delivery.
-      const replay = idempotencyKey ? await existingDelivery(client, tenantId, idempotencyKey, quote.id) : null;
+      const replay = idempotencyKey ? await existingDelivery(client, scope, idempotencyKey, quote.id) : null;
       if (replay) return replay;
       throw quoteError('quote_already_used', 'This quote was already used to create a delivery. Request a new quote.');
     }
@@ -89,15 +91,16 @@ export async function createDelivery(
 
     // The Idempotency-Key stays bound to its delivery for the key's 24 h window only; within the window, another quote
     // under it is refused (refuseReusedKey).
-    if (idempotencyKey) await releaseExpiredIdempotencyKey(client, tenantId, idempotencyKey);
+    if (idempotencyKey) await releaseExpiredIdempotencyKey(client, scope, idempotencyKey);
     const createdEventId = randomUUID();
     const inserted = await insertDelivery(
       client,
       {
         id,
-        tenant_id: tenantId,
+        tenant_id: scope.tenantId,
         reference,
         status: initialStatus,
+        livemode: scope.livemode,
         company_id: quote.company_id,
         quote_id: quote.id,
         origin: input.origin,
@@ -122,7 +125,7 @@ export async function createDelivery(
       client_secret: clientSecret?.secret ?? null,
       id,
       reference,
-      tenant_id: tenantId,
+      tenant_id: scope.tenantId,
       company_id: quote.company_id,
       courier_slug: quote.slug,
       require_delivery_pin: quote.require_delivery_pin,
@@ -158,8 +161,8 @@ function refuseReusedKey(err: unknown): never {
   throw err;
 }
 
-async function existingDelivery(client: PoolClient, tenantId: string, idempotencyKey: string, quoteId: string): Promise<CreatedDelivery | null> {
-  const found = await deliveryByIdempotencyKey(client, tenantId, idempotencyKey, quoteId);
+async function existingDelivery(client: PoolClient, scope: Scope, idempotencyKey: string, quoteId: string): Promise<CreatedDelivery | null> {
+  const found = await deliveryByIdempotencyKey(client, scope, idempotencyKey, quoteId);
   if (!found) return null;
   const { row, event } = found;
   return {

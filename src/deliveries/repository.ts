@@ -1,7 +1,10 @@
-// Deliveries and their events in the query model. The API's reads are scoped to a tenant; the worker's writes
-// (recordEvent, recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice.
+// Deliveries and their events in the query model. The API's reads are scoped to a tenant and a mode (Scope: a test
+// key's reads find test deliveries only, a live key's live ones); the worker's writes (recordEvent,
+// recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice. An event
+// takes the mode of its delivery.
 import type { Db, Pool, PoolClient } from '../db.js';
 import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
+import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import type { Address, Parcel } from '../schemas.js';
 import type { EventType, PaymentMethod, Status } from '../../workflows/deliveries/states.js';
@@ -11,6 +14,8 @@ export interface DeliveryRow {
   tenant_id: string;
   reference: string;
   status: Status;
+  /** false: a test delivery (created with a test key). */
+  livemode: boolean;
   company_id: string;
   courier_name: string;
   courier_slug: string;
@@ -40,19 +45,23 @@ export interface DeliveryEventRow {
   payload: Record<string, unknown> | null;
 }
 
-export const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.reference, d.status, d.company_id, c.name AS courier_name, c.slug AS courier_slug,
+export const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.reference, d.status, d.livemode, d.company_id, c.name AS courier_name, c.slug AS courier_slug,
   coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
   d.origin, d.destination, d.parcel, d.payment_method, d.cash_collect_aoa, d.quoted_fee_aoa, d.courier_tracking_ref,
   d.delivery_pin, d.scheduled_pickup_at, d.scheduled_delivery_at, d.sla_deadline_at, d.metadata, d.workflow_started_at,
   d.inserted_at, d.updated_at`;
 
-/** A delivery of this tenant, or null (unknown, malformed id, or another tenant's). A null tenant reads any (public tracking). */
-export async function findDelivery(pool: Db, tenantId: string | null, id: string): Promise<DeliveryRow | null> {
+/** `d.id = $1`, and the scope's tenant and mode as $2 and $3 when there is one (a null scope reads any: public tracking). */
+const SCOPED = '($2::uuid IS NULL OR (d.tenant_id = $2 AND d.livemode = $3))';
+const scopeParams = (scope: Scope | null) => [scope?.tenantId ?? null, scope?.livemode ?? null];
+
+/** A delivery of this scope, or null (unknown, malformed id, another tenant's or the other mode's). A null scope reads any (public tracking). */
+export async function findDelivery(pool: Db, scope: Scope | null, id: string): Promise<DeliveryRow | null> {
   if (!isUuid(id)) return null;
   const { rows } = await pool.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
-      WHERE d.id = $1 AND ($2::uuid IS NULL OR d.tenant_id = $2)`,
-    [id, tenantId],
+      WHERE d.id = $1 AND ${SCOPED}`,
+    [id, ...scopeParams(scope)],
   );
   return rows[0] ?? null;
 }
@@ -63,7 +72,7 @@ export async function findDelivery(pool: Db, tenantId: string | null, id: string
  */
 export async function findDeliveryWithEvents(
   pool: Pool,
-  tenantId: string | null,
+  scope: Scope | null,
   id: string,
 ): Promise<{ delivery: DeliveryRow; events: DeliveryEventRow[] } | null> {
   if (!isUuid(id)) return null;
@@ -73,9 +82,9 @@ export async function findDeliveryWithEvents(
     `SELECT ${DELIVERY_COLUMNS}, e.id AS e_id, e.event_type AS e_type, e.occurred_at AS e_at, e.source AS e_source, e.payload AS e_payload
        FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
        LEFT JOIN delivery_events e ON e.delivery_id = d.id
-      WHERE d.id = $1 AND ($2::uuid IS NULL OR d.tenant_id = $2)
+      WHERE d.id = $1 AND ${SCOPED}
       ORDER BY e.occurred_at, e.seq`,
-    [id, tenantId],
+    [id, ...scopeParams(scope)],
   );
   if (rows.length === 0) return null;
   const { e_id: _id, e_type: _type, e_at: _at, e_source: _source, e_payload: _payload, ...delivery } = rows[0];
@@ -117,10 +126,10 @@ export interface ListFilter {
   offset: number;
 }
 
-/** One page of the tenant's deliveries, fetching one extra row to tell whether there are more. */
-export async function listDeliveries(pool: Pool, tenantId: string, f: ListFilter): Promise<{ rows: DeliveryRow[]; hasMore: boolean }> {
-  const where = ['d.tenant_id = $1'];
-  const params: unknown[] = [tenantId];
+/** One page of the scope's deliveries (tenant and mode), fetching one extra row to tell whether there are more. */
+export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): Promise<{ rows: DeliveryRow[]; hasMore: boolean }> {
+  const where = ['d.tenant_id = $1', 'd.livemode = $2'];
+  const params: unknown[] = [scope.tenantId, scope.livemode];
   const add = (sql: (p: string) => string, value: unknown) => {
     params.push(value);
     where.push(sql(`$${params.length}`));
@@ -172,24 +181,27 @@ export async function deliveryForFleetEvent(
   return rows[0] ?? null;
 }
 
+/** An event's mode: its delivery's, the delivery being parameter $2 of the statement. */
+const EVENT_MODE = '(SELECT livemode FROM deliveries WHERE id = $2)';
+
 /** Records an event that changes no status (occurred now). Its id is the caller's, so a retry records it once. */
 export async function insertEventOnce(
   pool: Pool,
   event: { id: string; deliveryId: string; tenantId: string; eventType: string; source: string; payload: Record<string, unknown> },
 ): Promise<void> {
   await pool.query(
-    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload, livemode) VALUES ($1, $2, $3, $4, $5, $6, ${EVENT_MODE})
      ON CONFLICT (id) DO NOTHING`,
     [event.id, event.deliveryId, event.tenantId, event.eventType, event.source, event.payload],
   );
 }
 
 /** The stored hash of a delivery's client secret (null: none, e.g. a delivery created with the secret key). */
-export async function storedClientSecretHash(pool: Pool, tenantId: string, deliveryId: string): Promise<Buffer | null> {
-  const { rows } = await pool.query<{ client_secret_hash: Buffer | null }>('SELECT client_secret_hash FROM deliveries WHERE id = $1 AND tenant_id = $2', [
-    deliveryId,
-    tenantId,
-  ]);
+export async function storedClientSecretHash(pool: Pool, scope: Scope, deliveryId: string): Promise<Buffer | null> {
+  const { rows } = await pool.query<{ client_secret_hash: Buffer | null }>(
+    'SELECT client_secret_hash FROM deliveries WHERE id = $1 AND tenant_id = $2 AND livemode = $3',
+    [deliveryId, scope.tenantId, scope.livemode],
+  );
   return rows[0]?.client_secret_hash ?? null;
 }
 
@@ -197,6 +209,7 @@ export async function storedClientSecretHash(pool: Pool, tenantId: string, deliv
 export interface BookableDelivery {
   id: string;
   reference: string;
+  livemode: boolean;
   origin: Address;
   destination: Address;
   parcel: Parcel;
@@ -209,7 +222,7 @@ export interface BookableDelivery {
 
 export async function bookableDelivery(pool: Pool, deliveryId: string): Promise<BookableDelivery | null> {
   const { rows } = await pool.query<BookableDelivery>(
-    `SELECT d.id, d.reference, d.origin, d.destination, d.parcel, d.payment_method, d.cash_collect_aoa,
+    `SELECT d.id, d.reference, d.livemode, d.origin, d.destination, d.parcel, d.payment_method, d.cash_collect_aoa,
             d.scheduled_pickup_at, d.company_id, d.courier_tracking_ref
        FROM deliveries d WHERE d.id = $1`,
     [deliveryId],
@@ -247,20 +260,21 @@ export interface RecordEventInput {
 
 /**
  * Records a workflow's event, on a client that holds the caller's transaction (src/webhooks/dispatcher.ts adds the
- * event's webhook message to it): inserts the event and applies the status change; false, changing nothing, when
- * the event id is recorded already (a retried activity).
+ * event's webhook message to it): inserts the event and applies the status change. Returns the delivery's mode, or
+ * null, changing nothing, when the event id is recorded already (a retried activity).
  */
-export async function insertEventAndStatus(client: PoolClient, input: RecordEventInput): Promise<boolean> {
+export async function insertEventAndStatus(client: PoolClient, input: RecordEventInput): Promise<{ livemode: boolean } | null> {
   // One round trip: the update runs only when the insert did (a retried event id changes nothing).
-  const { rowCount } = await client.query(
+  const { rows } = await client.query<{ livemode: boolean }>(
     `WITH inserted AS (
-       INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING delivery_id
+       INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, ${EVENT_MODE}) ON CONFLICT (id) DO NOTHING RETURNING delivery_id
      )
      UPDATE deliveries SET status = coalesce($8, status),
             courier_tracking_ref = CASE WHEN $9::boolean THEN $10 ELSE courier_tracking_ref END,
             company_id = coalesce($11, company_id), updated_at = now()
-      WHERE id = (SELECT delivery_id FROM inserted)`,
+      WHERE id = (SELECT delivery_id FROM inserted)
+      RETURNING livemode`,
     [
       input.eventId,
       input.deliveryId,
@@ -275,7 +289,7 @@ export async function insertEventAndStatus(client: PoolClient, input: RecordEven
       input.companyId ?? null,
     ],
   );
-  return (rowCount ?? 0) > 0;
+  return rows[0] ?? null;
 }
 
 /** Events that change no status, many in one statement, in the given order; ids are the caller's, so a retry inserts nothing twice. */
@@ -288,8 +302,8 @@ export async function recordIgnoredEvents(
   },
 ): Promise<{ inserted: number }> {
   const { rowCount } = await pool.query(
-    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload)
-     SELECT e."eventId", $1::uuid, $2::uuid, e."eventType", e."occurredAt", e.source, e.payload
+    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)
+     SELECT e."eventId", $1::uuid, $2::uuid, e."eventType", e."occurredAt", e.source, e.payload, (SELECT livemode FROM deliveries WHERE id = $1::uuid)
        FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS ("eventId" uuid, "eventType" text, "occurredAt" timestamptz, source text, payload jsonb))
             WITH ORDINALITY AS e("eventId", "eventType", "occurredAt", source, payload, n)
       ORDER BY e.n
@@ -299,10 +313,10 @@ export async function recordIgnoredEvents(
   return { inserted: rowCount ?? 0 };
 }
 
-/** One event of one delivery of the tenant, or null. */
-export async function findEvent(pool: Pool, tenantId: string, deliveryId: string, eventId: string): Promise<DeliveryEventRow | null> {
-  const { rows } = await pool.query<DeliveryEventRow>(
-    'SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1 AND delivery_id = $2 AND tenant_id = $3',
+/** One event of one delivery of the tenant (the worker's read: with its mode), or null. */
+export async function findEvent(pool: Pool, tenantId: string, deliveryId: string, eventId: string): Promise<(DeliveryEventRow & { livemode: boolean }) | null> {
+  const { rows } = await pool.query<DeliveryEventRow & { livemode: boolean }>(
+    'SELECT id, event_type, occurred_at, source, payload, livemode FROM delivery_events WHERE id = $1 AND delivery_id = $2 AND tenant_id = $3',
     [eventId, deliveryId, tenantId],
   );
   return rows[0] ?? null;
@@ -325,13 +339,14 @@ export interface QuoteForDelivery {
   require_delivery_pin: boolean;
 }
 
-export async function lockQuoteForDelivery(client: PoolClient, tenantId: string, quoteId: string): Promise<QuoteForDelivery | null> {
+/** The scope's quote (a test quote is not found with a live key, nor the reverse). */
+export async function lockQuoteForDelivery(client: PoolClient, scope: Scope, quoteId: string): Promise<QuoteForDelivery | null> {
   const { rows } = await client.query<QuoteForDelivery>(
     `SELECT q.id, q.company_id, q.fee_aoa, q.eta_minutes, q.valid_until < now() AS expired, q.payload_hash, q.used_at, c.slug, c.name,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin
        FROM quotes q JOIN courier_companies c ON c.id = q.company_id
-      WHERE q.id = $1 AND q.tenant_id = $2 FOR UPDATE OF q`,
-    [quoteId, tenantId],
+      WHERE q.id = $1 AND q.tenant_id = $2 AND q.livemode = $3 FOR UPDATE OF q`,
+    [quoteId, scope.tenantId, scope.livemode],
   );
   return rows[0] ?? null;
 }
@@ -349,10 +364,11 @@ export async function quotedPayload(client: PoolClient, quoteId: string): Promis
  * An Idempotency-Key stays bound to its delivery for the key's 24 h window only: an older delivery of the tenant
  * gives it up, so the key reused after that makes a new delivery.
  */
-export async function releaseExpiredIdempotencyKey(client: PoolClient, tenantId: string, idempotencyKey: string): Promise<void> {
+export async function releaseExpiredIdempotencyKey(client: PoolClient, scope: Scope, idempotencyKey: string): Promise<void> {
   await client.query(
-    `UPDATE deliveries SET idempotency_key = NULL WHERE tenant_id = $1 AND idempotency_key = $2 AND inserted_at < now() - ${IDEMPOTENCY_TTL}`,
-    [tenantId, idempotencyKey],
+    `UPDATE deliveries SET idempotency_key = NULL
+      WHERE tenant_id = $1 AND livemode = $3 AND idempotency_key = $2 AND inserted_at < now() - ${IDEMPOTENCY_TTL}`,
+    [scope.tenantId, idempotencyKey, scope.livemode],
   );
 }
 
@@ -363,6 +379,7 @@ export type NewDeliveryRow = Pick<
   | 'tenant_id'
   | 'reference'
   | 'status'
+  | 'livemode'
   | 'company_id'
   | 'origin'
   | 'destination'
@@ -395,8 +412,8 @@ export async function insertDelivery(
   const inserted = await client.query(
     `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
        cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
-       client_secret_hash)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)
+       client_secret_hash, livemode)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
      RETURNING *`,
     [
       row.id,
@@ -418,13 +435,14 @@ export async function insertDelivery(
       row.metadata,
       row.idempotency_key,
       row.client_secret_hash,
+      row.livemode,
     ],
   );
   await client.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1', [row.quote_id, row.id]);
   const event = await client.query<DeliveryEventRow>(
-    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload) VALUES ($1, $2, $3, 'delivery.created', $4, $5)
+    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload, livemode) VALUES ($1, $2, $3, 'delivery.created', $4, $5, $6)
      RETURNING id, event_type, occurred_at, source, payload`,
-    [created.eventId, row.id, row.tenant_id, created.source, created.payload],
+    [created.eventId, row.id, row.tenant_id, created.source, created.payload, row.livemode],
   );
   return { row: inserted.rows[0], event: event.rows[0] };
 }
@@ -448,7 +466,7 @@ export interface StartableDelivery {
  */
 export async function deliveryByIdempotencyKey(
   client: PoolClient,
-  tenantId: string,
+  scope: Scope,
   idempotencyKey: string,
   quoteId: string,
 ): Promise<{ row: DeliveryRow & StartableDelivery; event: DeliveryEventRow } | null> {
@@ -456,8 +474,8 @@ export async function deliveryByIdempotencyKey(
     `SELECT ${DELIVERY_COLUMNS}, e.id AS created_event_id, e.payload->>'status' AS initial_status
        FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
        JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
-      WHERE d.tenant_id = $1 AND d.idempotency_key = $2 AND d.quote_id = $3 AND d.inserted_at >= now() - ${IDEMPOTENCY_TTL}`,
-    [tenantId, idempotencyKey, quoteId],
+      WHERE d.tenant_id = $1 AND d.livemode = $4 AND d.idempotency_key = $2 AND d.quote_id = $3 AND d.inserted_at >= now() - ${IDEMPOTENCY_TTL}`,
+    [scope.tenantId, idempotencyKey, quoteId, scope.livemode],
   );
   const row = rows[0];
   if (!row) return null;

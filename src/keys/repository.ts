@@ -1,6 +1,6 @@
 // API keys as stored (api_keys): only their SHA-256 hash is kept (src/lib/keys.ts makes and hashes them).
 import type { Pool } from '../db.js';
-import type { KeyKind } from '../lib/keys.js';
+import type { KeyKind, KeyMode } from '../lib/keys.js';
 import type { PaymentMethod } from '../../workflows/deliveries/states.js';
 
 export interface KeyRow {
@@ -9,16 +9,19 @@ export interface KeyRow {
   key_hash: Buffer;
   allowed_origins: string[];
   revoked_at: Date | null;
+  /** false: a test key (sk_test_ / pk_test_), confined to test objects. */
+  livemode: boolean;
 }
 
 export async function insertKey(
   pool: Pool,
-  key: { id: string; tenantId: string; kind: KeyKind; hash: Buffer; prefix: string; allowedOrigins: string[] },
+  key: { id: string; tenantId: string; kind: KeyKind; mode: KeyMode; hash: Buffer; prefix: string; allowedOrigins: string[] },
 ): Promise<void> {
-  await pool.query(`INSERT INTO api_keys (id, tenant_id, kind, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6)`, [
+  await pool.query(`INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
     key.id,
     key.tenantId,
     key.kind,
+    key.mode === 'live',
     key.hash,
     key.prefix,
     key.allowedOrigins,
@@ -27,10 +30,10 @@ export async function insertKey(
 
 /** The key of this kind with this hash (revoked ones too: the caller refuses them). */
 export async function keyByHash(pool: Pool, hash: Buffer, kind: KeyKind): Promise<KeyRow | null> {
-  const { rows } = await pool.query<KeyRow>('SELECT id, tenant_id, key_hash, allowed_origins, revoked_at FROM api_keys WHERE key_hash = $1 AND kind = $2', [
-    hash,
-    kind,
-  ]);
+  const { rows } = await pool.query<KeyRow>(
+    'SELECT id, tenant_id, key_hash, allowed_origins, revoked_at, livemode FROM api_keys WHERE key_hash = $1 AND kind = $2',
+    [hash, kind],
+  );
   return rows[0] ?? null;
 }
 

@@ -37,6 +37,7 @@ export const EXAMPLE_QUOTE = {
   company_slug: 'kandengue-express',
   company_logo_url: null,
   require_delivery_pin: false,
+  livemode: true,
 };
 
 export const EXAMPLE_COURIER = {
@@ -79,6 +80,7 @@ export const EXAMPLE_DELIVERY_SUMMARY = {
   id: DELIVERY_ID,
   reference: 'DLV-7KQ2M9XH4T',
   status: 'pending',
+  livemode: true,
   inserted_at: CREATED,
   ...EXAMPLE_QUOTE_REQUEST,
   quoted_fee_aoa: 230_000,
@@ -106,6 +108,7 @@ export const EXAMPLE_WIDGET_DELIVERY = {
   id: DELIVERY_ID,
   reference: 'DLV-7KQ2M9XH4T',
   status: 'pending',
+  livemode: true,
   inserted_at: CREATED,
   origin: withoutContact(EXAMPLE_ORIGIN),
   destination: withoutContact(EXAMPLE_DESTINATION),
@@ -144,6 +147,7 @@ export const EXAMPLE_WEBHOOK_ENDPOINT = {
   status: 'enabled',
   disabled_reason: null,
   secret_rotated_until: null,
+  livemode: true,
   created_at: CREATED,
 };
 

@@ -5,7 +5,7 @@ import { insertCourier, linkTenantCouriers, type RateCard } from '../couriers/re
 import type { Pool } from '../db.js';
 import { insertKey, revokeKeyRow } from '../keys/repository.js';
 import { insertTenant } from '../tenants/repository.js';
-import { generateKey, generateWebhookSecret, hashKey, type KeyKind } from './keys.js';
+import { generateKey, generateWebhookSecret, hashKey, type KeyKind, type KeyMode } from './keys.js';
 import { isUuid } from './uuid.js';
 
 export interface IssuedKey {
@@ -13,32 +13,45 @@ export interface IssuedKey {
   key: string;
 }
 
-export async function createKey(pool: Pool, tenantId: string, kind: KeyKind, allowedOrigins: string[] = []): Promise<IssuedKey> {
-  const key = generateKey(kind);
+/** A new key of this kind and mode (`test`: sk_test_ / pk_test_, confined to test objects). */
+export async function createKey(pool: Pool, tenantId: string, kind: KeyKind, allowedOrigins: string[] = [], mode: KeyMode = 'live'): Promise<IssuedKey> {
+  const key = generateKey(kind, mode);
   const id = randomUUID();
-  await insertKey(pool, { id, tenantId, kind, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) });
+  await insertKey(pool, { id, tenantId, kind, mode, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) });
   return { id, key };
 }
 
+/** A new tenant's keys: the live pair (`secret_key`, `publishable_key`) and the test pair (`test_...`). */
 export interface CreatedTenant {
   tenant_id: string;
   secret_key: string;
   secret_key_id: string;
   publishable_key: string;
   publishable_key_id: string;
+  test_secret_key: string;
+  test_secret_key_id: string;
+  test_publishable_key: string;
+  test_publishable_key_id: string;
 }
 
+/** A tenant with a live and a test pair of keys; both publishable keys allow `allowedOrigins`. */
 export async function createTenant(pool: Pool, name: string, allowedOrigins: string[] = []): Promise<CreatedTenant> {
   const tenantId = randomUUID();
   await insertTenant(pool, tenantId, name);
   const secret = await createKey(pool, tenantId, 'secret');
   const publishable = await createKey(pool, tenantId, 'publishable', allowedOrigins);
+  const testSecret = await createKey(pool, tenantId, 'secret', [], 'test');
+  const testPublishable = await createKey(pool, tenantId, 'publishable', allowedOrigins, 'test');
   return {
     tenant_id: tenantId,
     secret_key: secret.key,
     secret_key_id: secret.id,
     publishable_key: publishable.key,
     publishable_key_id: publishable.id,
+    test_secret_key: testSecret.key,
+    test_secret_key_id: testSecret.id,
+    test_publishable_key: testPublishable.key,
+    test_publishable_key_id: testPublishable.id,
   };
 }
 

@@ -39,6 +39,9 @@ export interface PageStrings {
   notFoundTitle: string;
   notFoundText: string;
   notFoundHint: string;
+  /** The banner of a test delivery (test mode: no courier moves it, nothing is delivered). */
+  testBanner: string;
+  testBannerHint: string;
   timeZoneNote: string;
   live: string;
   shop: string;
@@ -71,6 +74,8 @@ export const STRINGS: Record<Lang, PageStrings> = {
     otherLang: 'en',
     otherLangLabel: 'English',
     notFoundTitle: 'Entrega não encontrada',
+    testBanner: 'Entrega de teste',
+    testBannerHint: 'Esta entrega foi criada em modo de teste: nenhum estafeta a vai buscar nem entregar.',
     notFoundText: 'Não encontrámos nenhuma entrega com este endereço de acompanhamento.',
     notFoundHint: 'Confirme que copiou a ligação completa que recebeu da loja. Se o problema continuar, contacte a loja onde fez a compra.',
     timeZoneNote: 'Horas de Angola (WAT).',
@@ -110,7 +115,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
       'delivery.failed': 'Entrega falhada',
       'delivery.cancelled': 'Entrega cancelada',
       'delivery.stalled': 'Atraso em verificação',
-      'delivery.redispatched': 'Nova marcação com a transportadora',
+      'delivery.redispatched': 'Nova transportadora atribuída',
       'delivery.resumed': 'Entrega retomada',
       'delivery.operator_action': 'Atualizada pela equipa de apoio',
     },
@@ -129,6 +134,8 @@ export const STRINGS: Record<Lang, PageStrings> = {
     otherLang: 'pt',
     otherLangLabel: 'Português',
     notFoundTitle: 'Delivery not found',
+    testBanner: 'Test delivery',
+    testBannerHint: 'This delivery was made in test mode: no courier will pick it up or deliver it.',
     notFoundText: 'We could not find a delivery at this tracking address.',
     notFoundHint: 'Check that you copied the whole link you received from the shop. If the problem persists, contact the shop where you bought.',
     timeZoneNote: 'Angola time (WAT).',
@@ -168,7 +175,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
       'delivery.failed': 'Delivery failed',
       'delivery.cancelled': 'Delivery cancelled',
       'delivery.stalled': 'Delay being looked into',
-      'delivery.redispatched': 'Courier booked again',
+      'delivery.redispatched': 'New courier assigned',
       'delivery.resumed': 'Delivery resumed',
       'delivery.operator_action': 'Updated by our support team',
     },

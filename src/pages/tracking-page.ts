@@ -16,6 +16,8 @@ export interface TrackingInput {
 
 /** What the page shows beyond the public tracking view. */
 export interface TrackingPageInput extends TrackingInput {
+  /** false: a test delivery (test mode); the page says so in a banner at the top. */
+  livemode: boolean;
   shop_name: string;
   courier_name: string | null;
   /** ISO time; null when the delivery is over or nothing says. */
@@ -103,8 +105,10 @@ ol.timeline li:first-child{border-color:#0b5cad}
 ol.timeline li::before{content:"";position:absolute;left:-.45rem;top:.35rem;width:.6rem;height:.6rem;border-radius:50%;background:#0b5cad}
 ol.timeline time{display:block;color:#555;font-size:.9rem}
 .help a{display:inline-block;padding:.35rem 0}
+.test-banner{background:#fff4d6;border:2px dashed #a86b00;color:#5c3b00;border-radius:.5rem;padding:.75rem 1rem;margin:.75rem 0}
+.test-banner strong{display:block;font-size:1.1rem;text-transform:uppercase;letter-spacing:.05em}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
-@media (prefers-color-scheme:dark){body{background:#121417;color:#eee}.card{background:#1c1f24;border-color:#333}.muted,dt,ol.timeline time,ol.steps li{color:#aaa}a{color:#7fb8ff}.status.ok{color:#5fd38a}.status.bad{color:#ff8a8a}}
+@media (prefers-color-scheme:dark){.test-banner{background:#3a2a00;color:#ffe2a3;border-color:#e0a000}body{background:#121417;color:#eee}.card{background:#1c1f24;border-color:#333}.muted,dt,ol.timeline time,ol.steps li{color:#aaa}a{color:#7fb8ff}.status.ok{color:#5fd38a}.status.bad{color:#ff8a8a}}
 `;
 
 function layout(lang: Lang, title: string, heading: string, body: string, langHref: string, live = false): string {
@@ -167,7 +171,10 @@ export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath
         .join('\n')}</ol>`
     : `<p>${esc(t.noEvents)}</p>`;
   const detail = (label: string, value: string | null, attrs = '') => (value ? `<dt>${esc(label)}</dt><dd${attrs}>${esc(value)}</dd>` : '');
-  const body = `<section class="card" aria-labelledby="status-heading">
+  const banner = view.livemode
+    ? ''
+    : `<section class="test-banner" role="note" data-testmode="true"><strong>${esc(t.testBanner)}</strong>${esc(t.testBannerHint)}</section>\n`;
+  const body = `${banner}<section class="card" aria-labelledby="status-heading">
 <dl>
 ${detail(t.shop, view.shop_name, ' data-v="shop"')}
 <dt>${esc(t.reference)}</dt><dd class="ref">${esc(view.reference)}</dd>

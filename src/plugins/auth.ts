@@ -1,6 +1,8 @@
 // Authentication. Each route says which credential it takes in `config.auth`:
 //   'secret'       merchant API, `Authorization: Bearer sk_live_...` (the default for /v1/*)
 //   'publishable'  widget API, `Bearer pk_live_...` plus an `Origin` the key allows (the default for /v1/widget/*)
+// A test key (`sk_test_`, `pk_test_`) is accepted wherever its live twin is; `request.auth.livemode` is false then,
+// and scopeOf(request) confines the request to the tenant's test objects (docs/test-mode.md).
 //   'operator'     operator routes (diagnostics), `Authorization: Bearer <ADMIN_TOKEN>`; never a merchant key
 //   'none'         tracking, health, docs
 // Failed authentications are counted per client address by plugins/rate-limit.ts (every 401 on /v1).
@@ -8,8 +10,9 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { Pool } from '../db.js';
 import { keyByHash } from '../keys/repository.js';
-import { KEY_PREFIX, hashKey, keyKindOf, sameHash, type KeyKind } from '../lib/keys.js';
+import { hashKey, keyPrefix, parseKey, sameHash, type KeyKind } from '../lib/keys.js';
 import { unauthorized } from '../lib/problem.js';
+import type { Scope } from '../lib/scope.js';
 
 export type AuthMode = KeyKind | 'operator' | 'none';
 
@@ -18,7 +21,7 @@ declare module 'fastify' {
     auth?: AuthMode;
   }
   interface FastifyRequest {
-    auth: { tenantId: string; keyId: string; kind: KeyKind; origin?: string } | null;
+    auth: { tenantId: string; keyId: string; kind: KeyKind; livemode: boolean; origin?: string } | null;
   }
 }
 
@@ -52,38 +55,42 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
     }
     if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
     const key = match[1];
-    const kind = keyKindOf(key);
-    if (kind === null) {
+    const parsed = parseKey(key);
+    if (parsed === null) {
       // Not the shape of any key we issue: a truncated copy, a stray character, a placeholder.
       throw unauthorized(
-        `The API key is malformed: a ${mode} key is ${KEY_PREFIX[mode]} followed by 32 letters and digits. Copy the whole key as it was issued.`,
+        `The API key is malformed: a ${mode} key is ${keyPrefix(mode)} followed by 32 letters and digits (${keyPrefix(mode, 'test')} in test mode). ` +
+          'Copy the whole key as it was issued.',
       );
     }
+    const { kind } = parsed;
     if (kind !== mode) {
       throw unauthorized(
         mode === 'secret'
-          ? 'This endpoint takes a secret key (sk_live_...), not a publishable key.'
-          : 'This endpoint takes a publishable key (pk_live_...), not a secret key.',
+          ? `This endpoint takes a secret key (${keyPrefix('secret', parsed.mode)}...), not a publishable key.`
+          : `This endpoint takes a publishable key (${keyPrefix('publishable', parsed.mode)}...), not a secret key.`,
       );
     }
     const hash = hashKey(key);
     const row = await keyByHash(opts.pool, hash, kind);
     if (!row || !sameHash(row.key_hash, hash) || row.revoked_at) throw unauthorized('Invalid or revoked API key.');
+    // The prefix and the stored mode agree for every key we issued; the stored one decides.
+    const livemode = row.livemode;
 
     if (kind === 'publishable') {
       const origin = request.headers.origin;
       if (!origin || !row.allowed_origins.includes(origin.toLowerCase())) {
         throw unauthorized('This origin is not allowed for the publishable key.');
       }
-      request.auth = { tenantId: row.tenant_id, keyId: row.id, kind, origin };
+      request.auth = { tenantId: row.tenant_id, keyId: row.id, kind, livemode, origin };
       return;
     }
-    request.auth = { tenantId: row.tenant_id, keyId: row.id, kind };
+    request.auth = { tenantId: row.tenant_id, keyId: row.id, kind, livemode };
   });
 });
 
-/** The authenticated tenant of a route that requires a key. */
-export function tenantOf(request: FastifyRequest): string {
+/** The authenticated tenant and mode of a route that requires a key: what its repository reads are confined to. */
+export function scopeOf(request: FastifyRequest): Scope {
   if (!request.auth) throw unauthorized();
-  return request.auth.tenantId;
+  return { tenantId: request.auth.tenantId, livemode: request.auth.livemode };
 }

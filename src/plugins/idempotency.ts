@@ -7,7 +7,7 @@
 // without them, names them in the `idempotent-replay-withheld` header.
 import fp from 'fastify-plugin';
 import type { Pool } from '../db.js';
-import { claimKey, findRecord, releaseKey, storeAnswer } from '../idempotency/repository.js';
+import { claimKey, findRecord, releaseKey, storeAnswer, type IdempotencyClaim } from '../idempotency/repository.js';
 import { canonicalJson, sha256Hex } from '../lib/canonical.js';
 import { ApiError } from '../lib/problem.js';
 
@@ -16,7 +16,7 @@ declare module 'fastify' {
     idempotent?: boolean;
   }
   interface FastifyRequest {
-    idempotency: { tenantId: string; scope: string; key: string } | null;
+    idempotency: IdempotencyClaim | null;
   }
 }
 
@@ -51,12 +51,12 @@ export default fp(async (app, opts: { pool: Pool }) => {
         { parameter: 'Idempotency-Key', code: 'invalid', detail: 'Idempotency-Key must be 1 to 255 characters.' },
       ]);
     }
-    const tenantId = request.auth.tenantId;
+    const { tenantId, livemode } = request.auth;
     const scope = `${request.method} ${request.url.split('?')[0]}`;
     const requestHash = sha256Hex(canonicalJson(request.body ?? null));
 
     // Claim the key, taking over one that expired or whose first request was abandoned.
-    const claim = { tenantId, scope, key };
+    const claim = { tenantId, livemode, scope, key };
     if (await claimKey(pool, claim, requestHash)) {
       request.idempotency = claim;
       return;

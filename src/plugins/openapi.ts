@@ -150,11 +150,15 @@ export default fp(async (app, opts: { baseUrl: string }) => {
       servers: [{ url: opts.baseUrl, description: 'This deployment' }],
       components: {
         securitySchemes: {
-          secretKey: { type: 'http', scheme: 'bearer', description: 'Secret key `sk_live_...` (merchant servers).' },
+          secretKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Secret key `sk_live_...` (merchant servers), or `sk_test_...` in test mode: test keys see and create test objects only.',
+          },
           publishableKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'Publishable key `pk_live_...` (browser widget); the request `Origin` must be allowed for the key.',
+            description: 'Publishable key `pk_live_...` (browser widget), or `pk_test_...` in test mode; the request `Origin` must be allowed for the key.',
           },
         },
       },

@@ -1,6 +1,7 @@
 // Quotes as stored: one row per courier company's answer (src/quotes/service.ts writes them, delivery creation
 // takes one: src/deliveries/create.ts).
 import type { Pool } from '../db.js';
+import type { Scope } from '../lib/scope.js';
 import type { QuoteRequest } from './schemas.js';
 
 export interface NewQuote {
@@ -21,16 +22,17 @@ export interface NewQuote {
  * server itself in the next ~0.2 s could lose these rows, and then delivery creation answers quote_not_found and
  * the client re-quotes. Quotes are cheap to redo; deliveries and their events keep full durability.
  */
-export async function insertQuotes(pool: Pool, tenantId: string, payload: QuoteRequest, hash: string, quotes: NewQuote[]): Promise<Map<string, Date>> {
+export async function insertQuotes(pool: Pool, scope: Scope, payload: QuoteRequest, hash: string, quotes: NewQuote[]): Promise<Map<string, Date>> {
   const { rows } = await pool.query<{ id: string; valid_until: Date }>(
-    `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, upstream_ref)
-     SELECT q.id, $1::uuid, q.company_id, q.fee_aoa, q.eta_minutes, now() + make_interval(secs => q.validity), $7::jsonb, $8::jsonb, $9::jsonb, $10::text, q.upstream_ref
+    `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, upstream_ref, livemode)
+     SELECT q.id, $1::uuid, q.company_id, q.fee_aoa, q.eta_minutes, now() + make_interval(secs => q.validity), $7::jsonb, $8::jsonb, $9::jsonb, $10::text, q.upstream_ref,
+            $12::boolean
        FROM (SELECT set_config('synchronous_commit', 'off', true)) AS durability,
             unnest($2::uuid[], $3::uuid[], $4::bigint[], $5::int[], $6::int[], $11::text[])
             AS q(id, company_id, fee_aoa, eta_minutes, validity, upstream_ref)
      RETURNING id, valid_until`,
     [
-      tenantId,
+      scope.tenantId,
       quotes.map((q) => q.id),
       quotes.map((q) => q.companyId),
       quotes.map((q) => q.feeAoa),
@@ -41,6 +43,7 @@ export async function insertQuotes(pool: Pool, tenantId: string, payload: QuoteR
       JSON.stringify(payload.parcel),
       hash,
       quotes.map((q) => q.upstreamRef),
+      scope.livemode,
     ],
   );
   return new Map(rows.map((r) => [r.id, r.valid_until]));

@@ -21,6 +21,7 @@ export const QuoteEntry = z
     company_slug: z.string().optional(),
     company_logo_url: Uri.nullable().optional(),
     require_delivery_pin: z.boolean().optional(),
+    livemode: z.boolean().describe('false: a test-mode quote, made with a test key from a simulated test courier.'),
   })
   .meta({ id: 'QuoteEntry', examples: [EXAMPLE_QUOTE] });
 /** One element of the quote response (spec: "Quote entry"); the service always fills the fields the schema leaves optional. */

@@ -5,7 +5,9 @@
 // - Each company is bounded by its own timeout (courier_companies.timeout_ms, or deps.timeoutMs); the call waits
 //   for the slowest company but never longer than that. A company that fails (timeout, network, 5xx, garbage) is
 //   left out and logged; a company that cannot carry the parcel (zones, weight, parcel type) is left out silently.
-// - Every returned entry is a row in `quotes`: tenant, company, fee, eta, valid_until = now + min(QUOTE_VALIDITY_SECONDS,
+// - Test mode (a scope with livemode false): the companies are the simulated test couriers, never a real one
+//   (src/couriers/repository.ts tenantCouriers), and the quotes are test quotes, usable with a test key only.
+// - Every returned entry is a row in `quotes`: tenant, mode, company, fee, eta, valid_until = now + min(QUOTE_VALIDITY_SECONDS,
 //   upstream valid_for_seconds) on the database clock (delivery creation checks expiry on the same clock), the
 //   normalised origin/destination/parcel and their hash (src/quotes/payload.ts).
 // - The result says how many companies were configured and how many failed, so the caller decides 502/503.
@@ -15,6 +17,7 @@ import type { Config } from '../config.js';
 import { adapterFor, CourierUnavailableError, type CourierQuote } from '../couriers/adapters/index.js';
 import { tenantCouriers, type CourierRow } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
+import type { Scope } from '../lib/scope.js';
 import { normalisePayload, payloadHash } from './payload.js';
 import { insertQuotes } from './repository.js';
 import { QuoteRequestBody, type QuoteEntry, type QuoteRequest } from './schemas.js';
@@ -70,10 +73,10 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   }
 
   return {
-    /** Quotes every active company of the tenant and persists each answer. `input` is validated (and unknown fields stripped) here too. */
-    async quoteAll(tenantId: string, input: QuoteRequest): Promise<QuoteAllResult> {
+    /** Quotes every active company of the scope and persists each answer. `input` is validated (and unknown fields stripped) here too. */
+    async quoteAll(scope: Scope, input: QuoteRequest): Promise<QuoteAllResult> {
       const request = QuoteRequestBody.parse(input);
-      const couriers = await tenantCouriers(pool, tenantId);
+      const couriers = await tenantCouriers(pool, scope);
       if (couriers.length === 0) return { data: [], configured: 0, cannot_carry: 0, failed: [] };
 
       const outcomes = await Promise.all(couriers.map((c) => ask(c, request)));
@@ -91,7 +94,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const ids = quoted.map(() => randomUUID());
       const validUntil = await insertQuotes(
         pool,
-        tenantId,
+        scope,
         normalisePayload(request),
         payloadHash(request),
         quoted.map((q, i) => ({
@@ -114,6 +117,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
           company_slug: q.courier.slug,
           company_logo_url: q.courier.logo_url,
           require_delivery_pin: q.courier.capabilities?.require_delivery_pin ?? false,
+          livemode: scope.livemode,
         }))
         .sort((a, b) => a.fee_aoa - b.fee_aoa || a.eta_minutes - b.eta_minutes || a.company_name.localeCompare(b.company_name));
       return result;

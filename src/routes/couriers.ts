@@ -5,7 +5,7 @@ import { tenantCouriers } from '../couriers/repository.js';
 import { toCourier, toWidgetCourier } from '../couriers/view.js';
 import { EXAMPLE_COURIER } from '../lib/examples.js';
 import { bothSurfaces } from '../lib/surfaces.js';
-import { tenantOf } from '../plugins/auth.js';
+import { scopeOf } from '../plugins/auth.js';
 import { Capabilities, Courier, problems } from '../schemas.js';
 
 const { active_drivers: _drivers, operating_hours: _hours, capabilities, ...courierShown } = EXAMPLE_COURIER;
@@ -38,7 +38,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
           },
         },
       },
-      async (request) => ({ data: (await tenantCouriers(pool, tenantOf(request))).map(surface.widget ? toWidgetCourier : toCourier) }),
+      async (request) => ({ data: (await tenantCouriers(pool, scopeOf(request))).map(surface.widget ? toWidgetCourier : toCourier) }),
     );
   }
 };

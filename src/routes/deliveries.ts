@@ -1,4 +1,5 @@
-// Deliveries: merchant surface (/v1/deliveries...) and widget surface (/v1/widget/deliveries...).
+// Deliveries: merchant surface (/v1/deliveries...) and widget surface (/v1/widget/deliveries...). Every read and
+// write is confined to the key's scope: its tenant and its mode (a test key's deliveries are test deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
@@ -33,7 +34,8 @@ import { ApiError, notFound } from '../lib/problem.js';
 import { bothSurfaces } from '../lib/surfaces.js';
 import { EXAMPLE_DELIVERY, EXAMPLE_DELIVERY_SUMMARY, EXAMPLE_PAGINATION } from '../lib/examples.js';
 import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../lib/widget-policy.js';
-import { tenantOf } from '../plugins/auth.js';
+import { scopeOf } from '../plugins/auth.js';
+import type { Scope } from '../lib/scope.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
 import { CANCELLABLE_STATUSES } from '../../workflows/deliveries/states.js';
@@ -68,22 +70,21 @@ function rejectQuoteBypass(request: FastifyRequest) {
 }
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
-  const load = async (tenantId: string, id: string): Promise<DeliveryRow> => {
-    const delivery = await findDelivery(pool, tenantId, id);
+  const load = async (scope: Scope, id: string): Promise<DeliveryRow> => {
+    const delivery = await findDelivery(pool, scope, id);
     if (!delivery) throw notFound();
     return delivery;
   };
   /** The delivery and its events as of one moment (a status change never falls between them). */
-  const loadWithEvents = async (tenantId: string, id: string) => {
-    const found = await findDeliveryWithEvents(pool, tenantId, id);
+  const loadWithEvents = async (scope: Scope, id: string) => {
+    const found = await findDeliveryWithEvents(pool, scope, id);
     if (!found) throw notFound();
     return found;
   };
 
   async function create(request: FastifyRequest, body: CreateDeliveryInput, source: 'api' | 'widget') {
-    const tenantId = tenantOf(request);
     const key = request.headers['idempotency-key'];
-    const created = await createDelivery(pool, config, tenantId, body, source, typeof key === 'string' && key ? `${source}:${key}` : null);
+    const created = await createDelivery(pool, config, scopeOf(request), body, source, typeof key === 'string' && key ? `${source}:${key}` : null);
     try {
       await startDeliveryWorkflow(temporal, pool, config, created);
     } catch (err) {
@@ -158,7 +159,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const q = request.query;
       const from = q.inserted_at_gte ? new Date(q.inserted_at_gte) : undefined;
       const to = q.inserted_at_lte ? new Date(q.inserted_at_lte) : undefined;
-      const { rows, hasMore } = await listDeliveries(pool, tenantOf(request), {
+      const { rows, hasMore } = await listDeliveries(pool, scopeOf(request), {
         statuses: q.status,
         insertedFrom: from,
         insertedTo: to,
@@ -181,7 +182,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const { delivery, events } = await loadWithEvents(tenantOf(request), request.params.id);
+      const { delivery, events } = await loadWithEvents(scopeOf(request), request.params.id);
       return toDelivery(delivery, events, config.baseUrl);
     },
   );
@@ -198,7 +199,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const delivery = await load(tenantOf(request), request.params.delivery_id);
+      const delivery = await load(scopeOf(request), request.params.delivery_id);
       return { data: (await deliveryEvents(pool, delivery.id)).map(toEvent) };
     },
   );
@@ -226,7 +227,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const delivery = await load(tenantOf(request), request.params.id);
+      const delivery = await load(scopeOf(request), request.params.id);
       if (!CANCELLABLE_STATUSES.includes(delivery.status)) {
         throw new ApiError(
           409,
@@ -278,8 +279,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const tenantId = tenantOf(request);
-      const delivery = await load(tenantId, request.params.id);
+      const scope = scopeOf(request);
+      const delivery = await load(scope, request.params.id);
       if (delivery.status !== 'awaiting_payment') {
         throw new ApiError(409, 'delivery_not_awaiting_payment', `The delivery is ${delivery.status}, not awaiting payment.`);
       }
@@ -292,7 +293,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         }
         throw err;
       }
-      const updated = await loadWithEvents(tenantId, delivery.id);
+      const updated = await loadWithEvents(scope, delivery.id);
       return toDelivery(updated.delivery, updated.events, config.baseUrl);
     },
   );
@@ -349,10 +350,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const tenantId = tenantOf(request);
-      const { delivery, events } = await loadWithEvents(tenantId, request.params.id);
+      const scope = scopeOf(request);
+      const { delivery, events } = await loadWithEvents(scope, request.params.id);
       const presented = request.query.client_secret;
-      if (presented !== undefined && !clientSecretMatches(delivery.id, await storedClientSecretHash(pool, tenantId, delivery.id), presented)) {
+      if (presented !== undefined && !clientSecretMatches(delivery.id, await storedClientSecretHash(pool, scope, delivery.id), presented)) {
         throw new ApiError(404, 'not_found', 'No delivery with this id and client_secret.');
       }
       return toWidgetDelivery(delivery, events, config.baseUrl, presented !== undefined);

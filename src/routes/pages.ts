@@ -84,6 +84,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
       const expected = expectedDeliveryAt(found.delivery, found.events, extras.quoted_eta_minutes);
       const view = {
         ...toTracking(found.delivery, found.events),
+        livemode: found.delivery.livemode,
         shop_name: extras.shop_name,
         courier_name: found.delivery.courier_name,
         expected_at: expected?.toISOString() ?? null,

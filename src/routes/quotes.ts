@@ -8,7 +8,7 @@ import { createQuoteService, type QuoteAllResult } from '../quotes/service.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../lib/problem.js';
 import { bothSurfaces } from '../lib/surfaces.js';
-import { tenantOf } from '../plugins/auth.js';
+import { scopeOf } from '../plugins/auth.js';
 import { IdempotencyHeaders, problems } from '../schemas.js';
 import { QuoteRequestBody, QuoteResponse } from '../quotes/schemas.js';
 
@@ -26,6 +26,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
   const quotes = createQuoteService({ config: deps.config, pool: deps.pool, log: app.log });
   const description =
     'Asks every courier company available to the account for a price, in parallel, and persists each answer as a quote. ' +
+    'With a test key, the companies are the simulated test couriers (never a real one) and the quotes are test quotes (livemode false). ' +
     'A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. ' +
     'Unknown body fields are ignored.';
 
@@ -44,7 +45,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
           response: { 200: QuoteResponse, ...problems(401, 409, 422, 429, 502, 503) },
         },
       },
-      async (request) => answer(await quotes.quoteAll(tenantOf(request), request.body)),
+      async (request) => answer(await quotes.quoteAll(scopeOf(request), request.body)),
     );
   }
 };

@@ -1,11 +1,13 @@
 // Merchant webhook endpoints (design.md "Outgoing webhooks"): registration, the attempt log, secret rotation
-// and replay. Secret key only; every id is scoped to the tenant (another tenant's id, or a malformed one: 404).
+// and replay. Secret key only; every id is scoped to the tenant and the key's mode (another tenant's id, the other
+// mode's, or a malformed one: 404). An endpoint registered with a test key receives test deliveries' messages only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
-import { tenantOf } from '../plugins/auth.js';
+import { scopeOf } from '../plugins/auth.js';
+import type { Scope } from '../lib/scope.js';
 import { IdempotencyHeaders, problems } from '../schemas.js';
 import {
   countEndpoints,
@@ -52,8 +54,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   // rotate_secret and replay may come without a body even when the client says application/json.
   parseJsonBodies(app, { allowEmpty: true });
 
-  const load = async (tenantId: string, id: string): Promise<EndpointRow> => {
-    const endpoint = await findEndpoint(pool, tenantId, id);
+  const load = async (scope: Scope, id: string): Promise<EndpointRow> => {
+    const endpoint = await findEndpoint(pool, scope, id);
     if (!endpoint) throw notFound('Webhook endpoint');
     return endpoint;
   };
@@ -75,20 +77,21 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
           'Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). ' +
           'The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). ' +
           'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached; rotate the secret to get a new one. ' +
-          `At most ${MAX_ENDPOINTS} endpoints per tenant (422 webhook_endpoint_limit_reached).`,
+          `At most ${MAX_ENDPOINTS} endpoints per tenant and mode (422 webhook_endpoint_limit_reached). ` +
+          'Registered with a test key, the endpoint is a test endpoint (livemode false): it receives the notifications of test deliveries only.',
         headers: IdempotencyHeaders,
         body: CreateEndpointBody,
         response: { 201: WebhookEndpointWithSecret, ...problems(401, 409, 413, 422, 429) },
       },
     },
     async (request, reply) => {
-      const tenantId = tenantOf(request);
+      const scope = scopeOf(request);
       const body = request.body;
       await checkUrl(body.url);
-      if ((await countEndpoints(pool, tenantId)) >= MAX_ENDPOINTS) {
+      if ((await countEndpoints(pool, scope)) >= MAX_ENDPOINTS) {
         throw new ApiError(422, 'webhook_endpoint_limit_reached', `A tenant can register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
       }
-      const endpoint = await createEndpoint(pool, tenantId, { url: body.url, description: body.description, events: body.events });
+      const endpoint = await createEndpoint(pool, scope, { url: body.url, description: body.description, events: body.events });
       return reply.code(201).send(toEndpointWithSecret(endpoint));
     },
   );
@@ -106,7 +109,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
     async (request) => {
       const { limit, offset } = request.query;
-      const { rows, hasMore } = await listEndpoints(pool, tenantOf(request), limit, offset);
+      const { rows, hasMore } = await listEndpoints(pool, scopeOf(request), limit, offset);
       return { data: rows.map(toEndpoint), pagination: { limit, offset, has_more: hasMore } };
     },
   );
@@ -122,7 +125,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         response: { 200: WebhookEndpoint, ...problems(401, 404, 429) },
       },
     },
-    async (request) => toEndpoint(await load(tenantOf(request), request.params.id)),
+    async (request) => toEndpoint(await load(scopeOf(request), request.params.id)),
   );
 
   app.patch(
@@ -141,10 +144,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const tenantId = tenantOf(request);
-      await load(tenantId, request.params.id);
+      const scope = scopeOf(request);
+      await load(scope, request.params.id);
       if (request.body.url !== undefined) await checkUrl(request.body.url);
-      const updated = await updateEndpoint(pool, tenantId, request.params.id, request.body);
+      const updated = await updateEndpoint(pool, scope, request.params.id, request.body);
       if (!updated) throw notFound('Webhook endpoint');
       return toEndpoint(updated);
     },
@@ -165,8 +168,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const tenantId = tenantOf(request);
-      if (!(await deleteEndpoint(pool, tenantId, request.params.id))) throw notFound('Webhook endpoint');
+      const scope = scopeOf(request);
+      if (!(await deleteEndpoint(pool, scope, request.params.id))) throw notFound('Webhook endpoint');
       return { id: request.params.id, deleted: true as const };
     },
   );
@@ -189,7 +192,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const rotated = await rotateSecret(pool, tenantOf(request), request.params.id);
+      const rotated = await rotateSecret(pool, scopeOf(request), request.params.id);
       if (!rotated) throw notFound('Webhook endpoint');
       return toEndpointWithSecret(rotated);
     },
@@ -210,7 +213,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request) => {
-      const endpoint = await load(tenantOf(request), request.params.id);
+      const endpoint = await load(scopeOf(request), request.params.id);
       const { limit, offset, message_id: messageId, status } = request.query;
       const { rows, hasMore } = await listAttempts(pool, endpoint.id, { limit, offset, messageId, status });
       return { data: rows.map(toAttempt), pagination: { limit, offset, has_more: hasMore } };
@@ -236,15 +239,15 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request, reply) => {
-      const tenantId = tenantOf(request);
-      const endpoint = await load(tenantId, request.params.id);
+      const scope = scopeOf(request);
+      const endpoint = await load(scope, request.params.id);
       if (endpoint.status !== 'enabled') {
         throw new ApiError(409, 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.');
       }
       const body = request.body;
       let messageIds: string[];
       if (body.message_id !== undefined) {
-        const message = await findMessage(pool, tenantId, body.message_id);
+        const message = await findMessage(pool, scope, body.message_id);
         if (!message) {
           throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
             { pointer: '/message_id', code: 'message_not_found', detail: 'message_id names no message of this tenant.' },
@@ -253,14 +256,14 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         messageIds = [message.id];
       } else {
         const until = body.until ? new Date(body.until) : new Date();
-        messageIds = await messagesInRange(pool, tenantId, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
+        messageIds = await messagesInRange(pool, scope, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
         if (messageIds.length > MAX_REPLAY) {
           throw new ApiError(422, 'replay_range_too_large', `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`);
         }
       }
       for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
         const input: WebhookReplayInput = {
-          tenantId,
+          tenantId: scope.tenantId,
           endpointId: endpoint.id,
           messageIds: messageIds.slice(i, i + REPLAY_BATCH),
           schedule: config.webhookScheduleMs,

@@ -32,15 +32,19 @@ export interface OutboxMessage extends PreparedMessage {
   eventId: string;
 }
 
-/** Records a delivery event (and its status change) and, with `webhooks`, its message for the tenant's endpoints: one transaction. */
+/**
+ * Records a delivery event (and its status change) and, with `webhooks`, its message for the tenant's endpoints of the
+ * delivery's mode (test or live): one transaction.
+ */
 export async function recordEventWithMessage(
   pool: Pool,
   input: RecordEventInput,
   webhooks: boolean,
 ): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
   return inTransaction(pool, async (client) => {
-    const inserted = await insertEventAndStatus(client, input);
-    if (!inserted || !webhooks || input.payload?.ignored) return { inserted, message: null };
+    const recorded = await insertEventAndStatus(client, input);
+    const inserted = recorded !== null;
+    if (!recorded || !webhooks || input.payload?.ignored) return { inserted, message: null };
     const event: DeliveryEventRow = {
       id: input.eventId,
       event_type: input.eventType as EventType,
@@ -48,7 +52,7 @@ export async function recordEventWithMessage(
       source: input.source,
       payload: input.payload,
     };
-    const message = await storeWebhookMessage(client, { tenantId: input.tenantId, deliveryId: input.deliveryId, event });
+    const message = await storeWebhookMessage(client, { tenantId: input.tenantId, livemode: recorded.livemode, deliveryId: input.deliveryId, event });
     return { inserted, message: message && { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId } };
   });
 }

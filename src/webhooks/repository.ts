@@ -1,7 +1,9 @@
-// Webhook endpoints, messages and attempts in Postgres. Every read by the API is scoped to a tenant;
-// a deleted endpoint (deleted_at set) is gone for the API but keeps its attempt log rows.
+// Webhook endpoints, messages and attempts in Postgres. Every read by the API is scoped to a tenant and a mode (an
+// endpoint registered with a test key is a test endpoint: it gets test deliveries' messages only, and a live key
+// never sees it); a deleted endpoint (deleted_at set) is gone for the API but keeps its attempt log rows.
 import { randomUUID } from 'node:crypto';
 import type { Db, Pool } from '../db.js';
+import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import { generateWebhookSecret } from '../lib/keys.js';
 import type { EventType } from '../../workflows/deliveries/states.js';
@@ -17,6 +19,7 @@ export interface EndpointRow {
   previous_secret_expires_at: Date | null;
   status: 'enabled' | 'disabled';
   disabled_reason: string | null;
+  livemode: boolean;
   created_at: Date;
 }
 
@@ -45,57 +48,66 @@ export interface MessageRow {
   created_at: Date;
 }
 
-const ENDPOINT_COLUMNS = 'id, tenant_id, url, description, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, created_at';
+const ENDPOINT_COLUMNS =
+  'id, tenant_id, url, description, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, livemode, created_at';
 
 /** How long the old secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
+/** A new endpoint of the scope's mode. */
 export async function createEndpoint(
   pool: Pool,
-  tenantId: string,
+  scope: Scope,
   input: { url: string; description?: string | null; events?: string[] | null },
 ): Promise<EndpointRow> {
   const { rows } = await pool.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, secret, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, date_trunc('milliseconds', now())) RETURNING ${ENDPOINT_COLUMNS}`,
-    [randomUUID(), tenantId, input.url, input.description ?? null, input.events ?? null, generateWebhookSecret()],
+    `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, secret, livemode, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, date_trunc('milliseconds', now())) RETURNING ${ENDPOINT_COLUMNS}`,
+    [randomUUID(), scope.tenantId, input.url, input.description ?? null, input.events ?? null, generateWebhookSecret(), scope.livemode],
   );
   return rows[0];
 }
 
-export async function countEndpoints(pool: Pool, tenantId: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND deleted_at IS NULL', [tenantId]);
+/** The scope's endpoints (each mode has its own allowance). */
+export async function countEndpoints(pool: Pool, scope: Scope): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL',
+    [scope.tenantId, scope.livemode],
+  );
   return rows[0].n;
 }
 
-/** The tenant's endpoint, or null (unknown, malformed, deleted, or another tenant's). */
-export async function findEndpoint(pool: Pool, tenantId: string, id: string): Promise<EndpointRow | null> {
+/** The scope's endpoint, or null (unknown, malformed, deleted, another tenant's or the other mode's). */
+export async function findEndpoint(pool: Pool, scope: Scope, id: string): Promise<EndpointRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`, [
-    id,
-    tenantId,
-  ]);
+  const { rows } = await pool.query<EndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2 AND livemode = $3 AND deleted_at IS NULL`,
+    [id, scope.tenantId, scope.livemode],
+  );
   return rows[0] ?? null;
 }
 
 /** Newest first, one extra row fetched to tell whether there are more. */
-export async function listEndpoints(pool: Pool, tenantId: string, limit: number, offset: number): Promise<{ rows: EndpointRow[]; hasMore: boolean }> {
+export async function listEndpoints(pool: Pool, scope: Scope, limit: number, offset: number): Promise<{ rows: EndpointRow[]; hasMore: boolean }> {
   const { rows } = await pool.query<EndpointRow>(
-    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND deleted_at IS NULL
-      ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-    [tenantId, limit + 1, offset],
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL
+      ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+    [scope.tenantId, scope.livemode, limit + 1, offset],
   );
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
+/** `id = $1 AND tenant_id = $2 AND livemode = $3`: one endpoint of the scope. */
+const ENDPOINT_OF_SCOPE = 'id = $1 AND tenant_id = $2 AND livemode = $3 AND deleted_at IS NULL';
+
 export async function updateEndpoint(
   pool: Pool,
-  tenantId: string,
+  scope: Scope,
   id: string,
   patch: { url?: string; description?: string | null; events?: string[] | null; status?: 'enabled' | 'disabled' },
 ): Promise<EndpointRow | null> {
   const sets: string[] = [];
-  const params: unknown[] = [id, tenantId];
+  const params: unknown[] = [id, scope.tenantId, scope.livemode];
   const set = (column: string, value: unknown) => {
     params.push(value);
     sets.push(`${column} = $${params.length}`);
@@ -107,30 +119,27 @@ export async function updateEndpoint(
     set('status', patch.status);
     sets.push(patch.status === 'enabled' ? 'disabled_reason = NULL' : "disabled_reason = 'disabled by the merchant'");
   }
-  if (sets.length === 0) return findEndpoint(pool, tenantId, id);
+  if (sets.length === 0) return findEndpoint(pool, scope, id);
   const { rows } = await pool.query<EndpointRow>(
-    `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL RETURNING ${ENDPOINT_COLUMNS}`,
+    `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE ${ENDPOINT_OF_SCOPE} RETURNING ${ENDPOINT_COLUMNS}`,
     params,
   );
   return rows[0] ?? null;
 }
 
-export async function deleteEndpoint(pool: Pool, tenantId: string, id: string): Promise<boolean> {
-  const { rowCount } = await pool.query('UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [
-    id,
-    tenantId,
-  ]);
+export async function deleteEndpoint(pool: Pool, scope: Scope, id: string): Promise<boolean> {
+  const { rowCount } = await pool.query(`UPDATE webhook_endpoints SET deleted_at = now() WHERE ${ENDPOINT_OF_SCOPE}`, [id, scope.tenantId, scope.livemode]);
   return rowCount === 1;
 }
 
 /** A new secret; the current one keeps signing (second signature) for ROTATION_OVERLAP_MS. */
-export async function rotateSecret(pool: Pool, tenantId: string, id: string): Promise<EndpointRow | null> {
+export async function rotateSecret(pool: Pool, scope: Scope, id: string): Promise<EndpointRow | null> {
   const { rows } = await pool.query<EndpointRow>(
     `UPDATE webhook_endpoints
-        SET previous_secret = secret, secret = $3,
-            previous_secret_expires_at = date_trunc('milliseconds', now()) + make_interval(secs => $4::double precision / 1000)
-      WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL RETURNING ${ENDPOINT_COLUMNS}`,
-    [id, tenantId, generateWebhookSecret(), ROTATION_OVERLAP_MS],
+        SET previous_secret = secret, secret = $4,
+            previous_secret_expires_at = date_trunc('milliseconds', now()) + make_interval(secs => $5::double precision / 1000)
+      WHERE ${ENDPOINT_OF_SCOPE} RETURNING ${ENDPOINT_COLUMNS}`,
+    [id, scope.tenantId, scope.livemode, generateWebhookSecret(), ROTATION_OVERLAP_MS],
   );
   return rows[0] ?? null;
 }
@@ -160,29 +169,37 @@ export async function listAttempts(
   return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }
 
-export async function findMessage(pool: Pool, tenantId: string, messageId: string): Promise<MessageRow | null> {
-  const { rows } = await pool.query<MessageRow>('SELECT * FROM webhook_messages WHERE id = $1 AND tenant_id = $2', [messageId, tenantId]);
+/** The scope's message (a test delivery's message is not a live key's to replay, nor the reverse), or null. */
+export async function findMessage(pool: Pool, scope: Scope, messageId: string): Promise<MessageRow | null> {
+  const { rows } = await pool.query<MessageRow>('SELECT * FROM webhook_messages WHERE id = $1 AND tenant_id = $2 AND livemode = $3', [
+    messageId,
+    scope.tenantId,
+    scope.livemode,
+  ]);
   return rows[0] ?? null;
 }
 
-/** Ids of the tenant's messages created in [since, until] whose type the filter takes, oldest first; at most `limit`. */
-export async function messagesInRange(pool: Pool, tenantId: string, since: Date, until: Date, events: string[] | null, limit: number): Promise<string[]> {
+/** Ids of the scope's messages created in [since, until] whose type the filter takes, oldest first; at most `limit`. */
+export async function messagesInRange(pool: Pool, scope: Scope, since: Date, until: Date, events: string[] | null, limit: number): Promise<string[]> {
   const { rows } = await pool.query<{ id: string }>(
     `SELECT id FROM webhook_messages
-      WHERE tenant_id = $1 AND created_at >= $2 AND created_at <= $3 AND ($4::text[] IS NULL OR event_type = ANY($4::text[]))
+      WHERE tenant_id = $1 AND livemode = $6 AND created_at >= $2 AND created_at <= $3 AND ($4::text[] IS NULL OR event_type = ANY($4::text[]))
       ORDER BY created_at, id LIMIT $5`,
-    [tenantId, since, until, events, limit],
+    [scope.tenantId, since, until, events, limit, scope.livemode],
   );
   return rows.map((r) => r.id);
 }
 
 // The worker's side (src/webhooks/sender.ts): messages built once, attempts logged.
 
-/** Enabled endpoints of the tenant with their event filter (null: every event), oldest first. */
-export async function enabledEndpoints(pool: Db, tenantId: string): Promise<{ id: string; events: string[] | null }[]> {
+/**
+ * Enabled endpoints of the scope with their event filter (null: every event), oldest first: a delivery's messages go
+ * to the endpoints of its own mode only (a test delivery's to test endpoints, a live one's to live endpoints).
+ */
+export async function enabledEndpoints(pool: Db, scope: Scope): Promise<{ id: string; events: string[] | null }[]> {
   const { rows } = await pool.query<{ id: string; events: string[] | null }>(
-    `SELECT id, events FROM webhook_endpoints WHERE tenant_id = $1 AND deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id`,
-    [tenantId],
+    `SELECT id, events FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id`,
+    [scope.tenantId, scope.livemode],
   );
   return rows;
 }
@@ -190,12 +207,22 @@ export async function enabledEndpoints(pool: Db, tenantId: string): Promise<{ id
 /** Stores a message's body once: a second insert with the same id keeps the first body. */
 export async function insertMessageOnce(
   pool: Db,
-  m: { id: string; tenantId: string; deliveryId: string; eventId: string; eventType: string; body: string; createdAt: Date; endpointIds?: string[] },
+  m: {
+    id: string;
+    tenantId: string;
+    livemode: boolean;
+    deliveryId: string;
+    eventId: string;
+    eventType: string;
+    body: string;
+    createdAt: Date;
+    endpointIds?: string[];
+  },
 ): Promise<void> {
   await pool.query(
-    `INSERT INTO webhook_messages (id, tenant_id, delivery_id, event_id, event_type, body, created_at, endpoint_ids)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-    [m.id, m.tenantId, m.deliveryId, m.eventId, m.eventType, m.body, m.createdAt, m.endpointIds ?? null],
+    `INSERT INTO webhook_messages (id, tenant_id, delivery_id, event_id, event_type, body, created_at, endpoint_ids, livemode)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+    [m.id, m.tenantId, m.deliveryId, m.eventId, m.eventType, m.body, m.createdAt, m.endpointIds ?? null, m.livemode],
   );
 }
 
@@ -231,6 +258,7 @@ export async function messageDelivered(pool: Pool, endpointId: string, messageId
 /** What one attempt sends: the endpoint (whether still active, its secrets) and the stored message. */
 export interface AttemptTarget {
   tenant_id: string;
+  livemode: boolean;
   url: string;
   secret: string;
   previous_secret: string | null;
@@ -243,11 +271,11 @@ export interface AttemptTarget {
 
 export async function attemptTarget(pool: Pool, endpointId: string, messageId: string): Promise<AttemptTarget | null> {
   const { rows } = await pool.query<AttemptTarget>(
-    `SELECT e.tenant_id, e.url, e.secret, e.previous_secret,
+    `SELECT e.tenant_id, e.livemode, e.url, e.secret, e.previous_secret,
             coalesce(e.previous_secret_expires_at > now(), false) AS rotating,
             (e.deleted_at IS NULL AND e.status = 'enabled') AS active,
             m.event_id, m.event_type, m.body
-       FROM webhook_endpoints e JOIN webhook_messages m ON m.id = $2 AND m.tenant_id = e.tenant_id
+       FROM webhook_endpoints e JOIN webhook_messages m ON m.id = $2 AND m.tenant_id = e.tenant_id AND m.livemode = e.livemode
       WHERE e.id = $1`,
     [endpointId, messageId],
   );
@@ -260,6 +288,7 @@ export async function insertAttempt(
   row: {
     endpointId: string;
     tenantId: string;
+    livemode: boolean;
     messageId: string;
     eventId: string;
     eventType: string;
@@ -272,8 +301,8 @@ export async function insertAttempt(
   },
 ): Promise<void> {
   await pool.query(
-    `INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, status_code, latency_ms, error, trigger)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    `INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, status_code, latency_ms, error, trigger, livemode)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       randomUUID(),
       row.endpointId,
@@ -287,6 +316,7 @@ export async function insertAttempt(
       row.latencyMs,
       row.error,
       row.trigger,
+      row.livemode,
     ],
   );
 }

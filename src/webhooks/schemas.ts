@@ -56,6 +56,9 @@ export const WebhookEndpoint = z
     status: z.enum(['enabled', 'disabled']).describe('disabled: nothing is sent (after a 410 Gone answer, or by the merchant)'),
     disabled_reason: z.string().nullable(),
     secret_rotated_until: Timestamp.nullable().describe('Until this time notifications also carry a signature made with the previous secret.'),
+    livemode: z
+      .boolean()
+      .describe('false: registered with a test key; it receives the notifications of test deliveries only (live ones: live deliveries only).'),
     created_at: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint', examples: [EXAMPLE_WEBHOOK_ENDPOINT] });

@@ -59,24 +59,27 @@ interface Logger {
 
 /**
  * Stores the message of a delivery event (its envelope, built once, and the endpoints it goes to) for the tenant's
- * enabled endpoints that take the event's type; null, storing nothing, when there are none. A second call for the
- * same event keeps the first body. `db` may hold the transaction that records the event (the outbox).
+ * enabled endpoints of the delivery's mode (`livemode`: a test delivery's messages go to test endpoints only) that
+ * take the event's type; null, storing nothing, when there are none. A second call for the same event keeps the
+ * first body. `db` may hold the transaction that records the event (the outbox).
  */
 export async function storeWebhookMessage(
   db: Db,
-  input: { tenantId: string; deliveryId: string; event: DeliveryEventRow; status?: Status },
+  input: { tenantId: string; livemode: boolean; deliveryId: string; event: DeliveryEventRow; status?: Status },
 ): Promise<PreparedMessage | null> {
   const { event } = input;
-  const endpoints = await enabledEndpoints(db, input.tenantId);
+  const scope = { tenantId: input.tenantId, livemode: input.livemode };
+  const endpoints = await enabledEndpoints(db, scope);
   const targets = endpoints.filter((e) => e.events === null || e.events.includes(event.event_type));
   if (targets.length === 0) return null;
-  const delivery = await findDelivery(db, input.tenantId, input.deliveryId);
+  const delivery = await findDelivery(db, scope, input.deliveryId);
   if (!delivery) return null;
   const messageId = webhookMessageId(event.id);
   const envelope = {
     id: messageId,
     type: event.event_type,
     created_at: event.occurred_at.toISOString(),
+    livemode: delivery.livemode,
     data: {
       delivery: { ...toSummary(delivery), ...(input.status ? { status: input.status } : {}) },
       event: toEvent(event),
@@ -87,6 +90,7 @@ export async function storeWebhookMessage(
   await insertMessageOnce(db, {
     id: messageId,
     tenantId: input.tenantId,
+    livemode: delivery.livemode,
     deliveryId: input.deliveryId,
     eventId: event.id,
     eventType: event.event_type,
@@ -125,7 +129,7 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         log.warn('webhook fan-out: event not found', { eventId: input.eventId, deliveryId: input.deliveryId });
         return null;
       }
-      return storeWebhookMessage(pool, { ...input, event });
+      return storeWebhookMessage(pool, { ...input, livemode: event.livemode, event });
     },
 
     /** One signed POST of a stored message to one endpoint, logged. Never throws for the receiver's failures. */
@@ -136,6 +140,7 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
       const base = {
         endpointId: input.endpointId,
         tenantId: target.tenant_id,
+        livemode: target.livemode,
         messageId: input.messageId,
         eventId: target.event_id,
         eventType: target.event_type,

@@ -11,6 +11,7 @@ export function toEndpoint(row: EndpointRow) {
     status: row.status,
     disabled_reason: row.disabled_reason,
     secret_rotated_until: rotating ? row.previous_secret_expires_at!.toISOString() : null,
+    livemode: row.livemode,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -136,6 +136,8 @@ export interface WebhookMessage<T extends WebhookEventType = WebhookEventType> {
   type: T;
   /** The event's `occurred_at`. */
   created_at: string;
+  /** false: a test delivery's message (test mode), sent to endpoints registered with a test key only. */
+  livemode: boolean;
   data: {
     delivery: DeliverySummary;
     event: Omit<DeliveryEvent, 'event_type'> & { event_type: T };

@@ -241,7 +241,7 @@ export interface paths {
     put?: never;
     /**
      * Price a delivery across courier companies
-     * @description Asks every courier company available to the account for a price, in parallel, and persists each answer as a quote. A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. Unknown body fields are ignored.
+     * @description Asks every courier company available to the account for a price, in parallel, and persists each answer as a quote. With a test key, the companies are the simulated test couriers (never a real one) and the quotes are test quotes (livemode false). A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. Unknown body fields are ignored.
      */
     post: operations['createQuotes'];
     delete?: never;
@@ -261,7 +261,7 @@ export interface paths {
     put?: never;
     /**
      * Price a delivery across courier companies (widget)
-     * @description Asks every courier company available to the account for a price, in parallel, and persists each answer as a quote. A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. Unknown body fields are ignored.
+     * @description Asks every courier company available to the account for a price, in parallel, and persists each answer as a quote. With a test key, the companies are the simulated test couriers (never a real one) and the quotes are test quotes (livemode false). A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. Unknown body fields are ignored.
      */
     post: operations['createWidgetQuotes'];
     delete?: never;
@@ -282,7 +282,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook endpoint
-     * @description Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached; rotate the secret to get a new one. At most 20 endpoints per tenant (422 webhook_endpoint_limit_reached).
+     * @description Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached; rotate the secret to get a new one. At most 20 endpoints per tenant and mode (422 webhook_endpoint_limit_reached). Registered with a test key, the endpoint is a test endpoint (livemode false): it receives the notifications of test deliveries only.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -654,6 +654,7 @@ export interface components {
      *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
      *       "reference": "DLV-7KQ2M9XH4T",
      *       "status": "pending",
+     *       "livemode": true,
      *       "inserted_at": "2026-11-23T09:15:04.218Z",
      *       "origin": {
      *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -700,6 +701,8 @@ export interface components {
       /** @enum {string} */
       status:
         'awaiting_payment' | 'pending' | 'assigned' | 'pickup_ready' | 'in_transit' | 'out_for_delivery' | 'delivered' | 'cancelled' | 'failed' | 'stalled';
+      /** @description false: a test delivery (made with a test key; simulated courier, test webhooks only) */
+      livemode: boolean;
       /** Format: date-time */
       inserted_at: string;
       origin?: components['schemas']['Address'];
@@ -716,6 +719,7 @@ export interface components {
      *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
      *       "reference": "DLV-7KQ2M9XH4T",
      *       "status": "pending",
+     *       "livemode": true,
      *       "inserted_at": "2026-11-23T09:15:04.218Z",
      *       "origin": {
      *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -786,6 +790,8 @@ export interface components {
       /** @enum {string} */
       status:
         'awaiting_payment' | 'pending' | 'assigned' | 'pickup_ready' | 'in_transit' | 'out_for_delivery' | 'delivered' | 'cancelled' | 'failed' | 'stalled';
+      /** @description false: a test delivery (made with a test key; simulated courier, test webhooks only) */
+      livemode: boolean;
       /** Format: date-time */
       inserted_at: string;
       origin: components['schemas']['Address'];
@@ -824,6 +830,7 @@ export interface components {
      *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
      *       "reference": "DLV-7KQ2M9XH4T",
      *       "status": "pending",
+     *       "livemode": true,
      *       "inserted_at": "2026-11-23T09:15:04.218Z",
      *       "origin": {
      *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -872,6 +879,8 @@ export interface components {
       /** @enum {string} */
       status:
         'awaiting_payment' | 'pending' | 'assigned' | 'pickup_ready' | 'in_transit' | 'out_for_delivery' | 'delivered' | 'cancelled' | 'failed' | 'stalled';
+      /** @description false: a test delivery */
+      livemode: boolean;
       /** Format: date-time */
       inserted_at: string;
       origin: components['schemas']['Address'];
@@ -922,6 +931,7 @@ export interface components {
      *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
      *       "reference": "DLV-7KQ2M9XH4T",
      *       "status": "pending",
+     *       "livemode": true,
      *       "inserted_at": "2026-11-23T09:15:04.218Z",
      *       "origin": {
      *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -994,6 +1004,8 @@ export interface components {
       /** @enum {string} */
       status:
         'awaiting_payment' | 'pending' | 'assigned' | 'pickup_ready' | 'in_transit' | 'out_for_delivery' | 'delivered' | 'cancelled' | 'failed' | 'stalled';
+      /** @description false: a test delivery (made with a test key; simulated courier, test webhooks only) */
+      livemode: boolean;
       /** Format: date-time */
       inserted_at: string;
       origin: components['schemas']['Address'];
@@ -1182,7 +1194,8 @@ export interface components {
      *       "company_name": "Kandengue Express",
      *       "company_slug": "kandengue-express",
      *       "company_logo_url": null,
-     *       "require_delivery_pin": false
+     *       "require_delivery_pin": false,
+     *       "livemode": true
      *     }
      */
     QuoteEntry: {
@@ -1205,6 +1218,8 @@ export interface components {
       company_slug?: string;
       company_logo_url?: string | null;
       require_delivery_pin?: boolean;
+      /** @description false: a test-mode quote, made with a test key from a simulated test courier. */
+      livemode: boolean;
     };
     /**
      * @example {
@@ -1215,6 +1230,7 @@ export interface components {
      *       "status": "enabled",
      *       "disabled_reason": null,
      *       "secret_rotated_until": null,
+     *       "livemode": true,
      *       "created_at": "2026-11-23T09:15:04.218Z"
      *     }
      */
@@ -1252,6 +1268,8 @@ export interface components {
       disabled_reason: string | null;
       /** @description Until this time notifications also carry a signature made with the previous secret. */
       secret_rotated_until: string | null;
+      /** @description false: registered with a test key; it receives the notifications of test deliveries only (live ones: live deliveries only). */
+      livemode: boolean;
       /** Format: date-time */
       created_at: string;
     };
@@ -1264,6 +1282,7 @@ export interface components {
      *       "status": "enabled",
      *       "disabled_reason": null,
      *       "secret_rotated_until": null,
+     *       "livemode": true,
      *       "created_at": "2026-11-23T09:15:04.218Z",
      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
      *     }
@@ -1302,6 +1321,8 @@ export interface components {
       disabled_reason: string | null;
       /** @description Until this time notifications also carry a signature made with the previous secret. */
       secret_rotated_until: string | null;
+      /** @description false: registered with a test key; it receives the notifications of test deliveries only (live ones: live deliveries only). */
+      livemode: boolean;
       /** Format: date-time */
       created_at: string;
       /** @description `whsec_` + base64: the signing secret. Shown only in this response; store it now. Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached. */
@@ -1629,6 +1650,7 @@ export interface operations {
            *           "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
            *           "reference": "DLV-7KQ2M9XH4T",
            *           "status": "pending",
+           *           "livemode": true,
            *           "inserted_at": "2026-11-23T09:15:04.218Z",
            *           "origin": {
            *             "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -1808,6 +1830,7 @@ export interface operations {
            *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
            *       "reference": "DLV-7KQ2M9XH4T",
            *       "status": "pending",
+           *       "livemode": true,
            *       "inserted_at": "2026-11-23T09:15:04.218Z",
            *       "origin": {
            *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -1943,6 +1966,7 @@ export interface operations {
            *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
            *       "reference": "DLV-7KQ2M9XH4T",
            *       "status": "pending",
+           *       "livemode": true,
            *       "inserted_at": "2026-11-23T09:15:04.218Z",
            *       "origin": {
            *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -2217,6 +2241,7 @@ export interface operations {
            *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
            *       "reference": "DLV-7KQ2M9XH4T",
            *       "status": "pending",
+           *       "livemode": true,
            *       "inserted_at": "2026-11-23T09:15:04.218Z",
            *       "origin": {
            *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -2428,6 +2453,7 @@ export interface operations {
            *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
            *       "reference": "DLV-7KQ2M9XH4T",
            *       "status": "pending",
+           *       "livemode": true,
            *       "inserted_at": "2026-11-23T09:15:04.218Z",
            *       "origin": {
            *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -2568,6 +2594,7 @@ export interface operations {
            *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
            *       "reference": "DLV-7KQ2M9XH4T",
            *       "status": "pending",
+           *       "livemode": true,
            *       "inserted_at": "2026-11-23T09:15:04.218Z",
            *       "origin": {
            *         "address_line": "Rua Rainha Ginga 29, Ingombota",
@@ -2876,7 +2903,8 @@ export interface operations {
            *           "company_name": "Kandengue Express",
            *           "company_slug": "kandengue-express",
            *           "company_logo_url": null,
-           *           "require_delivery_pin": false
+           *           "require_delivery_pin": false,
+           *           "livemode": true
            *         },
            *         {
            *           "quote_id": "5a7c9e1b-3d5f-4a6b-8c0d-2e4f6a8b0c1d",
@@ -2887,7 +2915,8 @@ export interface operations {
            *           "company_name": "Benguela Cargas",
            *           "company_slug": "benguela-cargas",
            *           "company_logo_url": null,
-           *           "require_delivery_pin": false
+           *           "require_delivery_pin": false,
+           *           "livemode": true
            *         }
            *       ]
            *     }
@@ -3023,7 +3052,8 @@ export interface operations {
            *           "company_name": "Kandengue Express",
            *           "company_slug": "kandengue-express",
            *           "company_logo_url": null,
-           *           "require_delivery_pin": false
+           *           "require_delivery_pin": false,
+           *           "livemode": true
            *         },
            *         {
            *           "quote_id": "5a7c9e1b-3d5f-4a6b-8c0d-2e4f6a8b0c1d",
@@ -3034,7 +3064,8 @@ export interface operations {
            *           "company_name": "Benguela Cargas",
            *           "company_slug": "benguela-cargas",
            *           "company_logo_url": null,
-           *           "require_delivery_pin": false
+           *           "require_delivery_pin": false,
+           *           "livemode": true
            *         }
            *       ]
            *     }
@@ -3131,6 +3162,7 @@ export interface operations {
            *           "status": "enabled",
            *           "disabled_reason": null,
            *           "secret_rotated_until": null,
+           *           "livemode": true,
            *           "created_at": "2026-11-23T09:15:04.218Z"
            *         }
            *       ],
@@ -3239,6 +3271,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabled_reason": null,
            *       "secret_rotated_until": null,
+           *       "livemode": true,
            *       "created_at": "2026-11-23T09:15:04.218Z",
            *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
            *     }
@@ -3319,6 +3352,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabled_reason": null,
            *       "secret_rotated_until": null,
+           *       "livemode": true,
            *       "created_at": "2026-11-23T09:15:04.218Z"
            *     }
            */
@@ -3510,6 +3544,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabled_reason": null,
            *       "secret_rotated_until": null,
+           *       "livemode": true,
            *       "created_at": "2026-11-23T09:15:04.218Z"
            *     }
            */
@@ -3601,6 +3636,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabled_reason": null,
            *       "secret_rotated_until": null,
+           *       "livemode": true,
            *       "created_at": "2026-11-23T09:15:04.218Z",
            *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
            *     }
