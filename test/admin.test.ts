@@ -125,6 +125,38 @@ describe('admin CLI: tenants and keys', () => {
     const ok = await stack.request('GET', '/v1/widget/couriers', { key: publishable.key, headers: { origin: 'https://widget.cli.test' } });
     expect(ok.status).toBe(200);
   });
+
+  it('key create --mode test issues a test key (live is the default); --mode takes only live or test', async () => {
+    const t = await adminJson('tenant', 'create', '--name', 'Mode tenant');
+    const live = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret');
+    expect(live).toMatchObject({ kind: 'secret', mode: 'live', livemode: true, key: expect.stringMatching(/^sk_live_/) });
+    const test = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret', '--mode', 'test');
+    expect(test).toMatchObject({ kind: 'secret', mode: 'test', livemode: false, key: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/) });
+    const testPublishable = await adminJson(
+      'key',
+      'create',
+      '--tenant',
+      t.tenant_id,
+      '--kind',
+      'publishable',
+      '--mode',
+      'test',
+      '--allowed-origin',
+      'https://t.test',
+    );
+    expect(testPublishable.key).toMatch(/^pk_test_/);
+    // The test key sees the built-in test couriers, the live key the tenant's linked ones (none here).
+    const couriers = await stack.request('GET', '/v1/couriers', { key: test.key });
+    expect(couriers.body.data.map((c: { slug: string }) => c.slug)).toContain('test-auto');
+    expect((await stack.request('GET', '/v1/couriers', { key: live.key })).body.data).toEqual([]);
+    const bad = await admin('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret', '--mode', 'sandbox');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Allowed choices are live, test/);
+    // The test couriers are nobody's to link.
+    const link = await admin('courier', 'link', '--tenant', t.tenant_id, '--courier', 'test-auto');
+    expect(link.code).toBe(2);
+    expect(link.stderr).toMatch(/test-auto is a simulated test courier/);
+  });
 });
 
 describe('admin CLI: what the tracking page shows of the shop', () => {

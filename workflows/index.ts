@@ -4,3 +4,4 @@ export * from './deliveries/workflows.js';
 export * from './deliveries/booking-release.js';
 export * from './webhooks/workflows.js';
 export * from './maintenance/workflows.js';
+export * from './simulated-couriers/workflows.js';

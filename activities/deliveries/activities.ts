@@ -2,6 +2,7 @@
 // one transaction per status change, idempotent on the workflow-generated event id.
 // Thin wrappers: the work is in src/deliveries (repository.ts, dispatch.ts); here errors become Temporal failures.
 import { ApplicationFailure, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config.js';
 import type { Pool } from '../../src/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
@@ -13,7 +14,8 @@ import type { WebhookSender } from '../../src/webhooks/sender.js';
 /** With `webhooks` (the delivery workflow's setting), the event's merchant webhooks leave through the outbox. */
 export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] } | null };
 
-export function createDeliveryActivities(deps: { config: Config; pool: Pool; webhooks: WebhookDispatcher; sender: WebhookSender }) {
+/** `temporal`: the worker's client, which starts the simulated test couriers' movement (src/deliveries/dispatch.ts). */
+export function createDeliveryActivities(deps: { config: Config; pool: Pool; webhooks: WebhookDispatcher; sender: WebhookSender; temporal?: Client }) {
   const { pool, webhooks, sender } = deps;
   const dispatch = createDispatchService(deps);
 

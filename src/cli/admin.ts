@@ -289,7 +289,13 @@ export function buildProgram(
     .action(async (opts) => {
       if (Boolean(opts.courier) === Boolean(opts.all)) throw new UsageError('Give exactly one of --courier <slug> or --all.');
       if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
-      const slug = opts.courier ? (await courierNamed(getPool(), opts.courier)).slug : null;
+      const named = opts.courier ? await courierNamed(getPool(), opts.courier) : null;
+      if (named?.adapter === 'simulated') {
+        throw new UsageError(
+          `${named.slug} is a simulated test courier: every tenant's test keys have it without linking, and live keys never (docs/test-mode.md).`,
+        );
+      }
+      const slug = named?.slug ?? null;
       const linked = await linkCouriers(getPool(), opts.tenant, slug ?? 'all');
       print(opts.json, { tenant_id: opts.tenant, linked }, `Linked ${linked.length} courier(s).`);
     });

@@ -1,11 +1,18 @@
 // Booking a delivery with its courier company, and cancelling that booking: the work behind the delivery
 // workflow's dispatchDelivery / cancelBooking / findRedispatchCompany activities (activities/deliveries), which
 // turn the errors below into Temporal failures.
+// Test mode: a test delivery is booked with a simulated test courier only, a live one never with a simulated courier
+// (the mode of the company must be the delivery's: no real courier is ever called for a test delivery). A simulated
+// courier that moves by itself gets its movement workflow once booked (workflows/simulated-couriers).
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { adapterFor } from '../couriers/adapters/index.js';
 import type { BookingResult } from '../couriers/adapters/adapter.js';
-import { courierById, linkedActiveCourier } from '../couriers/repository.js';
+import { simulatedMoves } from '../couriers/adapters/simulated.js';
+import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
+import { simulatedCourierWorkflowId } from '../../workflows/simulated-couriers/definitions.js';
+import { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
 import { bookableDelivery, rememberTrackingRef } from './repository.js';
 
 /** The delivery or its company is gone: retrying cannot help. `kind` names the failure type. */
@@ -19,7 +26,15 @@ export class DispatchTargetMissingError extends Error {
   }
 }
 
-export function createDispatchService(deps: { config: Pick<Config, 'baseUrl'>; pool: Pool }) {
+/** Whether a company may carry a delivery of this mode: simulated test couriers carry test deliveries, and only them. */
+const sameMode = (courier: Pick<CourierRow, 'adapter'>, livemode: boolean) => (courier.adapter === 'simulated') === !livemode;
+
+export function createDispatchService(deps: {
+  config: Pick<Config, 'baseUrl' | 'taskQueue' | 'simulatedCourierStepMs'>;
+  pool: Pool;
+  /** Starts the simulated couriers' movement; without it (a worker-less test) test-auto waits like test-manual. */
+  temporal?: Client;
+}) {
   const { pool, config } = deps;
 
   async function loadForCourier(deliveryId: string) {
@@ -27,7 +42,32 @@ export function createDispatchService(deps: { config: Pick<Config, 'baseUrl'>; p
     if (!delivery) throw new DispatchTargetMissingError('DeliveryNotFound', `Delivery ${deliveryId} does not exist`);
     const courier = await courierById(pool, delivery.company_id);
     if (!courier) throw new DispatchTargetMissingError('CourierNotFound', `Courier ${delivery.company_id} does not exist`);
+    if (!sameMode(courier, delivery.livemode)) {
+      // Never reached through the API (a quote's companies are of its mode); an operator's redispatch could try.
+      throw new DispatchTargetMissingError(
+        'CourierNotFound',
+        delivery.livemode
+          ? `${courier.slug} is a simulated test courier: it cannot carry a live delivery`
+          : `${courier.slug} is a real courier: a test delivery is booked with simulated test couriers only`,
+      );
+    }
     return { delivery, courier };
+  }
+
+  /** A simulated courier that moves by itself starts doing so (one workflow per job; a retried booking starts none). */
+  async function startSimulatedMovement(deliveryId: string, courier: CourierRow, trackingRef: string) {
+    const moves = courier.adapter === 'simulated' ? simulatedMoves(courier.slug) : [];
+    if (moves.length === 0 || !deps.temporal) return;
+    try {
+      await deps.temporal.workflow.start(simulatedCourierWorkflow, {
+        taskQueue: config.taskQueue,
+        workflowId: simulatedCourierWorkflowId(deliveryId, trackingRef),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs }],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
   }
 
   return {
@@ -47,6 +87,7 @@ export function createDispatchService(deps: { config: Pick<Config, 'baseUrl'>; p
       });
       // The courier may send its first fleet event before the workflow gets to record the booking: let it find the job.
       await rememberTrackingRef(pool, delivery.id, courier.id, result.tracking_ref);
+      await startSimulatedMovement(delivery.id, courier, result.tracking_ref);
       return { ...result, courierName: courier.name };
     },
 

@@ -1,6 +1,7 @@
 // One small interface in front of every courier company, whatever its adapter:
 //   rate_card  the service prices from the company's rate card (rate-card.ts)
 //   http       the company's own API, spoken through the courier protocol of design.md (http.ts)
+//   simulated  the built-in test couriers of test mode (simulated.ts)
 // The quote service, the API's quotes route and the delivery workflow's dispatch all go through this.
 import type { QuoteRequest } from '../../quotes/schemas.js';
 import type { Address, Parcel } from '../../schemas.js';

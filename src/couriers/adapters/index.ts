@@ -4,6 +4,7 @@ import type { CourierRow } from '../repository.js';
 import type { CourierAdapter } from './adapter.js';
 import { HttpCourierAdapter } from './http.js';
 import { RateCardAdapter } from './rate-card.js';
+import { SimulatedCourierAdapter } from './simulated.js';
 
 export * from './adapter.js';
 
@@ -18,6 +19,8 @@ export function adapterFor(courier: CourierRow, options: AdapterOptions = {}): C
       return new HttpCourierAdapter(courier, options);
     case 'rate_card':
       return new RateCardAdapter(courier, options);
+    case 'simulated':
+      return new SimulatedCourierAdapter(courier);
     default:
       throw new Error(`Unknown courier adapter "${String((courier as { adapter: unknown }).adapter)}" for ${courier.slug}`);
   }

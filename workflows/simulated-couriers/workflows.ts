@@ -1,0 +1,29 @@
+// A simulated test courier moving its job by itself (test-auto, src/couriers/adapters/simulated.ts): one small
+// workflow per booking, started by the dispatch service once the booking is made. It sleeps, then sends the delivery
+// workflow the fleetEventSignal a real courier's POST /v1/fleet/{slug}/events would (same event, a webhook-id of its
+// own so a repeat counts once), so the delivery's events, status changes and merchant webhooks are exactly a
+// courier's. It stops once the delivery's workflow is closed (delivered, cancelled, failed).
+import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
+import { deliveryWorkflowId, fleetEventSignal } from '../deliveries/definitions.js';
+import type { SimulatedCourierInput, SimulatedCourierResult } from './definitions.js';
+
+export async function simulatedCourierWorkflow(input: SimulatedCourierInput): Promise<SimulatedCourierResult> {
+  const delivery = getExternalWorkflowHandle(deliveryWorkflowId(input.deliveryId));
+  let sent = 0;
+  for (const eventType of input.moves) {
+    await sleep(input.stepMs);
+    try {
+      await delivery.signal(fleetEventSignal, {
+        eventType,
+        occurredAt: new Date().toISOString(),
+        payload: { note: 'simulated test courier' },
+        pinVerified: true,
+        webhookId: `sim_${input.trackingRef}_${sent}`,
+      });
+    } catch {
+      return { sent, stopped: 'delivery_closed' };
+    }
+    sent++;
+  }
+  return { sent };
+}
