@@ -24,6 +24,7 @@ import pagesRoutes from './routes/pages.js';
 import pingRoutes from './routes/ping.js';
 import trackingRoutes from './routes/tracking.js';
 import quotesRoutes from './routes/quotes.js';
+import testHelpersRoutes from './routes/test-helpers.js';
 import webhookEndpointsRoutes from './routes/webhook-endpoints.js';
 
 /** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(fleetRoutes, deps);
   await app.register(quotesRoutes, deps);
   await app.register(webhookEndpointsRoutes, deps);
+  await app.register(testHelpersRoutes, deps);
   await app.register(pagesRoutes, deps);
   await app.register(errorsRoutes, deps);
   return app;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { EXAMPLE_COURIER, EXAMPLE_ORIGIN, EXAMPLE_PARCEL } from './lib/examples.js';
 import { ERROR_CODES, FIELD_ERROR_CODES } from './lib/problem.js';
+import { STATUSES } from '../workflows/deliveries/states.js';
 
 /** A time in a response: an ISO 8601 string in UTC (`toISOString()`), documented as `format: date-time`. */
 export const Timestamp = z.string().meta({ format: 'date-time' });
@@ -66,6 +67,10 @@ export const Problem = z
     detail: z.string(),
     error: z.enum(ERROR_CODES).nullable().optional().describe('machine-readable code; `type` ends with it'),
     errors: z.array(FieldErrorSchema).nullable().optional().describe('per-field details of a validation error'),
+    current_status: z
+      .enum(STATUSES)
+      .optional()
+      .describe("with 409 delivery_transition_not_allowed (test helpers): the delivery's status, which does not allow the request"),
   })
   .meta({ id: 'Problem' });
 
@@ -79,12 +84,12 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized',
   403: 'Forbidden. error: courier_inactive (fleet events of a deactivated courier)',
   404: 'Not found. error: not_found',
-  409: 'Conflict. error: delivery_not_cancellable, idempotency_request_in_progress',
+  409: 'Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress',
   413: 'Body too large. error: payload_too_large',
   422: 'Validation error. error: validation_failed or a specific code',
   429: 'Rate limited. error: rate_limited',
   502: 'Every courier failed. error: upstream_unavailable',
-  503: 'Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After)',
+  503: 'Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending',
 };
 
 export const Capabilities = z.object({

@@ -322,6 +322,15 @@ export async function findEvent(pool: Pool, tenantId: string, deliveryId: string
   return rows[0] ?? null;
 }
 
+/** Test helpers: the event a fleet event became once its workflow recorded it (the workflow keeps the webhook-id in the payload), or null. */
+export async function eventOfFleetWebhook(pool: Pool, deliveryId: string, webhookId: string): Promise<DeliveryEventRow | null> {
+  const { rows } = await pool.query<DeliveryEventRow>(
+    `SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE delivery_id = $1 AND payload->>'webhook_id' = $2`,
+    [deliveryId, webhookId],
+  );
+  return rows[0] ?? null;
+}
+
 // --- Creating a delivery (src/deliveries/create.ts) and starting its workflow (src/deliveries/start.ts) ------------
 
 /** The quote a creation consumes, locked (`FOR UPDATE`) until the creating transaction ends. */

@@ -57,6 +57,18 @@ export async function startDeliveryWorkflow(client: Client, pool: Pool, config: 
   await markWorkflowStarted(pool, d.id);
 }
 
+/** A workflow must exist before it can take an update (a cancel, a test helper): starts it when the reconciler has not yet. */
+export async function ensureDeliveryWorkflow(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  delivery: { id: string; workflow_started_at: Date | null },
+): Promise<void> {
+  if (delivery.workflow_started_at) return;
+  const [missing] = await unstartedDeliveries(pool, 0, 1, delivery.id);
+  if (missing) await startDeliveryWorkflow(client, pool, config, missing);
+}
+
 /**
  * Starts every missing workflow; returns how many it started (or found already run). A delivery whose start fails is
  * reported to `onError` (default: the console) and skipped, so one bad row never holds up the others; the next pass

@@ -18,6 +18,7 @@ export interface ErrorInfo {
 }
 
 const CREATE_DELIVERY = ['createDelivery', 'createWidgetDelivery'];
+const TEST_HELPERS = ['advanceTestDelivery', 'stallTestDelivery', 'expireTestDeliveryPaymentWindow'];
 
 export const ERROR_CATALOG = {
   invalid_json: {
@@ -48,8 +49,9 @@ export const ERROR_CATALOG = {
     status: 401,
     meaning:
       'missing, malformed, unknown or revoked key, or a key of the other kind; on widget routes also an `Origin` the key does not allow; on fleet events a bad signature',
-    todo: 'send `Authorization: Bearer <key>` with the whole key as issued (`sk_live_` or `pk_live_` and 32 letters and digits); check the allowed origins',
-    example: 'The API key is malformed: a secret key is sk_live_ followed by 32 letters and digits. Copy the whole key as it was issued.',
+    todo: 'send `Authorization: Bearer <key>` with the whole key as issued (`sk_live_` or `pk_live_`, `sk_test_` or `pk_test_` in test mode, and 32 letters and digits); check the allowed origins',
+    example:
+      'The API key is malformed: a secret key is sk_live_ followed by 32 letters and digits (sk_test_ in test mode). Copy the whole key as it was issued.',
   },
   courier_inactive: {
     status: 403,
@@ -60,8 +62,9 @@ export const ERROR_CATALOG = {
   },
   not_found: {
     status: 404,
-    meaning: 'no such route, or no such resource for this tenant (a malformed id too)',
-    todo: 'check the id',
+    meaning:
+      'no such route, or no such resource for this tenant and key mode (a malformed id too; a test object with a live key, a live one with a test key; a test helper with a live key)',
+    todo: 'check the id, and that the key is of the mode the object was made in',
     example: 'Delivery not found.',
   },
   delivery_not_cancellable: {
@@ -77,6 +80,13 @@ export const ERROR_CATALOG = {
     todo: 'none',
     example: 'The delivery is pending, not awaiting payment.',
     only: ['confirmDeliveryPayment'],
+  },
+  delivery_transition_not_allowed: {
+    status: 409,
+    meaning: "test helpers: the test delivery's status does not allow the step asked for; `current_status` says the status",
+    todo: 'take a step the status allows (docs/test-mode.md), or read the delivery again',
+    example: 'A test delivery in status pending cannot advance to delivered (from in_transit or out_for_delivery only).',
+    only: TEST_HELPERS,
   },
   idempotency_request_in_progress: {
     status: 409,
@@ -187,6 +197,14 @@ export const ERROR_CATALOG = {
     example: 'The payment confirmation was rejected: the delivery is no longer awaiting payment.',
     only: ['confirmDeliveryPayment'],
   },
+  delivery_pin_mismatch: {
+    status: 422,
+    meaning:
+      "test helpers: `advance` to `delivered` of a delivery whose courier requires a PIN, without its `delivery_pin`; recorded as a courier's wrong PIN would be",
+    todo: "send the delivery's `delivery_pin` as `pin`",
+    example: "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.",
+    only: ['advanceTestDelivery'],
+  },
   message_not_found: {
     status: 422,
     meaning: 'replay of a `message_id` this tenant does not have',
@@ -245,6 +263,13 @@ export const ERROR_CATALOG = {
     todo: 'retry after `Retry-After` (safe) or read the delivery',
     example: 'The cancellation could not be confirmed in time and may still take effect. Check the delivery in a moment, or retry: a retry is safe.',
     only: ['cancelDelivery'],
+  },
+  test_helper_pending: {
+    status: 503,
+    meaning: "test helpers: the delivery's workflow did not record the step within 10 s; it may still take effect",
+    todo: 'read the delivery in a moment',
+    example: "The step was passed to the delivery's workflow but not recorded within 10 s; it may still take effect. Read the delivery in a moment.",
+    only: TEST_HELPERS,
   },
   not_ready: {
     status: 503,

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   // 409
   'delivery_not_cancellable',
   'delivery_not_awaiting_payment',
+  'delivery_transition_not_allowed',
   'idempotency_request_in_progress',
   'webhook_endpoint_disabled',
   // 413, 415
@@ -35,6 +36,7 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'cancellation_rejected',
   'payment_confirmation_rejected',
+  'delivery_pin_mismatch',
   'message_not_found',
   'replay_range_too_large',
   'webhook_endpoint_limit_reached',
@@ -46,6 +48,7 @@ export const ERROR_CODES = [
   'upstream_unavailable',
   'no_courier_configured',
   'cancellation_pending',
+  'test_helper_pending',
   'not_ready',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -79,6 +82,7 @@ export const FIELD_ERROR_CODES = [
   'courier_fee_aoa_not_accepted',
   'payment_method_not_allowed',
   'message_not_found',
+  'delivery_pin_mismatch',
 ] as const;
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 
@@ -110,6 +114,12 @@ const TITLES: Record<number, string> = {
 
 export const titleFor = (status: number): string => TITLES[status] ?? 'Error';
 
+/** Members of a problem beyond RFC 9457's (the Problem schema lists them). */
+export interface ProblemExtensions {
+  /** With 409 delivery_transition_not_allowed: the delivery's status, which does not allow the request. */
+  current_status?: string;
+}
+
 /** An error the API answers with on purpose: status, machine-readable code, human detail. */
 export class ApiError extends Error {
   constructor(
@@ -118,6 +128,7 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
+    readonly extensions?: ProblemExtensions,
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -129,7 +140,7 @@ export const unauthorized = (detail = 'Missing or invalid API key.') => new ApiE
 export const validationFailed = (errors: FieldError[], detail?: string) =>
   new ApiError(422, 'validation_failed', detail ?? errors.map((e) => e.detail).join(' '), errors);
 
-export interface ProblemBody {
+export interface ProblemBody extends ProblemExtensions {
   type: string;
   title: string;
   status: number;
@@ -139,7 +150,14 @@ export interface ProblemBody {
   instance?: string;
 }
 
-export function problemBody(baseUrl: string, status: number, code: ErrorCode, detail: string, errors?: FieldError[]): ProblemBody {
+export function problemBody(
+  baseUrl: string,
+  status: number,
+  code: ErrorCode,
+  detail: string,
+  errors?: FieldError[],
+  extensions?: ProblemExtensions,
+): ProblemBody {
   const body: ProblemBody = {
     type: `${baseUrl}/errors/${code}`,
     title: status === 422 && code !== 'validation_failed' ? titleFor(422) : titleFor(status),
@@ -148,5 +166,5 @@ export function problemBody(baseUrl: string, status: number, code: ErrorCode, de
     error: code,
   };
   if (errors && errors.length > 0) body.errors = errors;
-  return body;
+  return { ...body, ...extensions };
 }

@@ -88,7 +88,7 @@ export default fp(async (app, opts: { baseUrl: string }) => {
     return reply
       .code(error.statusCode)
       .type('application/problem+json')
-      .send(problemBody(opts.baseUrl, error.statusCode, error.code, error.detail, error.errors));
+      .send(problemBody(opts.baseUrl, error.statusCode, error.code, error.detail, error.errors, error.extensions));
   };
   app.decorateReply('problem', function (this: FastifyReply, error: ApiError) {
     return send(this, error);

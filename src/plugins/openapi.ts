@@ -79,7 +79,8 @@ function addExamples(document: Json, baseUrl: string): Json {
   const catalog = Object.entries(ERROR_CATALOG) as [ErrorCode, ErrorInfo][];
   const fromComponent = (media: Json) => {
     const ref = (media.schema as Json | undefined)?.$ref;
-    const examples = typeof ref === 'string' ? schemas[ref.slice(REF.length)]?.examples : undefined;
+    // An inline schema (an optional body: `anyOf` of the object and null) carries its own examples.
+    const examples = typeof ref === 'string' ? schemas[ref.slice(REF.length)]?.examples : (media.schema as Json | undefined)?.examples;
     if (media.example === undefined && media.examples === undefined && Array.isArray(examples)) media.example = examples[0];
   };
   for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Json>>)) {
@@ -168,6 +169,12 @@ export default fp(async (app, opts: { baseUrl: string }) => {
         { name: 'quotes', description: 'Persisted, single-use price quotes' },
         { name: 'deliveries', description: 'Deliveries and their event history' },
         { name: 'webhooks', description: 'Merchant webhook endpoints' },
+        {
+          name: 'test_helpers',
+          description:
+            'Test mode only (a test secret key `sk_test_...`; a live key gets 404): move a test delivery on as its courier and its clock would, ' +
+            'so an integration sees every event and webhook without a real courier (docs/test-mode.md).',
+        },
         { name: 'widget', description: 'Browser-side API (publishable key)' },
         { name: 'tracking', description: 'Public tracking, no authentication' },
         { name: 'fleet', description: 'Courier fleet events coming back to the service' },

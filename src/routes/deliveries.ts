@@ -6,15 +6,7 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { createDelivery, type CreateDeliveryInput } from '../deliveries/create.js';
-import {
-  deliveryEvents,
-  findDelivery,
-  findDeliveryWithEvents,
-  listDeliveries,
-  storedClientSecretHash,
-  unstartedDeliveries,
-  type DeliveryRow,
-} from '../deliveries/repository.js';
+import { deliveryEvents, findDelivery, findDeliveryWithEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
 import { clientSecretMatches } from '../deliveries/client-secret.js';
 import {
   CreateDeliveryBody,
@@ -28,7 +20,7 @@ import {
   WidgetDelivery,
   WidgetDeliveryQuery,
 } from '../deliveries/schemas.js';
-import { startDeliveryWorkflow } from '../deliveries/start.js';
+import { ensureDeliveryWorkflow, startDeliveryWorkflow } from '../deliveries/start.js';
 import { toDelivery, toEvent, toSummary, toWidgetDelivery } from '../deliveries/view.js';
 import { ApiError, notFound } from '../lib/problem.js';
 import { bothSurfaces } from '../lib/surfaces.js';
@@ -95,11 +87,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   }
 
   /** The workflow must exist before it can take an update: start it when the reconciler has not yet. */
-  async function ensureWorkflow(delivery: DeliveryRow) {
-    if (delivery.workflow_started_at) return;
-    const [missing] = await unstartedDeliveries(pool, 0, 1, delivery.id);
-    if (missing) await startDeliveryWorkflow(temporal, pool, config, missing);
-  }
+  const ensureWorkflow = (delivery: DeliveryRow) => ensureDeliveryWorkflow(temporal, pool, config, delivery);
 
   // The merchant/widget pairs (create, get one) take their URLs, naming and the widget's security from bothSurfaces
   // (src/lib/surfaces.ts), like couriers and quotes. Each surface is registered on its own rather than in one loop:

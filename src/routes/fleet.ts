@@ -1,5 +1,6 @@
 // Fleet events from courier companies: POST /v1/fleet/{courier_slug}/events, signed with the company's
-// fleet secret (Standard Webhooks). Accepted events are signalled to the delivery's workflow: 202.
+// fleet secret (Standard Webhooks). Accepted events are signalled to the delivery's workflow (src/deliveries/fleet-events.ts,
+// the path the test helpers share): 202.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
@@ -7,12 +8,13 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/repository.js';
+import { passFleetEvent } from '../deliveries/fleet-events.js';
 import { deliveryForFleetEvent, insertEventOnce } from '../deliveries/repository.js';
 import { EXAMPLE_FLEET_EVENT } from '../lib/examples.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { problems } from '../schemas.js';
-import { deliveryWorkflowId, fleetEventSignal } from '../../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
 import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal } from '../../workflows/deliveries/states.js';
 import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../workflows/deliveries/courier-payload.js';
 
@@ -121,19 +123,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       // itself drops a webhook-id it already has, so that retry changes nothing twice.
       if (delivery.seen) return reply.code(202).send({ received: true as const, duplicate: true });
 
-      // Only the allow-listed courier fields go on; the PIN is checked here and never passed on nor stored.
-      const pin = event.payload?.pin;
+      // Only the allow-listed courier fields go on; the PIN is checked (src/deliveries/fleet-events.ts) and never passed on nor stored.
       const courierPayload = pickCourierPayload(event.payload);
-      const pinVerified = delivery.delivery_pin === null || String(pin ?? '') === delivery.delivery_pin;
       try {
         if (isFinal(delivery.status)) throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
-        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).signal(fleetEventSignal, {
-          eventType: event.event_type,
-          occurredAt: event.occurred_at,
-          payload: courierPayload,
-          pinVerified,
-          webhookId,
-        });
+        await passFleetEvent(temporal, delivery, { eventType: event.event_type, occurredAt: event.occurred_at, payload: event.payload, webhookId });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err; // not recorded: the courier retries the same webhook-id
         // The workflow has finished: the delivery is final, so the event changes nothing. Its id comes from the

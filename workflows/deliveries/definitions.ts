@@ -1,6 +1,6 @@
 // The delivery workflow's messages, as constants that the API, the worker and the admin CLI share.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { FleetEventType, OperatorActionName, Status } from './states.js';
+import type { FleetEventType, OperatorActionName, Status, StallReason } from './states.js';
 
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
@@ -127,3 +127,12 @@ export const cancelUpdate = defineUpdate<{ status: 'cancelled' }, [CancelRequest
 /** POST /v1/deliveries/{id}/payment_confirmation. */
 export const confirmPaymentUpdate = defineUpdate<{ status: Status }, [{ source?: string }]>('confirmPayment');
 export const stateQuery = defineQuery<DeliveryStateView>('state');
+
+// --- Test mode (docs/test-mode.md) ----------------------------------------------------------------
+
+/** POST /v1/test_helpers/deliveries/{id}/stall and .../expire_payment_window: what a test delivery's clock would do. */
+export type TestHelperRequest = { action: 'stall'; reason: StallReason } | { action: 'expire_payment_window' };
+/** The testHelper update: the delivery's status does not allow it (the API answers 409 with the current status). */
+export const TestHelperRejected = 'TestHelperRejected';
+/** Test helpers: rejected when the current state does not allow the request (testHelperRefusal). */
+export const testHelperUpdate = defineUpdate<{ status: Status }, [TestHelperRequest]>('testHelper');

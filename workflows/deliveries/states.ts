@@ -65,3 +65,18 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export type OperatorActionName = 'redispatch' | 'resume' | 'mark_failed' | 'cancel';
 export const OPERATOR_ACTIONS: readonly OperatorActionName[] = ['redispatch', 'resume', 'mark_failed', 'cancel'];
+
+/** Why a delivery stalls (`delivery.stalled` payload.reason); a test helper may stall a test delivery with any of them. */
+export const STALL_REASONS = ['state_timeout', 'sla_deadline_passed', 'dispatch_failed', 'courier_rejected', 'pin_attempts_exceeded'] as const;
+export type StallReason = (typeof STALL_REASONS)[number];
+
+/**
+ * Why the test helper `stall` or `expire_payment_window` cannot act on a delivery in `status` (null: it can). The
+ * API checks it first, and the workflow's testHelper update again (its validator), against the status of the moment.
+ */
+export function testHelperRefusal(status: Status, action: 'stall' | 'expire_payment_window'): string | null {
+  if (action === 'stall') {
+    return STALLABLE_STATUSES.includes(status) ? null : `A delivery in status ${status} cannot stall (only ${STALLABLE_STATUSES.join(', ')}).`;
+  }
+  return status === 'awaiting_payment' ? null : `The delivery is ${status}, not awaiting_payment: it has no payment window to expire.`;
+}

@@ -9,6 +9,7 @@
 //   awaiting_payment|pending|assigned --cancel update--> cancelled
 //   pending..out_for_delivery --dispatch exhausted | courier rejected | state budget | SLA--> stalled
 //   stalled --operator: redispatch | resume | mark_failed | cancel--> per action
+//   test deliveries only: testHelper update stall | expire_payment_window (docs/test-mode.md), as the clock would
 import {
   ApplicationFailure,
   allHandlersFinished,
@@ -54,6 +55,8 @@ import { webhookFanoutWorkflowId } from '../webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
 import { bookingReleaseWorkflow } from './booking-release.js';
 import { DeliveryState } from './delivery-state.js';
+import { TestHelperRejected, testHelperUpdate, type TestHelperRequest } from './definitions.js';
+import { testHelperRefusal } from './states.js';
 
 // Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
 const { recordEvent, cancelBooking, findRedispatchCompany } = proxyActivities<DeliveryActivities>({
@@ -257,6 +260,34 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     {
       validator: (_request: { source?: string }) => {
         if (state.status !== 'awaiting_payment') throw new Error(`The delivery is ${state.status}, not awaiting payment.`);
+      },
+    },
+  );
+
+  // --- Test mode ------------------------------------------------------------------------------
+  // The test helpers stall and expire_payment_window (docs/test-mode.md): at once, what a state budget or the payment
+  // window does when it runs out (the events a merchant's integration must handle), recorded with source
+  // `test_helper`. The API offers them for test deliveries only. A handler adds no command to recorded histories.
+  setHandler(
+    testHelperUpdate,
+    (request) =>
+      lock.runExclusive(async () => {
+        const refusal = testHelperRefusal(state.status, request.action);
+        if (refusal) throw ApplicationFailure.nonRetryable(refusal, TestHelperRejected, { status: state.status });
+        const previous = state.status;
+        if (request.action === 'expire_payment_window') {
+          await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: previous }, 'test_helper');
+        } else {
+          if (request.reason === 'sla_deadline_passed') state.slaStalled = true;
+          state.previousStatus = previous;
+          await record('stalled', 'delivery.stalled', { reason: request.reason, previous_status: previous }, 'test_helper');
+        }
+        return { status: state.status };
+      }),
+    {
+      validator: (request: TestHelperRequest) => {
+        const refusal = testHelperRefusal(state.status, request.action);
+        if (refusal) throw new Error(refusal);
       },
     },
   );

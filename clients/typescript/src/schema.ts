@@ -376,6 +376,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/test_helpers/deliveries/{id}/advance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move a test delivery on, as its courier would
+     * @description Runs the fleet-event path a courier uses (POST /v1/fleet/{slug}/events): the same event, status change and webhooks, source `fleet_webhook`. Answers once the event is recorded. `to` must be allowed from the current status (design.md lifecycle: assigned from pending once the courier is booked; pickup_ready from assigned; in_transit from assigned or pickup_ready; out_for_delivery from in_transit; delivered from in_transit or out_for_delivery; failed from any status that is not final); otherwise 409 delivery_transition_not_allowed with current_status. `delivered` with a courier that requires a PIN (test-pin) needs the delivery's `pin`: a wrong one is recorded as ignored, as a courier's would be, and answered 422 delivery_pin_mismatch (five wrong ones stall the delivery). Test keys only: a live key gets 404, and a live delivery is 404 for a test key.
+     */
+    post: operations['advanceTestDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test_helpers/deliveries/{id}/stall': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stall a test delivery, as a state budget running out would
+     * @description Records `delivery.stalled` with the given payload.reason (default state_timeout) and previous_status, source `test_helper`, and sends its webhooks. Allowed from pending, assigned, pickup_ready, in_transit and out_for_delivery; otherwise 409 delivery_transition_not_allowed with current_status. A stalled test delivery can still advance to failed. Test keys only: a live key gets 404, and a live delivery is 404 for a test key.
+     */
+    post: operations['stallTestDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test_helpers/deliveries/{id}/expire_payment_window': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End a test delivery's payment window now
+     * @description What PAYMENT_WINDOW_MS running out does to a bank_transfer delivery awaiting payment: `delivery.cancelled` with payload.reason payment_timeout (source `test_helper`), and its webhooks. Allowed from awaiting_payment only; otherwise 409 delivery_transition_not_allowed with current_status. Test keys only: a live key gets 404, and a live delivery is 404 for a test key.
+     */
+    post: operations['expireTestDeliveryPaymentWindow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -459,7 +519,8 @@ export interface components {
         | 'quote_company_mismatch'
         | 'courier_fee_aoa_not_accepted'
         | 'payment_method_not_allowed'
-        | 'message_not_found';
+        | 'message_not_found'
+        | 'delivery_pin_mismatch';
       detail: string;
     };
     Problem: {
@@ -483,6 +544,7 @@ export interface components {
             | 'not_found'
             | 'delivery_not_cancellable'
             | 'delivery_not_awaiting_payment'
+            | 'delivery_transition_not_allowed'
             | 'idempotency_request_in_progress'
             | 'webhook_endpoint_disabled'
             | 'payload_too_large'
@@ -499,6 +561,7 @@ export interface components {
             | 'idempotency_key_reused'
             | 'cancellation_rejected'
             | 'payment_confirmation_rejected'
+            | 'delivery_pin_mismatch'
             | 'message_not_found'
             | 'replay_range_too_large'
             | 'webhook_endpoint_limit_reached'
@@ -508,11 +571,18 @@ export interface components {
             | 'upstream_unavailable'
             | 'no_courier_configured'
             | 'cancellation_pending'
+            | 'test_helper_pending'
             | 'not_ready'
           )
         | null;
       /** @description per-field details of a validation error */
       errors?: components['schemas']['FieldError'][] | null;
+      /**
+       * @description with 409 delivery_transition_not_allowed (test helpers): the delivery's status, which does not allow the request
+       * @enum {string}
+       */
+      current_status?:
+        'awaiting_payment' | 'pending' | 'assigned' | 'pickup_ready' | 'in_transit' | 'out_for_delivery' | 'delivered' | 'cancelled' | 'failed' | 'stalled';
     };
     /**
      * @example {
@@ -1468,7 +1538,7 @@ export interface operations {
           };
         };
       };
-      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After) */
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1906,7 +1976,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2111,7 +2181,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2138,7 +2208,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After) */
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2326,7 +2396,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2531,7 +2601,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2936,7 +3006,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2972,7 +3042,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After) */
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3085,7 +3155,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3121,7 +3191,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After) */
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3288,7 +3358,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3440,7 +3510,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3569,7 +3639,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3662,7 +3732,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3846,7 +3916,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict. error: delivery_not_cancellable, idempotency_request_in_progress */
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3875,6 +3945,510 @@ export interface operations {
       };
       /** @description Rate limited. error: rate_limited */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  advanceTestDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat-safe retries: the same key and body within 24 h return the first response. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description the status to move to, as the courier reporting it would
+           * @enum {string}
+           */
+          to: 'assigned' | 'pickup_ready' | 'in_transit' | 'out_for_delivery' | 'delivered' | 'failed';
+          /** @description with `delivered`, when the courier requires a PIN (test-pin): the delivery's delivery_pin, as the recipient tells the driver */
+          pin?: string | number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "livemode": true,
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['Delivery'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  stallTestDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat-safe retries: the same key and body within 24 h return the first response. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "state_timeout"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description the `delivery.stalled` payload.reason to simulate (default state_timeout)
+           * @default state_timeout
+           * @enum {string}
+           */
+          reason?: 'state_timeout' | 'sla_deadline_passed' | 'dispatch_failed' | 'courier_rejected' | 'pin_attempts_exceeded';
+        } | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "livemode": true,
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['Delivery'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  expireTestDeliveryPaymentWindow: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat-safe retries: the same key and body within 24 h return the first response. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "reference": "DLV-7KQ2M9XH4T",
+           *       "status": "pending",
+           *       "livemode": true,
+           *       "inserted_at": "2026-11-23T09:15:04.218Z",
+           *       "origin": {
+           *         "address_line": "Rua Rainha Ginga 29, Ingombota",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8147,
+           *           "lng": 13.2302
+           *         },
+           *         "contact": {
+           *           "name": "Loja Kianda",
+           *           "phone": "+244 923 000 111"
+           *         }
+           *       },
+           *       "destination": {
+           *         "address_line": "Rua Comandante Gika 225, Alvalade",
+           *         "city": "Luanda",
+           *         "province": "Luanda",
+           *         "coordinates": {
+           *           "lat": -8.8303,
+           *           "lng": 13.2432
+           *         },
+           *         "contact": {
+           *           "name": "Ana Domingos",
+           *           "phone": "+244 912 345 678"
+           *         }
+           *       },
+           *       "parcel": {
+           *         "weight_grams": 1200,
+           *         "description": "Sapatos",
+           *         "declared_value_aoa": 2500000
+           *       },
+           *       "quoted_fee_aoa": 230000,
+           *       "courier": {
+           *         "name": "Kandengue Express",
+           *         "tracking_ref": null
+           *       },
+           *       "company_id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+           *       "payment_method": "prepaid",
+           *       "cash_collect_aoa": null,
+           *       "scheduled_pickup_at": null,
+           *       "scheduled_delivery_at": null,
+           *       "sla_deadline_at": "2026-11-24T10:21:04.218Z",
+           *       "tracking_url": "https://api.example.ao/track/b2c4d6e8-0a1b-4c3d-8e5f-6a7b8c9d0e1f",
+           *       "delivery_pin": null,
+           *       "metadata": {
+           *         "order_id": "KIANDA-1042"
+           *       },
+           *       "updated_at": "2026-11-23T09:15:04.218Z",
+           *       "events": [
+           *         {
+           *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "delivery.created",
+           *           "occurred_at": "2026-11-23T09:15:04.218Z",
+           *           "source": "api",
+           *           "payload": {
+           *             "status": "pending",
+           *             "payment_method": "prepaid"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['Delivery'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3957,6 +4531,17 @@ export const pathsV1Webhook_endpointsIdPatchRequestBodyContentApplicationJsonSta
 export const pathsV1Webhook_endpointsIdAttemptsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/v1/webhook_endpoints/{id}/attempts']['get']['parameters']['query']['status']
 > = ['succeeded', 'failed', 'exhausted'];
+export const pathsV1Test_helpersDeliveriesIdAdvancePostRequestBodyContentApplicationJsonToValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/test_helpers/deliveries/{id}/advance']['post']['requestBody']['content']['application/json']['to']
+> = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed'];
+export const pathsV1Test_helpersDeliveriesIdStallPostRequestBodyContentApplicationJsonAnyOf0ReasonValues: ReadonlyArray<
+  Extract<
+    FlattenedDeepRequired<paths>['/v1/test_helpers/deliveries/{id}/stall']['post']['requestBody']['content']['application/json'],
+    {
+      reason: unknown;
+    }
+  >['reason']
+> = ['state_timeout', 'sla_deadline_passed', 'dispatch_failed', 'courier_rejected', 'pin_attempts_exceeded'];
 export const fieldErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['FieldError']['code']> = [
   'required',
   'invalid_type',
@@ -3981,6 +4566,7 @@ export const fieldErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<component
   'courier_fee_aoa_not_accepted',
   'payment_method_not_allowed',
   'message_not_found',
+  'delivery_pin_mismatch',
 ];
 export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['Problem']['error']> = [
   'invalid_json',
@@ -3992,6 +4578,7 @@ export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<compo
   'not_found',
   'delivery_not_cancellable',
   'delivery_not_awaiting_payment',
+  'delivery_transition_not_allowed',
   'idempotency_request_in_progress',
   'webhook_endpoint_disabled',
   'payload_too_large',
@@ -4008,6 +4595,7 @@ export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<compo
   'idempotency_key_reused',
   'cancellation_rejected',
   'payment_confirmation_rejected',
+  'delivery_pin_mismatch',
   'message_not_found',
   'replay_range_too_large',
   'webhook_endpoint_limit_reached',
@@ -4017,7 +4605,20 @@ export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<compo
   'upstream_unavailable',
   'no_courier_configured',
   'cancellation_pending',
+  'test_helper_pending',
   'not_ready',
+];
+export const problemCurrent_statusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['Problem']['current_status']> = [
+  'awaiting_payment',
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'cancelled',
+  'failed',
+  'stalled',
 ];
 export const deliveryEventEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['DeliveryEvent']['event_type']> = [
   'delivery.created',

@@ -1,0 +1,228 @@
+// Test helpers (docs/test-mode.md): drive a test delivery the way its courier and its clock would, with a test
+// secret key. A live key gets 404 on every one of them, and a test key finds test deliveries only (a live delivery
+// is 404 as for another tenant). Each answers with the Delivery once the step is recorded, so the merchant's
+// webhooks for it have left by then.
+//   POST /v1/test_helpers/deliveries/{id}/advance                {"to": <status>, "pin"?}  the courier's fleet event
+//   POST /v1/test_helpers/deliveries/{id}/stall                  {"reason"?}               a state budget running out
+//   POST /v1/test_helpers/deliveries/{id}/expire_payment_window  {}                        the payment window running out
+// A step the current status does not allow is 409 delivery_transition_not_allowed with `current_status`.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import { passFleetEvent } from '../deliveries/fleet-events.js';
+import { eventOfFleetWebhook, findDelivery, findDeliveryWithEvents, type DeliveryRow } from '../deliveries/repository.js';
+import { Delivery } from '../deliveries/schemas.js';
+import { ensureDeliveryWorkflow } from '../deliveries/start.js';
+import { toDelivery } from '../deliveries/view.js';
+import { parseJsonBodies } from '../lib/json-body.js';
+import { ApiError, notFound } from '../lib/problem.js';
+import type { Scope } from '../lib/scope.js';
+import { scopeOf } from '../plugins/auth.js';
+import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
+import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../workflows/deliveries/definitions.js';
+import { FLEET_TRANSITIONS, STALL_REASONS, testHelperRefusal, type Status } from '../../workflows/deliveries/states.js';
+
+/** How long a helper waits for the workflow to record its step before answering 503 test_helper_pending. */
+const STEP_WAIT_MS = 10_000;
+
+/** The statuses `advance` moves a test delivery to: each is the courier's fleet event of the same name. */
+const ADVANCE_TARGETS = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed'] as const;
+type AdvanceTarget = (typeof ADVANCE_TARGETS)[number];
+
+const AdvanceBody = z
+  .object({
+    to: z.enum(ADVANCE_TARGETS).describe('the status to move to, as the courier reporting it would'),
+    pin: z
+      .union([z.string().max(32), z.number()])
+      .optional()
+      .describe("with `delivered`, when the courier requires a PIN (test-pin): the delivery's delivery_pin, as the recipient tells the driver"),
+  })
+  .meta({ examples: [{ to: 'pickup_ready' }, { to: 'delivered', pin: '4821' }] });
+
+const StallBody = z
+  .object({
+    reason: z.enum(STALL_REASONS).default('state_timeout').describe('the `delivery.stalled` payload.reason to simulate (default state_timeout)'),
+  })
+  .meta({ examples: [{ reason: 'state_timeout' }] });
+
+const EmptyBody = z.object({}).meta({ examples: [{}] });
+
+const ALLOWED_FROM = (to: AdvanceTarget) => FLEET_TRANSITIONS[to].from.join(', ');
+
+const notAllowed = (status: Status, detail: string) =>
+  new ApiError(409, 'delivery_transition_not_allowed', detail, undefined, undefined, { current_status: status });
+
+const pending = () =>
+  new ApiError(
+    503,
+    'test_helper_pending',
+    `The step was passed to the delivery's workflow but not recorded within ${STEP_WAIT_MS / 1000} s; it may still take effect. Read the delivery in a moment.`,
+    undefined,
+    { 'retry-after': '2' },
+  );
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
+  // expire_payment_window (and a stall with its default reason) may come without a body.
+  parseJsonBodies(app, { allowEmpty: true });
+
+  const load = async (scope: Scope, id: string): Promise<DeliveryRow> => {
+    const delivery = await findDelivery(pool, scope, id);
+    if (!delivery) throw notFound();
+    return delivery;
+  };
+  const answer = async (scope: Scope, id: string) => {
+    const found = await findDeliveryWithEvents(pool, scope, id);
+    if (!found) throw notFound();
+    return toDelivery(found.delivery, found.events, config.baseUrl);
+  };
+
+  const common = {
+    tags: ['test_helpers'],
+    headers: IdempotencyHeaders,
+    params: DeliveryId,
+  };
+  const responses = { 200: Delivery, ...problems(401, 404, 409, 413, 422, 429, 503) };
+  // A live key gets 404 before anything else is looked at (its body included), as for a route that does not exist.
+  const testKeysOnly = async (request: FastifyRequest) => {
+    if (scopeOf(request).livemode) {
+      throw new ApiError(
+        404,
+        'not_found',
+        `No route ${request.method} ${request.url.split('?')[0]} for a live key: test helpers take a test key (sk_test_...).`,
+      );
+    }
+  };
+  const liveKeys = ' Test keys only: a live key gets 404, and a live delivery is 404 for a test key.';
+
+  app.post(
+    '/v1/test_helpers/deliveries/:id/advance',
+    {
+      config: { idempotent: true },
+      preValidation: testKeysOnly,
+      schema: {
+        ...common,
+        operationId: 'advanceTestDelivery',
+        summary: 'Move a test delivery on, as its courier would',
+        description:
+          'Runs the fleet-event path a courier uses (POST /v1/fleet/{slug}/events): the same event, status change and webhooks, source `fleet_webhook`. ' +
+          'Answers once the event is recorded. `to` must be allowed from the current status (design.md lifecycle: assigned from pending once the ' +
+          'courier is booked; pickup_ready from assigned; in_transit from assigned or pickup_ready; out_for_delivery from in_transit; delivered from ' +
+          'in_transit or out_for_delivery; failed from any status that is not final); otherwise 409 delivery_transition_not_allowed with current_status. ' +
+          "`delivered` with a courier that requires a PIN (test-pin) needs the delivery's `pin`: a wrong one is recorded as ignored, as a courier's " +
+          'would be, and answered 422 delivery_pin_mismatch (five wrong ones stall the delivery).' +
+          liveKeys,
+        body: AdvanceBody,
+        response: responses,
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(request);
+      const delivery = await load(scope, request.params.id);
+      const { to, pin } = request.body;
+      const rule = FLEET_TRANSITIONS[to];
+      if (!rule.from.includes(delivery.status)) {
+        throw notAllowed(delivery.status, `A test delivery in status ${delivery.status} cannot advance to ${to} (from ${ALLOWED_FROM(to)} only).`);
+      }
+      if (delivery.status === 'pending' && !delivery.courier_tracking_ref) {
+        throw notAllowed(delivery.status, 'The courier of this test delivery is not booked yet (no delivery.dispatched): retry in a moment.');
+      }
+      const webhookId = `test_helper_${randomUUID()}`;
+      try {
+        await passFleetEvent(temporal, delivery, {
+          eventType: to,
+          occurredAt: new Date().toISOString(),
+          payload: { note: 'test helper', ...(pin !== undefined ? { pin } : {}) },
+          webhookId,
+        });
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) {
+          const now = await load(scope, delivery.id);
+          throw notAllowed(now.status, `The test delivery is ${now.status}: it takes no more steps.`);
+        }
+        throw err;
+      }
+      const deadline = Date.now() + STEP_WAIT_MS;
+      for (;;) {
+        const event = await eventOfFleetWebhook(pool, delivery.id, webhookId);
+        if (event?.payload?.ignored) {
+          if (event.payload.reason === 'pin_mismatch') {
+            const detail = "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.";
+            throw new ApiError(422, 'delivery_pin_mismatch', detail, [{ pointer: '/pin', code: 'delivery_pin_mismatch', detail }]);
+          }
+          const status = (event.payload.status as Status | undefined) ?? (await load(scope, delivery.id)).status;
+          throw notAllowed(status, `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`);
+        }
+        if (event) return answer(scope, delivery.id);
+        if (Date.now() > deadline) throw pending();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  );
+
+  /** stall and expire_payment_window: the workflow's testHelper update, checked against the status first. */
+  async function clockStep(scope: Scope, id: string, request: TestHelperRequest) {
+    const delivery = await load(scope, id);
+    const refusal = testHelperRefusal(delivery.status, request.action);
+    if (refusal) throw notAllowed(delivery.status, refusal);
+    try {
+      await temporal.withDeadline(Date.now() + STEP_WAIT_MS, async () => {
+        await ensureDeliveryWorkflow(temporal, pool, config, delivery);
+        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(testHelperUpdate, { args: [request] });
+      });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+        const now = await load(scope, delivery.id);
+        throw notAllowed(now.status, testHelperRefusal(now.status, request.action) ?? `The test delivery moved on (now ${now.status}).`);
+      }
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
+      throw err;
+    }
+    return answer(scope, delivery.id);
+  }
+
+  app.post(
+    '/v1/test_helpers/deliveries/:id/stall',
+    {
+      config: { idempotent: true },
+      preValidation: testKeysOnly,
+      schema: {
+        ...common,
+        operationId: 'stallTestDelivery',
+        summary: 'Stall a test delivery, as a state budget running out would',
+        description:
+          'Records `delivery.stalled` with the given payload.reason (default state_timeout) and previous_status, source `test_helper`, and sends its webhooks. ' +
+          'Allowed from pending, assigned, pickup_ready, in_transit and out_for_delivery; otherwise 409 delivery_transition_not_allowed with current_status. ' +
+          'A stalled test delivery can still advance to failed.' +
+          liveKeys,
+        body: StallBody.nullish().meta({ examples: [{ reason: 'state_timeout' }] }),
+        response: responses,
+      },
+    },
+    async (request) => clockStep(scopeOf(request), request.params.id, { action: 'stall', reason: request.body?.reason ?? 'state_timeout' }),
+  );
+
+  app.post(
+    '/v1/test_helpers/deliveries/:id/expire_payment_window',
+    {
+      config: { idempotent: true },
+      preValidation: testKeysOnly,
+      schema: {
+        ...common,
+        operationId: 'expireTestDeliveryPaymentWindow',
+        summary: "End a test delivery's payment window now",
+        description:
+          'What PAYMENT_WINDOW_MS running out does to a bank_transfer delivery awaiting payment: `delivery.cancelled` with payload.reason ' +
+          'payment_timeout (source `test_helper`), and its webhooks. Allowed from awaiting_payment only; otherwise 409 delivery_transition_not_allowed ' +
+          'with current_status.' +
+          liveKeys,
+        body: EmptyBody.nullish().meta({ examples: [{}] }),
+        response: responses,
+      },
+    },
+    async (request) => clockStep(scopeOf(request), request.params.id, { action: 'expire_payment_window' }),
+  );
+};
+export default routes;
