@@ -23,9 +23,11 @@ const server = http.createServer((req, res) => {
       const message = webhook.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as {
         id: string;
         type: string;
+        livemode?: boolean;
         data: { delivery: { reference: string; status: string } };
       };
-      console.log(`verified ${message.type.padEnd(26)} ${message.data.delivery.reference}  status ${message.data.delivery.status}  ${message.id}`);
+      const mode = message.livemode === false ? '  (test mode)' : '';
+      console.log(`verified ${message.type.padEnd(26)} ${message.data.delivery.reference}  status ${message.data.delivery.status}  ${message.id}${mode}`);
       res.writeHead(204).end();
     } catch (err) {
       console.log(`rejected ${req.method} ${req.url}: ${(err as Error).message}`);
