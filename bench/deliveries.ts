@@ -5,7 +5,7 @@
 //    statements plus one bare StartWorkflow. Targets: p50 <= 1.5x the floor, >= 100 creates/s, 0 errors.
 // 2. list: 1,000,000 deliveries over 100 tenants (loaded once into database delivery_api_bench_list and kept),
 //    p95 of GET /v1/deliveries per query shape against the same SQL run bare (the repository function the
-//    route calls). Targets: p95 <= 20 ms and <= 1.5x the bare SQL.
+//    route calls). Targets: p95 <= 20 ms, and <= 1.5x the bare SQL or within 2 ms of it.
 // Settings: BENCH_DURATION_S (10), BENCH_CONCURRENCY (8), BENCH_LIST_ROWS (1000000), BENCH_LIST_TENANTS (100),
 // BENCH_LIST_SAMPLES (300 per shape), BENCH_ONLY (create|list).
 import { randomUUID } from 'node:crypto';
@@ -168,7 +168,7 @@ async function benchList(): Promise<boolean> {
         [...a.latencies].sort((x, y) => x - y),
         95,
       );
-      const ok = ap95 <= 20 && ap95 <= Math.max(1.5 * bp95, bp95 + 1) && a.errors === 0;
+      const ok = ap95 <= 20 && ap95 <= Math.max(1.5 * bp95, bp95 + 2) && a.errors === 0;
       allOk &&= ok;
       results.push({
         shape: shape.name,
@@ -182,7 +182,7 @@ async function benchList(): Promise<boolean> {
     console.log('');
     console.table(results);
     console.log(
-      `Targets: API p95 <= 20 ms and <= 1.5x the bare SQL (sub-millisecond floors: within 1 ms). ${LIST_SAMPLES} sequential requests per shape, tenants in rotation. ${machineLine()}.`,
+      `Targets: API p95 <= 20 ms, and <= 1.5x the bare SQL or within 2 ms of it. ${LIST_SAMPLES} sequential requests per shape, tenants in rotation. ${machineLine()}.`,
     );
     return allOk;
   } finally {

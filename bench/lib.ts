@@ -167,7 +167,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       const native = await NativeConnection.connect({ address: temporalAddress });
       const workerPool = createPool(databaseUrl, 20);
       const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.bench.js'));
-      worker = await createWorker({ config, pool: workerPool, connection: native, bundlePath });
+      worker = await createWorker({ config, pool: workerPool, connection: native, bundlePath, temporal });
       const running = worker.run();
       cleanups.push(async () => {
         worker!.shutdown();
@@ -238,11 +238,11 @@ function allProcs(): ProcStat[] {
 }
 
 /**
- * CPU seconds used so far by the processes of a stack: the given pids (with their reaped children) and every
- * PostgreSQL server of the machine (each postmaster's reaped children plus its live backends, so backends that come
- * and go are counted too). Take one reading before and one after, and subtract.
+ * CPU seconds used so far by the processes of a stack: the given pids (with their reaped children) and the PostgreSQL
+ * server `postmaster` (with its reaped children plus its live backends, so backends that come and go are counted
+ * too; other databases of that server count as well). Take one reading before and one after, and subtract.
  */
-export function stackCpu(pids: Record<string, number>): Record<string, number> {
+export function stackCpu(pids: Record<string, number>, postmaster: number): Record<string, number> {
   const procs = allProcs();
   const byPid = new Map(procs.map((p) => [p.pid, p]));
   const out: Record<string, number> = {};
@@ -250,8 +250,17 @@ export function stackCpu(pids: Record<string, number>): Record<string, number> {
     const p = byPid.get(pid);
     out[name] = p ? p.self + p.children : NaN;
   }
-  out.postgres = procs.filter((p) => p.comm === 'postgres').reduce((sum, p) => sum + p.self + (byPid.get(p.ppid)?.comm === 'postgres' ? 0 : p.children), 0);
+  const server = byPid.get(postmaster);
+  out.postgres = server ? server.self + server.children + procs.filter((p) => p.ppid === postmaster).reduce((sum, p) => sum + p.self, 0) : NaN;
   return out;
+}
+
+/** The pid of the postmaster serving `pool` (the parent of one of its backends): stackCpu counts that server only. */
+export async function postmasterOf(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const backend = procStat(rows[0].pid);
+  if (!backend) throw new Error('Postgres runs on another machine: its CPU cannot be read from /proc');
+  return backend.ppid;
 }
 
 /** Pids of running processes whose command line matches `pattern` (e.g. the Temporal server's processes). */

@@ -36,7 +36,7 @@ import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { machineLine, pct, pidsMatching, say, stackCpu } from './lib.js';
+import { machineLine, pct, pidsMatching, postmasterOf, say, stackCpu } from './lib.js';
 import { Proc, productionBuild } from '../scripts/lib/processes.js';
 
 const RATES = (process.env.BENCH_RATES ?? '1,2,3,4,6,8,12,16').split(',').map(Number);
@@ -90,6 +90,7 @@ async function runStep(
   label: string,
   rate: number,
   pids: Record<string, number>,
+  postmaster: number,
   startOne: () => Promise<string | null>,
   openCount: (ids: string[], olderThanMs: number) => Promise<number>,
   durations: (ids: string[]) => Promise<number[]>,
@@ -98,7 +99,7 @@ async function runStep(
   const startedAt = new Map<string, number>();
   let errors = 0;
   let inFlight = 0;
-  const cpuBefore = stackCpu(pids);
+  const cpuBefore = stackCpu(pids, postmaster);
   const t0 = performance.now();
   const samples: [number, number][] = [];
   let offered = 0;
@@ -144,7 +145,7 @@ async function runStep(
     console.log(`    [${label} ${rate}/s] draining: ${open} not finished`);
     await sleep(2000);
   }
-  const cpuAfter = stackCpu(pids);
+  const cpuAfter = stackCpu(pids, postmaster);
   const cpuByProcess = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, cpuAfter[k] - cpuBefore[k]]));
   const completed = ids.length - (await openCount(ids, 0));
   const cpu = Object.values(cpuByProcess).reduce((s, v) => s + (Number.isNaN(v) ? 0 : v), 0);
@@ -275,6 +276,7 @@ async function main() {
     await migrate(databaseUrl);
     const pool = createPool(databaseUrl, 4);
     cleanups.push(() => pool.end());
+    const postmaster = await postmasterOf(pool);
 
     let temporalAddress = process.env.TEMPORAL_ADDRESS;
     const pids: Record<string, number> = {};
@@ -383,7 +385,7 @@ async function main() {
     for (let i = 0; i < 5; i++) await createOne();
     await sleep(5 * STEP_MS + 3000);
 
-    const product = await stepUp('delivery', (rate) => runStep('delivery', rate, pids, createOne, openDeliveries, deliveryDurations));
+    const product = await stepUp('delivery', (rate) => runStep('delivery', rate, pids, postmaster, createOne, openDeliveries, deliveryDurations));
 
     // ---- Temporal's work per delivery, from a sample of the first step's deliveries ----
     const { rows: sample } = await pool.query<{ id: string }>(
@@ -432,7 +434,7 @@ async function main() {
     const openFloor = async (ids: string[], olderThanMs: number) =>
       ids.filter((id) => !floorDone.has(id) && performance.now() - floorStart.get(id)! > olderThanMs).length;
     const floorDurations = async (ids: string[]) => ids.filter((id) => floorDone.has(id)).map((id) => floorDone.get(id)! - floorStart.get(id)!);
-    const floor = await stepUp('floor', (rate) => runStep('floor', rate, pids, startFloor, openFloor, floorDurations));
+    const floor = await stepUp('floor', (rate) => runStep('floor', rate, pids, postmaster, startFloor, openFloor, floorDurations));
     const floorHistory = await countHistories(temporal, floorIds.slice(0, SAMPLE));
 
     // ---- report ----

@@ -26,6 +26,7 @@ import trackingRoutes from './routes/tracking.js';
 import quotesRoutes from './routes/quotes.js';
 import testHelpersRoutes from './routes/test-helpers.js';
 import webhookEndpointsRoutes from './routes/webhook-endpoints.js';
+import settingsRoutes from './routes/settings.js';
 
 /** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
 function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: ErrorCode, detail: string) {
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(quotesRoutes, deps);
   await app.register(webhookEndpointsRoutes, deps);
   await app.register(testHelpersRoutes, deps);
+  await app.register(settingsRoutes, deps);
   await app.register(pagesRoutes, deps);
   await app.register(errorsRoutes, deps);
   return app;

@@ -124,6 +124,8 @@ export interface Config {
   workflowHistoryLimit: number;
   /** How long a courier booking that could not be cancelled at once is retried in the background. */
   bookingReleaseRetryMs: number;
+  /** One minute of a dispatch policy's assign_timeout_minutes, in ms (tests shorten it). */
+  assignTimeoutUnitMs: number;
   /** Test mode: the pause between the fleet events of the test courier that moves by itself (test-auto). */
   simulatedCourierStepMs: number;
   bodyLimitBytes: number;
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileIntervalMs: num('RECONCILE_INTERVAL_MS', 15_000, env),
     workflowHistoryLimit: whole('WORKFLOW_HISTORY_LIMIT', 10_000, 100, env),
     bookingReleaseRetryMs: num('BOOKING_RELEASE_RETRY_MS', HOUR, env),
+    assignTimeoutUnitMs: num('ASSIGN_TIMEOUT_UNIT_MS', 60_000, env),
     simulatedCourierStepMs: whole('SIMULATED_COURIER_STEP_MS', 10_000, 0, env),
     bodyLimitBytes: num('BODY_LIMIT_BYTES', 1024 * 1024, env),
     rateLimitPerMinute: num('RATE_LIMIT_PER_MINUTE', 6000, env),

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.js';
 import { reconcileOnce } from './deliveries/start.js';
 import { sweepUndispatched } from './webhooks/dispatcher.js';
+import { restartClosedSince } from './deliveries/recovery.js';
 import { loadConfig, type Config } from './config.js';
 import { createPool, type Pool } from './db.js';
 import { ensureWorkflowBundle } from './workflow-bundle.js';
@@ -34,15 +35,22 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
 }
 
 /**
- * Every `intervalMs`: starts any delivery whose workflow never started (a crash between commit and start), and hands
- * webhook messages whose worker died before sending them to their retry workflow (src/webhooks/dispatcher.ts).
+ * Every `intervalMs`: starts again the workflow of any delivery that is not final but whose workflow was closed by hand
+ * (src/deliveries/recovery.ts), starts any delivery whose workflow never started (a crash between commit and start),
+ * and hands webhook messages whose worker died before sending them to their retry workflow (src/webhooks/dispatcher.ts).
  */
 export function startReconciler(client: Client, pool: Pool, config: Config, intervalMs = config.reconcileIntervalMs): () => void {
   let running = false;
+  // Workflows closed by hand are looked for since the last pass (with a minute of overlap; the first pass: an hour).
+  let since = new Date(Date.now() - 3_600_000);
   const timer = setInterval(async () => {
     if (running) return;
     running = true;
     try {
+      const passStarted = new Date();
+      const restarted = await restartClosedSince(client, pool, config, since);
+      if (restarted > 0) console.log(`Reconciler restarted the workflow of ${restarted} delivery(ies) closed by hand.`);
+      since = new Date(passStarted.getTime() - 60_000);
       const started = await reconcileOnce(client, pool, config);
       if (started > 0) console.log(`Reconciler started ${started} missing delivery workflow(s).`);
       const swept = await sweepUndispatched(client, pool, config);

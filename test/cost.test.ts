@@ -3,13 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import type { Simulator } from '../simulator/server.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
 import { webhookFanoutWorkflowId, webhookMessageId } from '../workflows/webhooks/definitions.js';
 import { recordEventWithMessage, sweepUndispatched } from '../src/webhooks/dispatcher.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
+import { workflowExists as exists } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 let stack: Stack;
@@ -44,15 +44,7 @@ async function deliveredDelivery(m: Merchant) {
   return waitForStatus(stack, key(m), d.id, 'delivered', 30_000);
 }
 
-async function workflowExists(workflowId: string): Promise<boolean> {
-  try {
-    await stack.temporal.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
+const workflowExists = (workflowId: string) => exists(stack, workflowId);
 
 describe('the work of one lifecycle', () => {
   it('no endpoint: nothing but the delivery workflow, no message stored', async () => {

@@ -6,7 +6,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Simulator } from '../simulator/server.js';
 import { linkCouriers } from '../src/lib/tenants.js';
 import { isPrivateAddress } from '../src/webhooks/url.js';
@@ -16,6 +15,7 @@ import { freePort } from '../scripts/lib/net.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
 import type { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
 import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
+import { workflowExists } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 // ---- a merchant's receiver ------------------------------------------------------------------------
@@ -119,16 +119,7 @@ async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_0
 // Nothing is proved absent by sleeping: a test waits until every message's sending is over (its first attempts made
 // by the worker's outbox, then its retry workflow finished, if an endpoint failed), then checks what arrived.
 
-/** Whether a workflow with this id exists (started, running or closed). */
-async function exists(workflowId: string): Promise<boolean> {
-  try {
-    await stack.temporal.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
+const exists = (workflowId: string) => workflowExists(stack, workflowId);
 
 const fanout = (eventId: string) => webhookOutcome(stack, eventId);
 

@@ -7,6 +7,8 @@ import type { Config } from '../../src/config.js';
 import type { Pool } from '../../src/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
 import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
+import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
+import type { RedispatchPlan } from '../../workflows/deliveries/definitions.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
@@ -18,6 +20,7 @@ export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] 
 export function createDeliveryActivities(deps: { config: Config; pool: Pool; webhooks: WebhookDispatcher; sender: WebhookSender; temporal?: Client }) {
   const { pool, webhooks, sender } = deps;
   const dispatch = createDispatchService(deps);
+  const failover = createFailoverService(deps);
 
   return {
     /**
@@ -71,6 +74,14 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
      */
     async cancelBooking(input: { companyId: string; trackingRef: string; maxTimeoutMs?: number }): Promise<'cancelled' | 'refused'> {
       return dispatch.cancel(input);
+    },
+
+    /**
+     * Automatic failover: the company to book instead of the delivery's current one (quoted again for its route and
+     * parcel, within the fee ceiling, preferred companies first), or why none qualifies.
+     */
+    async planRedispatch(input: PlanInput & { tenantId: string }): Promise<RedispatchPlan> {
+      return failover.plan(input);
     },
 
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */

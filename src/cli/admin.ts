@@ -2,17 +2,27 @@
 //   npm run --silent admin -- tenant create --name "Loja X" --allowed-origin https://shop.example --json
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { connectTemporal } from '../temporal.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../workflows/deliveries/definitions.js';
 import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../workflows/deliveries/states.js';
 import { createPool, type Pool } from '../db.js';
 import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
 import { KEY_MODES, generateWebhookSecret, hashKey } from '../lib/keys.js';
-import { courierById, courierBySlug, courierSlugExists, listCouriers, rotateFleetSecret, type CourierRow } from '../couriers/repository.js';
+import {
+  courierById,
+  courierBySlug,
+  courierSlugExists,
+  linkedActiveCourier,
+  listCouriers,
+  rotateFleetSecret,
+  type CourierRow,
+} from '../couriers/repository.js';
 import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../deliveries/repository.js';
+import { restartIfClosed } from '../deliveries/recovery.js';
 import { keyIdByHash, setAllowedOrigins } from '../keys/repository.js';
-import { listTenants, tenantExists, updateTenantPageSettings, type TenantPageSettings } from '../tenants/repository.js';
+import { dispatchPolicyOf, listTenants, saveDispatchPolicy, tenantExists, updateTenantPageSettings, type TenantPageSettings } from '../tenants/repository.js';
+import { DispatchPolicy } from '../tenants/dispatch-policy.js';
 import { isUuid } from '../lib/uuid.js';
 import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
 
@@ -73,6 +83,7 @@ export function buildProgram(
   getPool: () => Pool,
   out: (text: string) => void = (t) => process.stdout.write(t),
   getTemporal: () => Promise<Client> = () => connectTemporal(loadConfig()),
+  getConfig: () => Config = () => loadConfig(),
 ) {
   const print = (json: boolean, value: unknown, human: string) => out(json ? JSON.stringify(value) + '\n' : human + '\n');
   const program = new Command('admin').description('Delivery API administration').exitOverride().showHelpAfterError(false);
@@ -141,6 +152,52 @@ export function buildProgram(
           `  help email: ${settings.help_email ?? '-'}`,
           `  help phone: ${settings.help_phone ?? '-'}`,
           `  help page:  ${settings.help_url ?? '-'}`,
+        ].join('\n'),
+      );
+    });
+
+  tenant
+    .command('dispatch')
+    .description('The dispatch policy: automatic failover to another courier before pickup (docs/deliveries.md); options change it')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--auto-redispatch <on|off>', 'rebook automatically before pickup')
+    .option('--max-fee-increase-aoa <centavos>', 'the most a new company may cost over the locked fee', int)
+    .option('--max-redispatches <n>', 'moves to another company per delivery (0-10)', int)
+    .option('--assign-timeout-minutes <n>', 'how long a booked delivery waits for the courier to assign it (1-1440)', int)
+    .option('--preferred <companies>', 'companies to book first, in order: slugs or ids, comma-separated ("" clears)')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const pool = getPool();
+      if (!(await tenantExists(pool, opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
+      const policy = await dispatchPolicyOf(pool, opts.tenant);
+      if (opts.autoRedispatch !== undefined) {
+        if (!['on', 'off'].includes(opts.autoRedispatch)) throw new UsageError('--auto-redispatch takes on or off.');
+        policy.auto_redispatch = opts.autoRedispatch === 'on';
+      }
+      if (opts.maxFeeIncreaseAoa !== undefined) policy.max_fee_increase_aoa = opts.maxFeeIncreaseAoa;
+      if (opts.maxRedispatches !== undefined) policy.max_redispatches = opts.maxRedispatches;
+      if (opts.assignTimeoutMinutes !== undefined) policy.assign_timeout_minutes = opts.assignTimeoutMinutes;
+      if (opts.preferred !== undefined) {
+        policy.preferred_company_ids = [];
+        for (const name of list(opts.preferred)) {
+          const company = await courierNamed(pool, name);
+          if (!(await linkedActiveCourier(pool, opts.tenant, company.id))) throw new UsageError(`${company.slug} is not a company this tenant can book.`);
+          policy.preferred_company_ids.push(company.id);
+        }
+      }
+      const checked = DispatchPolicy.safeParse(policy);
+      if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      await saveDispatchPolicy(pool, opts.tenant, checked.data);
+      print(
+        opts.json,
+        { tenant_id: opts.tenant, ...checked.data },
+        [
+          `Dispatch policy of tenant ${opts.tenant}:`,
+          `  automatic failover:  ${checked.data.auto_redispatch ? 'on' : 'off'}`,
+          `  max fee increase:    ${checked.data.max_fee_increase_aoa} centavos`,
+          `  max redispatches:    ${checked.data.max_redispatches}`,
+          `  assign timeout:      ${checked.data.assign_timeout_minutes} min`,
+          `  preferred companies: ${checked.data.preferred_company_ids.join(', ') || '-'}`,
         ].join('\n'),
       );
     });
@@ -407,6 +464,9 @@ export function buildProgram(
         ...(opts.note ? { note: opts.note } : {}),
       };
       const before = new Set((await deliveryEvents(getPool(), deliveryId)).map((e) => e.id));
+      // A workflow closed by hand (Terminate in the Temporal UI) is started again from the delivery's state first.
+      if (await restartIfClosed(client, getPool(), getConfig(), deliveryId))
+        process.stderr.write(`The workflow of ${deliveryId} was closed: started it again.\n`);
       await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(operatorActionSignal, action);
       const answer = await operatorAnswer(getPool(), deliveryId, opts.action, before, opts.waitSeconds * 1000);
       if (!answer) {

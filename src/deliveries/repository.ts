@@ -121,6 +121,7 @@ export interface ListFilter {
   insertedFrom?: Date;
   insertedTo?: Date;
   search?: string;
+  companyId?: string;
   ascending: boolean;
   limit: number;
   offset: number;
@@ -137,6 +138,7 @@ export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): P
   if (f.statuses?.length) add((p) => `d.status = ANY(${p}::text[])`, f.statuses);
   if (f.insertedFrom) add((p) => `d.inserted_at >= ${p}`, f.insertedFrom);
   if (f.insertedTo) add((p) => `d.inserted_at <= ${p}`, f.insertedTo);
+  if (f.companyId) add((p) => `d.company_id = ${p}`, f.companyId);
   if (f.search) {
     add((p) => `(${SEARCH_FIELDS.map((field) => `${field} LIKE ${p}`).join(' OR ')})`, `%${f.search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`);
   }
@@ -169,13 +171,17 @@ export async function deliveryForFleetEvent(
   companyId: string,
   trackingRef: string,
   webhookId: string,
-): Promise<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean } | null> {
-  // With it, in the same round trip: whether this webhook-id of the courier was taken before (fleet_webhook_receipts).
-  const { rows } = await pool.query<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean }>(
+): Promise<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean; superseded: boolean } | null> {
+  // With it, in the same round trip: whether this webhook-id of the courier was taken before (fleet_webhook_receipts),
+  // and whether the job is one the delivery moved away from (automatic failover: an earlier booking, superseded).
+  const { rows } = await pool.query<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean; superseded: boolean }>(
     `SELECT id, tenant_id, status, delivery_pin,
-            EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = $1 AND r.webhook_id = $3) AS seen
+            EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = $1 AND r.webhook_id = $3) AS seen,
+            NOT (company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))) AS superseded
        FROM deliveries
-      WHERE company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))`,
+      WHERE (company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2)))
+         OR id = (SELECT delivery_id FROM delivery_bookings b WHERE b.company_id = $1 AND b.tracking_ref = $2)
+      ORDER BY superseded LIMIT 1`,
     [companyId, trackingRef, webhookId],
   );
   return rows[0] ?? null;
@@ -236,11 +242,14 @@ export async function bookableDelivery(pool: Pool, deliveryId: string): Promise<
  * the worker is busy. Only for the company the booking was made with (an operator may have moved the delivery on).
  */
 export async function rememberTrackingRef(pool: Pool, deliveryId: string, companyId: string, trackingRef: string): Promise<void> {
-  await pool.query('UPDATE deliveries SET courier_tracking_ref = $3, updated_at = now() WHERE id = $1 AND company_id = $2', [
-    deliveryId,
-    companyId,
-    trackingRef,
-  ]);
+  // Every booking is kept (delivery_bookings): after an automatic failover the first company's late events are known.
+  await pool.query(
+    `WITH booking AS (
+       INSERT INTO delivery_bookings (company_id, tracking_ref, delivery_id) VALUES ($2, $3, $1) ON CONFLICT DO NOTHING
+     )
+     UPDATE deliveries SET courier_tracking_ref = $3, updated_at = now() WHERE id = $1 AND company_id = $2`,
+    [deliveryId, companyId, trackingRef],
+  );
 }
 
 /** A delivery event as the workflow records it (its id is the workflow's, so a retry changes nothing). */
@@ -256,6 +265,8 @@ export interface RecordEventInput {
   toStatus: Status | null;
   trackingRef?: string | null;
   companyId?: string;
+  /** The delivery's fee from now on (automatic failover to another company). */
+  quotedFeeAoa?: number;
 }
 
 /**
@@ -272,7 +283,7 @@ export async function insertEventAndStatus(client: PoolClient, input: RecordEven
      )
      UPDATE deliveries SET status = coalesce($8, status),
             courier_tracking_ref = CASE WHEN $9::boolean THEN $10 ELSE courier_tracking_ref END,
-            company_id = coalesce($11, company_id), updated_at = now()
+            company_id = coalesce($11, company_id), quoted_fee_aoa = coalesce($12, quoted_fee_aoa), updated_at = now()
       WHERE id = (SELECT delivery_id FROM inserted)
       RETURNING livemode`,
     [
@@ -287,6 +298,7 @@ export async function insertEventAndStatus(client: PoolClient, input: RecordEven
       input.trackingRef !== undefined,
       input.trackingRef ?? null,
       input.companyId ?? null,
+      input.quotedFeeAoa ?? null,
     ],
   );
   return rows[0] ?? null;
@@ -544,4 +556,50 @@ export async function trackingPageExtras(pool: Pool, deliveryId: string): Promis
     [deliveryId],
   );
   return rows[0] ?? null;
+}
+
+/** What automatic failover quotes again for a delivery: its tenant and mode, route, parcel and locked fee. */
+export async function redispatchSource(
+  pool: Pool,
+  deliveryId: string,
+): Promise<{ tenant_id: string; livemode: boolean; origin: Address; destination: Address; parcel: Parcel; quoted_fee_aoa: number } | null> {
+  const { rows } = await pool.query('SELECT tenant_id, livemode, origin, destination, parcel, quoted_fee_aoa FROM deliveries WHERE id = $1', [deliveryId]);
+  return rows[0] ?? null;
+}
+
+/** The quote an automatic failover booked is used up by the delivery (it keeps its first quote as `quote_id`). */
+export async function useQuoteForRedispatch(pool: Pool, quoteId: string, deliveryId: string): Promise<void> {
+  await pool.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1 AND used_at IS NULL', [quoteId, deliveryId]);
+}
+
+/**
+ * What restarting a delivery's closed workflow needs (src/deliveries/recovery.ts): how it starts, and its state now,
+ * from the delivery row and its events; null when the delivery is final (nothing to restart) or unknown.
+ */
+export async function restartableDelivery(
+  pool: Pool,
+  deliveryId: string,
+): Promise<
+  | (StartableDelivery & { status: Status; courier_tracking_ref: string | null; previous_status: Status | null; changed_at: Date; workflow_restarts: number })
+  | null
+> {
+  const { rows } = await pool.query(
+    `SELECT d.id, d.tenant_id, d.reference, d.company_id, c.slug AS courier_slug,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status,
+            d.status, d.courier_tracking_ref, d.updated_at AS changed_at, d.workflow_restarts,
+            (SELECT s.payload->>'previous_status' FROM delivery_events s WHERE s.delivery_id = d.id AND s.event_type = 'delivery.stalled'
+              ORDER BY s.occurred_at DESC, s.seq DESC LIMIT 1) AS previous_status
+       FROM deliveries d
+       JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.id = $1 AND d.status NOT IN ('delivered', 'cancelled', 'failed')`,
+    [deliveryId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Counts a restart of the delivery's workflow (the reconciler gives up after a few). */
+export async function countWorkflowRestart(pool: Pool, deliveryId: string): Promise<void> {
+  await pool.query('UPDATE deliveries SET workflow_restarts = workflow_restarts + 1 WHERE id = $1', [deliveryId]);
 }

@@ -226,6 +226,7 @@ export const ListQuery = z.object({
   inserted_at_lte: dateTime.optional().describe('created on or before (inclusive)'),
   sort: z.enum(['inserted_at_desc', 'inserted_at_asc']).default('inserted_at_desc'),
   search: z.string().max(200).optional().describe('case-insensitive substring of reference, origin and destination city and address line'),
+  company_id: z.uuid().optional().describe('the courier company now carrying it (it follows an automatic failover)'),
   limit: z.coerce
     .number()
     .int()

@@ -7,9 +7,11 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
-import { deliveryWorkflowId, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, type DeliveryContinuedState, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
 import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
+import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
+import { dispatchPolicyOf } from '../tenants/repository.js';
 import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './repository.js';
 
 export function timeoutsFrom(config: Config): DeliveryTimeouts {
@@ -21,7 +23,13 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
   };
 }
 
-export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery): Promise<void> {
+/**
+ * Starts the delivery's workflow. `restart`: the state to start from when its earlier workflow was closed by hand while
+ * the delivery was not final (src/deliveries/recovery.ts); that start runs a new workflow where the first one ran.
+ */
+export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery, restart?: DeliveryContinuedState): Promise<void> {
+  // Automatic failover as the tenant's policy stands now (absent when off: a failure before pickup stalls).
+  const redispatch = redispatchPolicyFor(await dispatchPolicyOf(pool, d.tenant_id), config.assignTimeoutUnitMs);
   const input: DeliveryWorkflowInput = {
     deliveryId: d.id,
     tenantId: d.tenant_id,
@@ -35,6 +43,8 @@ export async function startDeliveryWorkflow(client: Client, pool: Pool, config: 
     timeouts: timeoutsFrom(config),
     webhooks: { schedule: config.webhookScheduleMs },
     continueAsNewAfterEvents: config.workflowHistoryLimit,
+    ...(redispatch ? { redispatch } : {}),
+    ...(restart ? { continued: restart } : {}),
   };
   try {
     await client.workflow.start(deliveryWorkflow, {
@@ -42,9 +52,9 @@ export async function startDeliveryWorkflow(client: Client, pool: Pool, config: 
       workflowId: deliveryWorkflowId(d.id),
       args: [input],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdReusePolicy: restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
-        { key: DeliveryStatusKey, value: d.initial_status },
+        { key: DeliveryStatusKey, value: restart?.status ?? d.initial_status },
         { key: TenantIdKey, value: d.tenant_id },
         { key: DeliveryReferenceKey, value: d.reference },
         { key: CourierSlugKey, value: d.courier_slug },

@@ -175,6 +175,7 @@ export default fp(async (app, opts: { baseUrl: string }) => {
             'Test mode only (a test secret key `sk_test_...`; a live key gets 404): move a test delivery on as its courier and its clock would, ' +
             'so an integration sees every event and webhook without a real courier (docs/test-mode.md).',
         },
+        { name: 'settings', description: "The tenant's settings: the dispatch policy (automatic failover)" },
         { name: 'widget', description: 'Browser-side API (publishable key)' },
         { name: 'tracking', description: 'Public tracking, no authentication' },
         { name: 'fleet', description: 'Courier fleet events coming back to the service' },

@@ -152,6 +152,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         insertedFrom: from,
         insertedTo: to,
         search: q.search,
+        companyId: q.company_id,
         ascending: q.sort === 'inserted_at_asc',
         limit: q.limit,
         offset: q.offset,

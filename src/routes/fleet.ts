@@ -126,12 +126,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       // Only the allow-listed courier fields go on; the PIN is checked (src/deliveries/fleet-events.ts) and never passed on nor stored.
       const courierPayload = pickCourierPayload(event.payload);
       try {
-        if (isFinal(delivery.status)) throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
+        // A job the delivery moved away from (automatic failover) changes nothing either: recorded as ignored.
+        if (isFinal(delivery.status) || delivery.superseded) throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
         await passFleetEvent(temporal, delivery, { eventType: event.event_type, occurredAt: event.occurred_at, payload: event.payload, webhookId });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err; // not recorded: the courier retries the same webhook-id
-        // The workflow has finished: the delivery is final, so the event changes nothing. Its id comes from the
-        // webhook-id, so a retry records it once.
+        // The workflow has finished (the delivery is final) or the job was superseded, so the event changes nothing.
+        // Its id comes from the webhook-id, so a retry records it once.
         await insertEventOnce(pool, {
           id: uuidFrom(`${courierId}:${webhookId}`),
           deliveryId: delivery.id,
@@ -143,7 +144,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
             courier_occurred_at: event.occurred_at,
             webhook_id: webhookId,
             ignored: true,
-            reason: `not_allowed_from_${delivery.status}`,
+            reason: delivery.superseded ? 'superseded_booking' : `not_allowed_from_${delivery.status}`,
             status: delivery.status,
           },
         });

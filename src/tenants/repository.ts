@@ -1,5 +1,6 @@
 // Tenants (merchants) as stored. Their keys: src/keys/repository.ts; their courier companies: src/couriers/repository.ts.
 import type { Pool } from '../db.js';
+import { DEFAULT_DISPATCH_POLICY, type DispatchPolicy } from './dispatch-policy.js';
 
 export async function insertTenant(pool: Pool, id: string, name: string): Promise<void> {
   await pool.query('INSERT INTO tenants (id, name) VALUES ($1, $2)', [id, name]);
@@ -42,4 +43,25 @@ export async function updateTenantPageSettings(
     [id, ...columns.map((c) => changes[c] ?? null)],
   );
   return rows[0] ?? null;
+}
+
+/** The tenant's dispatch policy (src/tenants/dispatch-policy.ts); the defaults when it never set one. */
+export async function dispatchPolicyOf(pool: Pool, tenantId: string): Promise<DispatchPolicy> {
+  const { rows } = await pool.query<DispatchPolicy>(
+    `SELECT auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids::text[] AS preferred_company_ids
+       FROM tenant_dispatch_policies WHERE tenant_id = $1`,
+    [tenantId],
+  );
+  return rows[0] ?? { ...DEFAULT_DISPATCH_POLICY };
+}
+
+/** Stores the whole policy (the caller merged the change into the current one). */
+export async function saveDispatchPolicy(pool: Pool, tenantId: string, policy: DispatchPolicy): Promise<void> {
+  await pool.query(
+    `INSERT INTO tenant_dispatch_policies (tenant_id, auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (tenant_id) DO UPDATE SET auto_redispatch = $2, max_fee_increase_aoa = $3, max_redispatches = $4,
+       assign_timeout_minutes = $5, preferred_company_ids = $6, updated_at = now()`,
+    [tenantId, policy.auto_redispatch, policy.max_fee_increase_aoa, policy.max_redispatches, policy.assign_timeout_minutes, policy.preferred_company_ids],
+  );
 }

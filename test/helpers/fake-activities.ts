@@ -4,6 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EventEmitter } from 'node:events';
 import type { DeliveryActivities, RecordInput } from '../../activities/deliveries/activities.js';
+import type { RedispatchPlan } from '../../workflows/deliveries/definitions.js';
 
 export type Booking = Awaited<ReturnType<DeliveryActivities['dispatchDelivery']>>;
 /** A dispatch answer: called with the attempt number (1 for the first call of this delivery). */
@@ -72,6 +73,7 @@ export class FakeDeliveryActivities {
   private readonly calls = new Map<string, ActivityCall[]>();
   private readonly dispatchScripts = new Map<string, DispatchScript>();
   private readonly cancelAnswers = new Map<string, CancelAnswer[]>();
+  private readonly redispatchPlans = new Map<string, RedispatchPlan[]>();
   /** tracking ref -> delivery id, for cancel calls (they name only the company and the job). */
   private readonly deliveryOfRef = new Map<string, string>();
   /** Companies an operator may redispatch to: company id -> slug (for any tenant). */
@@ -79,9 +81,10 @@ export class FakeDeliveryActivities {
   private readonly changed = new EventEmitter().setMaxListeners(0);
 
   /** Scripts a delivery's courier: its dispatch answer (default: books, accepted) and its cancel answers in order (the last repeats; default: cancelled). */
-  script(deliveryId: string, script: { dispatch?: DispatchScript; cancel?: CancelAnswer[] }): void {
+  script(deliveryId: string, script: { dispatch?: DispatchScript; cancel?: CancelAnswer[]; redispatch?: RedispatchPlan[] }): void {
     if (script.dispatch) this.dispatchScripts.set(deliveryId, script.dispatch);
     if (script.cancel) this.cancelAnswers.set(deliveryId, [...script.cancel]);
+    if (script.redispatch) this.redispatchPlans.set(deliveryId, [...script.redispatch]);
   }
 
   eventsOf(deliveryId: string): RecordedEvent[] {
@@ -168,6 +171,11 @@ export class FakeDeliveryActivities {
       const answer = answers.length > 1 ? answers.shift()! : answers[0];
       if (answer === 'no_answer') throw ApplicationFailure.nonRetryable('fake courier: no answer', 'CourierUnavailable');
       return answer;
+    },
+    planRedispatch: async (input) => {
+      this.call(input.deliveryId, 'planRedispatch', input);
+      // Automatic failover's answers in order (default: no company qualifies).
+      return this.redispatchPlans.get(input.deliveryId)?.shift() ?? { companyId: null, oldFeeAoa: 150_000, candidates: [] };
     },
     findRedispatchCompany: async (input) => {
       const slug = this.companies.get(input.companyId);

@@ -5,112 +5,13 @@
 // The end-to-end tests (test/lifecycle.test.ts) cover the same rules through the API, Postgres and the simulator.
 import { WorkflowContinuedAsNewError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import {
-  bookingReleaseWorkflowId,
-  cancelUpdate,
-  confirmPaymentUpdate,
-  fleetEventSignal,
-  operatorActionSignal,
-  stateQuery,
-  type DeliveryTimeouts,
-  type DeliveryWorkflowInput,
-  type FleetEvent,
-} from '../../workflows/deliveries/definitions.js';
-import type { FleetEventType } from '../../workflows/deliveries/states.js';
-import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
+import { describe, it } from 'vitest';
+import { bookingReleaseWorkflowId, cancelUpdate, confirmPaymentUpdate, operatorActionSignal, stateQuery } from '../../workflows/deliveries/definitions.js';
 import { bookingReleaseWorkflow } from '../../workflows/deliveries/booking-release.js';
-import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
-import { courier, gatedDispatch, trackingRefOf, type CancelAnswer, type DispatchScript, type RecordedEvent } from '../helpers/fake-activities.js';
-import { startFakeWorker, type FakeWorker } from '../helpers/fake-worker.js';
+import { courier, gatedDispatch, trackingRefOf } from '../helpers/fake-activities.js';
+import { env, startDelivery, stateWhen, stalledEvent, types, useFakeWorker } from '../helpers/fast-delivery.js';
 
-let env: FakeWorker;
-const handles: WorkflowHandle[] = [];
-beforeAll(async () => {
-  env = await startFakeWorker();
-});
-afterAll(async () => {
-  // Stalled deliveries never end on their own: terminate what is still running.
-  await Promise.all(handles.map((h) => h.terminate('test over').catch(() => undefined)));
-  await env?.close();
-});
-
-/** No budget and a long payment window unless a test sets them; dispatch retries every 50 ms, 3 attempts. */
-function timeouts(overrides: Partial<DeliveryTimeouts> = {}): DeliveryTimeouts {
-  return {
-    paymentWindowMs: 60_000,
-    stateBudgetsMs: {},
-    dispatch: { maximumAttempts: 3, initialIntervalMs: 50, maximumIntervalMs: 100 },
-    bookingReleaseRetryMs: 1000,
-    ...overrides,
-  };
-}
-
-type StartOptions = Partial<Omit<DeliveryWorkflowInput, 'timeouts'>> & {
-  timeouts?: Partial<DeliveryTimeouts>;
-  dispatch?: DispatchScript;
-  cancel?: CancelAnswer[];
-};
-
-/** Starts a delivery workflow on the fake worker's queue, its courier scripted by `dispatch` and `cancel`. */
-async function startDelivery(options: StartOptions = {}) {
-  const { dispatch, cancel, timeouts: t, ...fields } = options;
-  const input: DeliveryWorkflowInput = {
-    deliveryId: randomUUID(),
-    tenantId: randomUUID(),
-    reference: 'DLV-FAST000000',
-    companyId: randomUUID(),
-    courierSlug: 'fake',
-    initialStatus: 'pending',
-    createdEventId: randomUUID(),
-    requireDeliveryPin: false,
-    slaDeadlineAt: null,
-    ...fields,
-    timeouts: timeouts(t),
-  };
-  env.fakes.script(input.deliveryId, { dispatch, cancel });
-  const handle = await env.client.workflow.start(deliveryWorkflow, {
-    taskQueue: env.taskQueue,
-    workflowId: `delivery-${input.deliveryId}`,
-    args: [input],
-    typedSearchAttributes: [{ key: DeliveryStatusKey, value: input.initialStatus }],
-  });
-  handles.push(handle);
-  const id = input.deliveryId;
-  return {
-    id,
-    input,
-    handle,
-    /** The delivery's recorded events once one of `eventType` (matching `payload`) is among them. */
-    waitFor: (eventType: string, payload: Record<string, unknown> = {}) => env.fakes.waitForEvent(id, eventType, payload),
-    /** Once the delivery has recorded `n` events. */
-    waitForCount: (n: number) => env.fakes.waitForEvents(id, (events) => events.length >= n),
-    types: () => env.fakes.eventTypesOf(id),
-    fleet: (eventType: FleetEventType, extra: Partial<FleetEvent> = {}) =>
-      handle.signal(fleetEventSignal, { eventType, occurredAt: new Date().toISOString(), payload: {}, pinVerified: false, ...extra }),
-  };
-}
-
-/**
- * The workflow's state once its status is `status`. An event is recorded before the workflow takes in the
- * activity's result, so a query right after the fake saw the event may still see the previous status: poll.
- */
-async function stateWhen(handle: WorkflowHandle, status: string, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await handle.query(stateQuery);
-    if (state.status === status || Date.now() > until) return state;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const types = (events: RecordedEvent[]) => events.map((e) => e.eventType);
-const stalledEvent = (reason: string, previous: string) => ({
-  eventType: 'delivery.stalled',
-  toStatus: 'stalled',
-  source: 'system',
-  payload: { reason, previous_status: previous },
-});
+useFakeWorker();
 
 describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
   it('a booking accepted at once is dispatched and assigned; fleet events take it to delivered', async ({ expect }) => {

@@ -36,12 +36,38 @@ export interface DeliveryWorkflowInput {
   continueAsNewAfterEvents?: number;
   /** Set on a run that continues an earlier one (continue-as-new): the state it carries over. */
   continued?: DeliveryContinuedState;
+  /**
+   * The tenant's dispatch policy when it asks for automatic failover (`auto_redispatch`), as it stood when the delivery
+   * was created; absent: a failure before pickup stalls the delivery, as design.md says.
+   */
+  redispatch?: RedispatchPolicy | null;
 }
+
+/** Automatic failover before pickup (docs/deliveries.md "Automatic failover"). */
+export interface RedispatchPolicy {
+  /** The most a new company may cost over the locked fee (centavos). */
+  maxFeeIncreaseAoa: number;
+  /** How many times a delivery may move to another company. */
+  maxRedispatches: number;
+  /** How long `pending` waits for `assigned` after a booking the courier took as `pending`. */
+  assignTimeoutMs: number;
+  /** Companies to prefer, in order; the others by fee. */
+  preferredCompanyIds: string[];
+}
+
+/** What planRedispatch found: the company to book instead, or why none. */
+export type RedispatchPlan =
+  | { companyId: string; slug: string; name: string; feeAoa: number; oldFeeAoa: number; quoteId: string }
+  | { companyId: null; oldFeeAoa: number; candidates: { company_id?: string; company_slug?: string; outcome: string; fee_aoa?: number }[] };
 
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 10_000;
 
 /** A message waiting for the workflow's main loop. */
-export type DeliveryInboxItem = { kind: 'fleet'; event: FleetEvent } | { kind: 'operator'; action: OperatorAction };
+export type DeliveryInboxItem =
+  | { kind: 'fleet'; event: FleetEvent }
+  | { kind: 'operator'; action: OperatorAction }
+  /** Request Cancellation in the Temporal UI (a cancellation of the workflow), taken as a message, never an abrupt end. */
+  | { kind: 'cancel_requested' };
 
 /** What a delivery workflow run hands to the next one when it continues as new. */
 export interface DeliveryContinuedState {
@@ -59,6 +85,9 @@ export interface DeliveryContinuedState {
   inbox: DeliveryInboxItem[];
   /** The most recent fleet webhook-ids (bounded), so a courier's retry still counts once after the hand-over. */
   seenWebhookIds: string[];
+  /** Automatic failover: companies moved away from, and when the current booking was made (absent before failover). */
+  redispatchedFrom?: string[];
+  bookedAt?: number | null;
 }
 
 export interface FleetEvent {

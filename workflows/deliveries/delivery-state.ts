@@ -27,6 +27,10 @@ export class DeliveryState {
   readonly inbox: DeliveryInboxItem[];
   /** Fleet webhook-ids seen: a courier retrying an event after a lost answer counts once. */
   readonly seenWebhookIds: Set<string>;
+  /** Automatic failover: the companies the delivery moved away from, oldest first. */
+  redispatchedFrom: string[];
+  /** When the current booking was made (epoch ms), for the assign timeout of automatic failover; null before one. */
+  bookedAt: number | null;
 
   /** A run that continues an earlier one (continue-as-new) starts from the state that run handed over. */
   constructor(input: DeliveryWorkflowInput) {
@@ -41,6 +45,8 @@ export class DeliveryState {
     this.pinAttempts = carried?.pinAttempts ?? 0;
     this.inbox = [...(carried?.inbox ?? [])];
     this.seenWebhookIds = new Set(carried?.seenWebhookIds ?? []);
+    this.redispatchedFrom = [...(carried?.redispatchedFrom ?? [])];
+    this.bookedAt = carried?.bookedAt ?? null;
   }
 
   /** Enters another status: its time budget starts now. */
@@ -67,6 +73,8 @@ export class DeliveryState {
       pinAttempts: this.pinAttempts,
       inbox: [...this.inbox],
       seenWebhookIds: [...this.seenWebhookIds].slice(-SEEN_WEBHOOK_IDS_CARRIED),
+      redispatchedFrom: [...this.redispatchedFrom],
+      bookedAt: this.bookedAt,
     };
   }
 }

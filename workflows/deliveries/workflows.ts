@@ -22,6 +22,7 @@ import {
   upsertSearchAttributes,
   uuid4,
   workflowInfo,
+  CancellationScope,
 } from '@temporalio/workflow';
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
@@ -48,6 +49,7 @@ import {
   type DeliveryWorkflowInput,
   type FleetEvent,
   type OperatorAction,
+  type RedispatchPlan,
 } from './definitions.js';
 import { CANCELLABLE_STATUSES, FLEET_TRANSITIONS, STALLABLE_STATUSES, isFinal, type Status } from './states.js';
 import { pickCourierPayload } from './courier-payload.js';
@@ -71,6 +73,13 @@ const local = proxyLocalActivities<DeliveryActivities>({
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
 
+// Automatic failover re-quotes the tenant's companies (each call bounded by the company's timeout) a few times at
+// most: a failure to plan stalls the delivery for an operator rather than holding it.
+const { planRedispatch } = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});
+
 // A cancellation the merchant waits on asks the courier a bounded number of times, never under the workflow's lock:
 // each call at most 3 s, 3 tries, 10 s in all (then the delivery is cancelled and the release goes on in the
 // background, see bookingReleaseWorkflow). DELETE /v1/deliveries/{id} waits at most 15 s for the workflow.
@@ -85,6 +94,8 @@ type Inbox = DeliveryInboxItem;
 
 /** Wrong PINs on `delivered` before the delivery goes to `stalled` (reason `pin_attempts_exceeded`). */
 const MAX_PIN_ATTEMPTS = 5;
+/** Fleet events a run records with local activities; past them (a flood), regular activities (see `flooded`). */
+const LOCAL_RECORDS_MAX = 50;
 /** Continue-as-new waits while more messages than this are queued (the new run's input stays small). */
 const MAX_CARRIED_INBOX = 100;
 /** Queued fleet events the state machine ignores are recorded this many at a time (one activity per batch). */
@@ -127,6 +138,14 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
    * webhook child per event, a timer per wait.
    */
   const lean = patched('lean-lifecycle');
+  /**
+   * A run flooded with fleet events (more than LOCAL_RECORDS_MAX signals) records with regular activities from then
+   * on. A local activity's result can reach the workflow in a later workflow task than the one that ran it, and then
+   * `workflowInfo().historyLength`, which decides the continue-as-new of a long run, is not the same at that point on
+   * replay; with regular activities it is. A normal lifecycle has a handful of fleet events and never gets here.
+   */
+  let fleetSignalsThisRun = 0;
+  const flooded = () => fleetSignalsThisRun > LOCAL_RECORDS_MAX;
   const alarm = new Alarm();
 
   /** Records an event (and the status change, when `to` is given) in Postgres, then updates the workflow's state. */
@@ -135,12 +154,12 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     eventType: string,
     payload: Record<string, unknown>,
     source: string,
-    extra: { trackingRef?: string | null; companyId?: string } = {},
+    extra: { trackingRef?: string | null; companyId?: string; quotedFeeAoa?: number } = {},
   ) {
     const eventId = uuid4();
     const event = { deliveryId, tenantId, eventId, eventType, occurredAt: new Date().toISOString(), source, payload, toStatus: to, ...extra };
-    if (lean) await local.recordEvent({ ...event, webhooks: input.webhooks ?? null });
-    else await recordEvent(event);
+    if (!lean) await recordEvent(event);
+    else await (flooded() ? recordEvent : local.recordEvent)({ ...event, webhooks: input.webhooks ?? null });
     if (to && to !== state.status) {
       state.enter(to);
       upsertSearchAttributes([{ key: DeliveryStatusKey, value: state.status }]);
@@ -148,10 +167,59 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     if (!lean && !payload.ignored) await startWebhookFanout(input, eventId, state.status);
   }
 
-  const stall = (reason: string) => {
+  const stall = (reason: string, extra: Record<string, unknown> = {}) => {
     state.previousStatus = state.status;
-    return record('stalled', 'delivery.stalled', { reason, previous_status: state.status }, 'system');
+    return record('stalled', 'delivery.stalled', { reason, previous_status: state.status, ...extra }, 'system');
   };
+
+  /**
+   * Automatic failover (docs/deliveries.md), when the tenant's policy asks for it (`input.redispatch`): a failure before
+   * pickup rebooks with the next company within the fee ceiling instead of stalling; when none qualifies, or the
+   * delivery has moved `maxRedispatches` times, it stalls with what was tried. Call under the lock. Returns false, doing
+   * nothing, without the policy or after pickup: the caller goes on as design.md says.
+   */
+  async function failover(reason: string, extra: Record<string, unknown> = {}): Promise<boolean> {
+    const policy = input.redispatch;
+    if (!policy || (state.status !== 'pending' && state.status !== 'assigned')) return false;
+    const tried = [...state.redispatchedFrom, state.companyId];
+    if (state.redispatchedFrom.length >= policy.maxRedispatches) {
+      await stall(reason, { ...extra, redispatch: { outcome: 'max_redispatches_reached', tried_company_ids: tried } });
+      return true;
+    }
+    let plan: RedispatchPlan;
+    try {
+      plan = await planRedispatch({
+        deliveryId,
+        tenantId,
+        excludeCompanyIds: tried,
+        maxFeeIncreaseAoa: policy.maxFeeIncreaseAoa,
+        preferredCompanyIds: policy.preferredCompanyIds,
+      });
+    } catch {
+      await stall(reason, { ...extra, redispatch: { outcome: 'planning_failed', tried_company_ids: tried } });
+      return true;
+    }
+    if (plan.companyId === null) {
+      await stall(reason, { ...extra, redispatch: { outcome: 'no_company_qualifies', tried_company_ids: tried, candidates: plan.candidates } });
+      return true;
+    }
+    await releaseBooking(); // the first booking, in the background (bounded retries)
+    const from = state.companyId;
+    state.redispatchedFrom.push(from);
+    state.companyId = plan.companyId;
+    state.trackingRef = null;
+    state.bookedAt = null;
+    state.needsDispatch = true;
+    upsertSearchAttributes([{ key: CourierSlugKey, value: plan.slug }]);
+    await record(
+      'pending',
+      'delivery.redispatched',
+      { ...extra, reason, automatic: true, from_company_id: from, to_company_id: plan.companyId, old_fee_aoa: plan.oldFeeAoa, new_fee_aoa: plan.feeAoa },
+      'system',
+      { companyId: plan.companyId, trackingRef: null, quotedFeeAoa: plan.feeAoa },
+    );
+    return true;
+  }
 
   /** Releases a courier job in the background (bookingReleaseWorkflow, an abandoned child); only its start is awaited. */
   async function startBookingRelease(company: string, ref: string) {
@@ -235,6 +303,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
   setHandler(stateQuery, () => state.view());
   // A courier retrying an event after a lost answer sends the same webhook-id: it counts once.
   setHandler(fleetEventSignal, (event) => {
+    fleetSignalsThisRun++;
     if (event.webhookId && state.seenWebhookIds.has(event.webhookId)) return;
     if (event.webhookId) state.seenWebhookIds.add(event.webhookId);
     inbox.push({ kind: 'fleet', event });
@@ -300,15 +369,20 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     try {
       booking = await dispatchDelivery({ deliveryId });
     } catch (err) {
-      const rejected = err instanceof Error && (err.cause as ApplicationFailure | undefined)?.type === CourierRejected;
+      const failure = err instanceof Error ? (err.cause as ApplicationFailure | undefined) : undefined;
+      const reason = failure?.type === CourierRejected ? 'courier_rejected' : 'dispatch_failed';
+      // What the courier answered (the HTTP status of a refusal, the last error), for the operator and the merchant.
+      const status = (failure?.details?.[0] as { status?: number } | undefined)?.status;
+      const answer = { courier_answer: { message: failure?.message ?? String(err), ...(status ? { status } : {}) } };
       await lock.runExclusive(async () => {
-        if (state.status === 'pending') await stall(rejected ? 'courier_rejected' : 'dispatch_failed');
+        if (state.status === 'pending' && !(await failover(reason, answer))) await stall(reason, answer);
       });
       return;
     }
     await lock.runExclusive(async () => {
       state.trackingRef = booking.tracking_ref;
       if (state.status !== 'pending') return releaseBooking(); // cancelled while the booking was under way
+      if (input.redispatch) state.bookedAt = Date.now(); // the assign timeout counts from here
       await record(
         null,
         'delivery.dispatched',
@@ -339,6 +413,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     const ignore = (reason: string, extra: Record<string, unknown> = {}) =>
       record(null, rule.eventType, { ...payload, ...extra, ignored: true, reason, status: state.status }, 'fleet_webhook');
     if (!rule.from.includes(state.status)) return ignore(`not_allowed_from_${state.status}`);
+    // A courier that fails the job before pickup: with automatic failover, the next company takes it.
+    if (event.eventType === 'failed' && (await failover('courier_failed', { courier_payload: payload.courier }))) return;
     const pinChecked = event.eventType === 'delivered' && input.requireDeliveryPin;
     if (pinChecked && !event.pinVerified) {
       await ignore('pin_mismatch', { pin_verified: false });
@@ -379,7 +455,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
         payload: { ...fleetPayload(event), ignored: true, reason: `not_allowed_from_${state.status}`, status: state.status },
       };
     });
-    await (lean ? local.recordIgnoredEvents : recordIgnoredEvents)({ deliveryId, tenantId, events });
+    await (lean && !flooded() ? local.recordIgnoredEvents : recordIgnoredEvents)({ deliveryId, tenantId, events });
   }
 
   async function onOperatorAction(action: OperatorAction) {
@@ -428,7 +504,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       if (state.status !== seen) return;
       if (deadline.reason === 'payment_timeout')
         await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: state.status }, 'system');
-      else {
+      else if (deadline.reason === 'assign_timeout') {
+        if (!(await failover('assign_timeout'))) await stall('assign_timeout');
+      } else {
         if (deadline.reason === 'sla_deadline_passed') state.slaStalled = true;
         await stall(deadline.reason);
       }
@@ -446,6 +524,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       const ms = Date.parse(input.slaDeadlineAt) - Date.now();
       if (!deadline || ms < deadline.ms) deadline = { ms, reason: 'sla_deadline_passed' };
     }
+    // Automatic failover: a booking the courier took as `pending` must be assigned within the policy's time.
+    if (input.redispatch && state.status === 'pending' && state.trackingRef && state.bookedAt !== null) {
+      const ms = state.bookedAt + input.redispatch.assignTimeoutMs - Date.now();
+      if (!deadline || ms < deadline.ms) deadline = { ms, reason: 'assign_timeout' };
+    }
     return deadline;
   }
 
@@ -461,60 +544,90 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     return info.continueAsNewSuggested || info.historyLength >= (input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS);
   }
 
+  /**
+   * Request Cancellation in the Temporal UI (docs/operations.md "Temporal UI actions"): the usual cancellation rules.
+   * Cancellable (awaiting_payment, pending, assigned): cancelled as by DELETE /v1/deliveries/{id}, the courier asked
+   * the same way; stalled: an operator's cancel; otherwise, or when the courier refuses: recorded as an ignored operator
+   * action, and the delivery goes on.
+   */
+  async function onCancelRequested() {
+    const payload = { action: 'cancel', note: 'Request Cancellation in the Temporal UI' };
+    const ignore = (reason: string) => lock.runExclusive(() => record(null, 'delivery.operator_action', { ...payload, ignored: true, reason }, 'operator'));
+    if (state.status === 'stalled') return lock.runExclusive(() => onOperatorAction({ action: 'cancel', note: payload.note }));
+    if (!CANCELLABLE_STATUSES.includes(state.status)) return ignore(`not_cancellable_${state.status}`);
+    try {
+      await cancel({ reason: 'operator', source: 'operator' });
+    } catch (err) {
+      await ignore((err as Error).message === '' ? 'cancellation_rejected' : `cancellation_rejected: ${(err as Error).message}`);
+    }
+  }
+
+  /** The next message of the inbox, taken under the lock (a cancellation request takes it itself). */
+  async function take(next: Inbox) {
+    if (next.kind === 'cancel_requested') return onCancelRequested();
+    return lock.runExclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
+  }
+
+  // A cancellation of the workflow is queued as a message; the delivery's own steps are never interrupted by it.
+  CancellationScope.current().cancelRequested.catch(() => void inbox.push({ kind: 'cancel_requested' }));
+  return CancellationScope.nonCancellable(runToTheEnd);
+
   // --- Main loop ------------------------------------------------------------------------------
 
-  while (!isFinal(state.status)) {
-    // A long-lived delivery (a courier flooding it with events, say) continues as new before its history grows too
-    // long: same workflow id, so the API and the worker keep finding it (signals, queries and updates go to the
-    // latest run); the state travels in the input. Only between steps, with every handler done and a small inbox.
-    if (inbox.length <= MAX_CARRIED_INBOX && historyIsLong() && patched('fleet-continue-as-new')) {
-      await condition(allHandlersFinished);
-      if (!isFinal(state.status) && !lock.isLocked() && inbox.length <= MAX_CARRIED_INBOX) {
-        const continueAsNew = makeContinueAsNewFunc<typeof deliveryWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes });
-        await continueAsNew({
-          ...input,
-          continued: state.handOver(),
-        });
+  async function runToTheEnd(): Promise<{ status: Status }> {
+    while (!isFinal(state.status)) {
+      // A long-lived delivery (a courier flooding it with events, say) continues as new before its history grows too
+      // long: same workflow id, so the API and the worker keep finding it (signals, queries and updates go to the
+      // latest run); the state travels in the input. Only between steps, with every handler done and a small inbox.
+      if (inbox.length <= MAX_CARRIED_INBOX && historyIsLong() && patched('fleet-continue-as-new')) {
+        await condition(allHandlersFinished);
+        if (!isFinal(state.status) && !lock.isLocked() && inbox.length <= MAX_CARRIED_INBOX) {
+          const continueAsNew = makeContinueAsNewFunc<typeof deliveryWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes });
+          await continueAsNew({
+            ...input,
+            continued: state.handOver(),
+          });
+        }
+        continue;
       }
-      continue;
-    }
-    if (state.needsDispatch && state.status === 'pending') {
-      await dispatch();
-      continue;
-    }
-    const deadline = nextDeadline();
-    const seen = state.status;
-    const ready = () => inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending');
-    if (lean) {
-      // One alarm for the state budgets and the SLA (workflows/lib/alarm.ts): a status change arms no new timer.
-      if (deadline) alarm.set(Date.now() + Math.max(deadline.ms, 1));
-      await condition(() => ready() || alarm.ringing);
-      if (alarm.take()) {
-        const due = nextDeadline();
-        if (due && due.ms <= 0 && state.status === seen) await onDeadline(due, seen);
-        continue; // a deadline that moved later: armed again at the top
+      if (state.needsDispatch && state.status === 'pending') {
+        await dispatch();
+        continue;
       }
-    } else if (!(await condition(ready, deadline ? Math.max(deadline.ms, 1) : undefined)) && deadline) {
-      await onDeadline(deadline, seen); // runs recorded before the alarm: one timer per wait
-      continue;
+      const deadline = nextDeadline();
+      const seen = state.status;
+      const ready = () => inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending');
+      if (lean) {
+        // One alarm for the state budgets and the SLA (workflows/lib/alarm.ts): a status change arms no new timer.
+        if (deadline) alarm.set(Date.now() + Math.max(deadline.ms, 1));
+        await condition(() => ready() || alarm.ringing);
+        if (alarm.take()) {
+          const due = nextDeadline();
+          if (due && due.ms <= 0 && state.status === seen) await onDeadline(due, seen);
+          continue; // a deadline that moved later: armed again at the top
+        }
+      } else if (!(await condition(ready, deadline ? Math.max(deadline.ms, 1) : undefined)) && deadline) {
+        await onDeadline(deadline, seen); // runs recorded before the alarm: one timer per wait
+        continue;
+      }
+      if (floodAtHead()) {
+        await lock.runExclusive(ignoreQueuedFleetEvents);
+        continue;
+      }
+      const next = inbox.shift();
+      if (next) await take(next);
     }
-    if (floodAtHead()) {
-      await lock.runExclusive(ignoreQueuedFleetEvents);
-      continue;
-    }
-    const next = inbox.shift();
-    if (next) await lock.runExclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
-  }
 
-  // Fleet events that arrived with the final transition are recorded as ignored.
-  while (inbox.length > 0) {
-    if (floodAtHead()) {
-      await lock.runExclusive(ignoreQueuedFleetEvents);
-      continue;
+    // Fleet events that arrived with the final transition are recorded as ignored.
+    while (inbox.length > 0) {
+      if (floodAtHead()) {
+        await lock.runExclusive(ignoreQueuedFleetEvents);
+        continue;
+      }
+      const next = inbox.shift()!;
+      if (next.kind !== 'cancel_requested') await take(next); // a cancellation asked for after the end changes nothing
     }
-    const next = inbox.shift()!;
-    await lock.runExclusive(() => (next.kind === 'fleet' ? onFleetEvent(next.event) : onOperatorAction(next.action)));
+    await condition(allHandlersFinished);
+    return { status: state.status };
   }
-  await condition(allHandlersFinished);
-  return { status: state.status };
 }

@@ -436,6 +436,27 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/settings/dispatch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dispatch policy: automatic failover to another courier before pickup */
+    get: operations['getDispatchPolicy'];
+    /**
+     * Change the dispatch policy
+     * @description Changes the fields sent; the others keep their values. Deliveries take the policy in effect when they are created. Every preferred company must be one the tenant can book (422 not_allowed otherwise).
+     */
+    put: operations['updateDispatchPolicy'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1171,6 +1192,45 @@ export interface components {
     };
     /**
      * @example {
+     *       "auto_redispatch": true,
+     *       "max_fee_increase_aoa": 50000,
+     *       "max_redispatches": 2,
+     *       "assign_timeout_minutes": 20,
+     *       "preferred_company_ids": []
+     *     }
+     */
+    DispatchPolicy: {
+      /** @description Rebook automatically before pickup (off by default: the delivery stalls for an operator). */
+      auto_redispatch: boolean;
+      /** @description The most a new company may cost over the locked fee, in centavos (0: never more). */
+      max_fee_increase_aoa: number;
+      /** @description How many times one delivery may move to another company. */
+      max_redispatches: number;
+      /** @description How long a booked delivery may wait in pending for the courier to assign it before moving on. */
+      assign_timeout_minutes: number;
+      /** @description Companies to book first, in this order; the others by fee. Each must be linked to the tenant. */
+      preferred_company_ids: string[];
+    };
+    /**
+     * @example {
+     *       "auto_redispatch": true,
+     *       "max_fee_increase_aoa": 50000
+     *     }
+     */
+    DispatchPolicyChange: {
+      /** @description Rebook automatically before pickup (off by default: the delivery stalls for an operator). */
+      auto_redispatch?: boolean;
+      /** @description The most a new company may cost over the locked fee, in centavos (0: never more). */
+      max_fee_increase_aoa?: number;
+      /** @description How many times one delivery may move to another company. */
+      max_redispatches?: number;
+      /** @description How long a booked delivery may wait in pending for the courier to assign it before moving on. */
+      assign_timeout_minutes?: number;
+      /** @description Companies to book first, in this order; the others by fee. Each must be linked to the tenant. */
+      preferred_company_ids?: string[];
+    };
+    /**
+     * @example {
      *       "tracking_ref": "KX-20261123-0042",
      *       "event_type": "in_transit",
      *       "occurred_at": "2026-11-23T09:41:12.000Z",
@@ -1697,6 +1757,8 @@ export interface operations {
         sort?: 'inserted_at_desc' | 'inserted_at_asc';
         /** @description case-insensitive substring of reference, origin and destination city and address line */
         search?: string;
+        /** @description the courier company now carrying it (it follows an automatic failover) */
+        company_id?: string;
         /** @description 1..100, default 50; larger values are clamped to 100 */
         limit?: number;
         offset?: number;
@@ -4449,6 +4511,119 @@ export interface operations {
       };
       /** @description Service unavailable. error: no_courier_configured (quotes), cancellation_pending (cancel: retry after Retry-After), test_helper_pending */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getDispatchPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "auto_redispatch": true,
+           *       "max_fee_increase_aoa": 50000,
+           *       "max_redispatches": 2,
+           *       "assign_timeout_minutes": 20,
+           *       "preferred_company_ids": []
+           *     }
+           */
+          'application/json': components['schemas']['DispatchPolicy'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateDispatchPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "auto_redispatch": true,
+         *       "max_fee_increase_aoa": 50000
+         *     }
+         */
+        'application/json': components['schemas']['DispatchPolicyChange'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "auto_redispatch": true,
+           *       "max_fee_increase_aoa": 50000,
+           *       "max_redispatches": 2,
+           *       "assign_timeout_minutes": 20,
+           *       "preferred_company_ids": []
+           *     }
+           */
+          'application/json': components['schemas']['DispatchPolicy'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
         headers: {
           [name: string]: unknown;
         };

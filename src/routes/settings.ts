@@ -1,0 +1,59 @@
+// The tenant's settings, with the secret key: GET/PUT /v1/settings/dispatch (automatic failover, docs/deliveries.md).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../deps.js';
+import { linkedActiveCourier } from '../couriers/repository.js';
+import { validationFailed } from '../lib/problem.js';
+import { scopeOf } from '../plugins/auth.js';
+import { problems } from '../schemas.js';
+import { DispatchPolicy, DispatchPolicyChange } from '../tenants/dispatch-policy.js';
+import { dispatchPolicyOf, saveDispatchPolicy } from '../tenants/repository.js';
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
+  app.get(
+    '/v1/settings/dispatch',
+    {
+      schema: {
+        tags: ['settings'],
+        operationId: 'getDispatchPolicy',
+        summary: 'The dispatch policy: automatic failover to another courier before pickup',
+        response: { 200: DispatchPolicy, ...problems(401, 429) },
+      },
+    },
+    async (request) => dispatchPolicyOf(pool, scopeOf(request).tenantId),
+  );
+
+  app.put(
+    '/v1/settings/dispatch',
+    {
+      schema: {
+        tags: ['settings'],
+        operationId: 'updateDispatchPolicy',
+        summary: 'Change the dispatch policy',
+        description:
+          'Changes the fields sent; the others keep their values. Deliveries take the policy in effect when they are created. ' +
+          'Every preferred company must be one the tenant can book (422 not_allowed otherwise).',
+        body: DispatchPolicyChange,
+        response: { 200: DispatchPolicy, ...problems(401, 422, 429) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = scopeOf(request);
+      const preferred = request.body.preferred_company_ids ?? [];
+      const unknown = [];
+      for (const [i, companyId] of preferred.entries()) {
+        if (!(await linkedActiveCourier(pool, tenantId, companyId))) {
+          unknown.push({
+            pointer: `/preferred_company_ids/${i}`,
+            code: 'not_allowed' as const,
+            detail: `Company ${companyId} is not one this tenant can book.`,
+          });
+        }
+      }
+      if (unknown.length) throw validationFailed(unknown);
+      const policy = { ...(await dispatchPolicyOf(pool, tenantId)), ...request.body };
+      await saveDispatchPolicy(pool, tenantId, policy);
+      return policy;
+    },
+  );
+};
+export default routes;
