@@ -1,10 +1,10 @@
 // Authentication. Each route says which credential it takes in `config.auth`:
 //   'secret'       merchant API, `Authorization: Bearer sk_live_...` (the default for /v1/*)
 //   'publishable'  widget API, `Bearer pk_live_...` plus an `Origin` the key allows (the default for /v1/widget/*)
-// A test key (`sk_test_`, `pk_test_`) is accepted wherever its live twin is; `request.auth.livemode` is false then,
-// and scopeOf(request) confines the request to the tenant's test objects (docs/test-mode.md).
 //   'operator'     operator routes (diagnostics), `Authorization: Bearer <ADMIN_TOKEN>`; never a merchant key
 //   'none'         tracking, health, docs
+// A test key (`sk_test_`, `pk_test_`) is accepted wherever its live twin is; `request.auth.livemode` is false then,
+// and scopeOf(request) confines the request to the tenant's test objects (docs/test-mode.md).
 // Failed authentications are counted per client address by plugins/rate-limit.ts (every 401 on /v1).
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
