@@ -276,6 +276,17 @@ describe('errors, typed, for each status family', () => {
   });
 });
 
+describe('settings (docs/deliveries.md "Automatic failover")', () => {
+  it('the dispatch policy: read the defaults, turn automatic failover on', async () => {
+    const before = await api.GET('/v1/settings/dispatch');
+    expect(before.data).toMatchObject({ auto_redispatch: false, max_redispatches: 2 });
+    const changed = await api.PUT('/v1/settings/dispatch', { body: { auto_redispatch: true, max_fee_increase_aoa: 25_000 } });
+    expect(changed.data).toMatchObject({ auto_redispatch: true, max_fee_increase_aoa: 25_000, assign_timeout_minutes: 20 });
+    const invalid = await api.PUT('/v1/settings/dispatch', { body: { max_redispatches: 99 } });
+    expect(invalid.error).toMatchObject({ status: 422, error: 'validation_failed' });
+  });
+});
+
 it('every operation of the OpenAPI document was called through the client', () => {
   const document = stack.app.swagger() as { paths: Record<string, Record<string, { operationId?: string }>> };
   const missed: string[] = [];

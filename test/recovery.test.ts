@@ -38,7 +38,9 @@ describe('a workflow closed by hand', () => {
     await waitForStatus(stack, key(m), d.id, 'stalled');
     const since = new Date();
     await handleOf(d.id).terminate('pressed Terminate in the Temporal UI');
-    expect(await restartClosedSince(stack.temporal, stack.pool, stack.config, since)).toBe(1);
+    // Visibility lists the closed run a moment after the terminate: pass again until it is found.
+    let restarted = 0;
+    await expect.poll(async () => (restarted += await restartClosedSince(stack.temporal, stack.pool, stack.config, since)), { timeout: 15_000 }).toBe(1);
     expect(await runningAgain(d.id)).toMatchObject({ status: 'stalled', previousStatus: 'pending' });
     // A second pass finds it running: nothing to do.
     expect(await restartClosedSince(stack.temporal, stack.pool, stack.config, since)).toBe(0);
