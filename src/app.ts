@@ -13,6 +13,8 @@ import bodyGuardPlugin from './plugins/body-guard.js';
 import corsPlugin from './plugins/cors.js';
 import errorsPlugin from './plugins/errors.js';
 import idempotencyPlugin from './plugins/idempotency.js';
+import metricsPlugin from './plugins/metrics.js';
+import { loggerOptions } from './observability/logger.js';
 import openapiPlugin from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import couriersRoutes from './routes/couriers.js';
@@ -35,10 +37,14 @@ function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: 
   res.end(body);
 }
 
+/**
+ * `logger`: false for none; an object is merged over the defaults (pino JSON at LOG_LEVEL with secrets redacted,
+ * src/observability/logger.ts), e.g. `{ stream }` to capture the lines.
+ */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger === false ? false : { ...loggerOptions(config.logLevel, 'api'), ...(typeof options.logger === 'object' ? options.logger : {}) },
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -74,6 +80,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   await app.register(errorsPlugin, { baseUrl: config.baseUrl });
+  // Request counts and latencies by route pattern and status; GET /metrics here only with METRICS_TOKEN.
+  await app.register(metricsPlugin, { token: config.metricsToken });
   await app.register(helmet, { global: true, contentSecurityPolicy: false });
   await app.register(openapiPlugin, { baseUrl: config.baseUrl });
   // Rate limits first: their onRequest hooks (preflights, failed authentications) must run before CORS and auth.

@@ -88,6 +88,21 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
     .filter(Boolean);
 }
 
+/** A TCP port (0: any free one), or undefined when unset. */
+function optionalPort(name: string, env: NodeJS.ProcessEnv): number | undefined {
+  if (!env[name]) return undefined;
+  const value = whole(name, 0, 0, env);
+  if (value > 65535) throw new Error(`${name} must be a TCP port, got "${env[name]}"`);
+  return value;
+}
+
+/** METRICS_TOKEN guards `GET /metrics` on the API port: a guessable one would publish the service's figures. */
+function metricsToken(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (raw.length < 32) throw new Error('METRICS_TOKEN must be at least 32 characters (e.g. `openssl rand -hex 32`)');
+  return raw;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -157,6 +172,17 @@ export interface Config {
   /** Merchant webhook messages and attempts are deleted this long after they were created / made. */
   webhookRetentionMs: number;
   logLevel: string;
+  /**
+   * Prometheus metrics (docs/operations.md "Observability"). The API serves `GET /metrics` on a second listener on
+   * `metricsPort` (never on the API's own port), or on the API port to `Authorization: Bearer <metricsToken>` where a
+   * second port cannot be reached; neither set: no metrics endpoint. The worker serves its metrics on `workerMetricsPort`.
+   */
+  metricsPort: number | undefined;
+  metricsHost: string;
+  metricsToken: string | undefined;
+  workerMetricsPort: number | undefined;
+  /** How long the worker's deliveries-by-status gauge reuses its Postgres count. */
+  metricsStatusCacheMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -207,5 +233,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fleetReceiptRetentionMs: whole('FLEET_RECEIPT_RETENTION_MS', 7 * 24 * HOUR, 0, env),
     webhookRetentionMs: webhookRetention(whole('WEBHOOK_RETENTION_MS', 30 * 24 * HOUR, 0, env), webhookSchedule(env.WEBHOOK_SCHEDULE_MS)),
     logLevel: env.LOG_LEVEL ?? 'info',
+    metricsPort: optionalPort('METRICS_PORT', env),
+    metricsHost: env.METRICS_HOST || (env.HOST ?? '0.0.0.0'),
+    metricsToken: metricsToken(env.METRICS_TOKEN),
+    workerMetricsPort: optionalPort('WORKER_METRICS_PORT', env),
+    metricsStatusCacheMs: whole('METRICS_STATUS_CACHE_MS', 10_000, 0, env),
   };
 }

@@ -4,18 +4,26 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createPool } from './db.js';
 import { onParentExit } from './lib/parent.js';
+import { startMetricsServer } from './observability/metrics-server.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
 import { connectTemporal } from './temporal.js';
 
 async function main() {
   const config = loadConfig();
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/observability/tracing.ts); before the first request.
+  await startTracing('delivery-api');
   const pool = createPool(config.databaseUrl, 20);
   const temporal = await connectTemporal(config);
   const app = await buildApp({ config, pool, temporal });
+  // Prometheus metrics on their own port, never on the public API port (docs/operations.md "Observability").
+  const metrics = config.metricsPort !== undefined ? await startMetricsServer({ port: config.metricsPort, host: config.metricsHost }) : null;
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
     await app.close();
+    await metrics?.close();
+    await stopTracing();
     await pool.end();
     await temporal.connection.close();
     process.exit(0);
@@ -24,6 +32,7 @@ async function main() {
   process.on('SIGTERM', shutdown);
   onParentExit(shutdown);
   await app.listen({ port: config.port, host: config.host });
+  if (metrics) app.log.info({ url: metrics.url }, 'API metrics listening');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

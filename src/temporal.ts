@@ -4,6 +4,7 @@
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import fs from 'node:fs';
 import type { Config } from './config.js';
+import { temporalClientInterceptors } from './observability/tracing.js';
 
 export type TemporalConfig = Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalTls' | 'temporalApiKey'>;
 
@@ -50,8 +51,16 @@ export function temporalConnectionOptions(config: Pick<TemporalConfig, 'temporal
   return options;
 }
 
+/**
+ * A client of the namespace. With tracing on (src/observability/tracing.ts) its workflow starts, signals, updates and
+ * queries carry the caller's trace context into the workflow.
+ */
+export function temporalClient(connection: Connection, namespace: string): Client {
+  return new Client({ connection, namespace, interceptors: { workflow: temporalClientInterceptors() } });
+}
+
 /** The API's (and the admin command's) client. */
 export async function connectTemporal(config: TemporalConfig): Promise<Client> {
   const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '10s' });
-  return new Client({ connection, namespace: config.temporalNamespace });
+  return temporalClient(connection, config.temporalNamespace);
 }

@@ -1,6 +1,7 @@
 // The Temporal worker: runs workflows/ (from the prebuilt bundle) and activities/ on task queue `deliveries`.
-import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { pathToFileURL } from 'node:url';
+import { format } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.js';
 import { reconcileOnce } from './deliveries/start.js';
@@ -11,7 +12,13 @@ import { createPool, type Pool } from './db.js';
 import { ensureWorkflowBundle } from './workflow-bundle.js';
 import { ensurePurgeSchedule } from './maintenance-schedule.js';
 import { onParentExit } from './lib/parent.js';
-import { temporalConnectionOptions } from './temporal.js';
+import { temporalClient, temporalConnectionOptions } from './temporal.js';
+import { createLogger } from './observability/logger.js';
+import { setDeliveryStatusSource } from './observability/metrics.js';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
+import { countOpenDeliveriesByStatus } from './observability/repository.js';
+import { activityLogContext, freeLoopbackPort, installWorkerRuntime } from './observability/temporal-runtime.js';
+import { startTracing, stopTracing, tracingActivityInterceptors, workflowTracingSinks } from './observability/tracing.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -31,7 +38,20 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue ?? config.taskQueue,
     workflowBundle: { codePath: options.bundlePath ?? (await ensureWorkflowBundle()) },
     activities: createActivities({ config, pool, temporal: options.temporal }),
+    // Activity log lines name their delivery and tenant; with tracing on, activities continue their workflow's trace.
+    interceptors: { activity: [activityLogContext, ...tracingActivityInterceptors()] },
+    // Where the workflow interceptors (workflows/lib/observability.ts) send a traced workflow's spans.
+    sinks: workflowTracingSinks(),
   });
+}
+
+/**
+ * The worker's metrics on `port` (GET /metrics): the process registry (deliveries by status from `pool`, transitions,
+ * stalls, redispatches, courier calls, webhooks) followed by Temporal Core's own metrics, read from `coreMetricsUrl`.
+ */
+export async function startWorkerMetrics(config: Config, pool: Pool, port: number, coreMetricsUrl?: string): Promise<MetricsServer> {
+  setDeliveryStatusSource(() => countOpenDeliveriesByStatus(pool), config.metricsStatusCacheMs);
+  return startMetricsServer({ port, host: config.metricsHost, also: coreMetricsUrl ? [coreMetricsUrl] : [] });
 }
 
 /**
@@ -67,16 +87,25 @@ export function startReconciler(client: Client, pool: Pool, config: Config, inte
 
 async function main() {
   const config = loadConfig();
-  Runtime.install({
-    logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : config.logLevel === 'info' ? 'INFO' : 'WARN'),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
-  });
+  // One JSON line per record on stdout, like the API. The worker's console lines (start-up, the reconciler's passes)
+  // become JSON lines too, printed whatever LOG_LEVEL says, as they always were.
+  const logger = createLogger(config.logLevel, 'worker');
+  const consoleLogger = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
+  console.log = (...args: unknown[]) => consoleLogger.info(format(...args));
+  console.error = (...args: unknown[]) => consoleLogger.error(format(...args));
+  await startTracing('delivery-worker');
+  // Temporal Core serves the SDK's metrics on a loopback port; the worker's listener serves them with its own.
+  const coreMetricsAddress = config.workerMetricsPort !== undefined ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+  installWorkerRuntime(logger, { coreMetricsAddress });
   const pool = createPool(config.databaseUrl, 20);
   // Same address, TLS / mTLS and API key as the API's connection (src/temporal.ts).
   const connectionOptions = temporalConnectionOptions(config);
   const connection = await NativeConnection.connect(connectionOptions);
-  const client = new Client({ connection: await Connection.connect(connectionOptions), namespace: config.temporalNamespace });
+  const client = temporalClient(await Connection.connect(connectionOptions), config.temporalNamespace);
   const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined, temporal: client });
+  const metrics =
+    config.workerMetricsPort !== undefined ? await startWorkerMetrics(config, pool, config.workerMetricsPort, `http://${coreMetricsAddress}/metrics`) : null;
+  if (metrics) logger.info({ url: metrics.url }, 'Worker metrics listening');
   const stopReconciler = startReconciler(client, pool, config);
   // The hourly purge of expired rows (docs/operations.md "Retention"); a failure here must not stop the worker.
   await ensurePurgeSchedule(client, config).catch((err) => console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message));
@@ -86,6 +115,8 @@ async function main() {
   console.log(`Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}`);
   await worker.run();
   stopReconciler();
+  await metrics?.close();
+  await stopTracing();
   await connection.close();
   await pool.end();
 }

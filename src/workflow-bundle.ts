@@ -6,6 +6,8 @@ import path from 'node:path';
 import { ROOT_DIR } from './config.js';
 
 export const WORKFLOWS_ENTRY = path.join(ROOT_DIR, 'workflows', 'index.ts');
+/** Interceptors of every workflow: log attributes and OpenTelemetry tracing (workflows/lib/observability.ts). */
+const WORKFLOW_INTERCEPTORS = path.join(ROOT_DIR, 'workflows', 'lib', 'observability.ts');
 export const BUNDLE_PATH = path.join(ROOT_DIR, '.build', 'workflow-bundle.js');
 
 function newestMtime(dir: string): number {
@@ -25,6 +27,7 @@ export function bundleIsFresh(bundlePath = BUNDLE_PATH): boolean {
 export async function buildWorkflowBundle(bundlePath = BUNDLE_PATH): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_ENTRY,
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS],
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
   });
   fs.mkdirSync(path.dirname(bundlePath), { recursive: true });

@@ -4,7 +4,9 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import { builtinModules } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,7 +17,8 @@ import { createAppRole } from '../scripts/lib/db-role.js';
 import { freePort } from '../scripts/lib/net.js';
 import { loadConfig, ROOT_DIR } from '../src/config.js';
 import { temporalConnectionOptions } from '../src/temporal.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator } from './helpers/fixtures.js';
+import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
+import { createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator } from './helpers/fixtures.js';
 import { startStack } from './helpers/stack.js';
 
 const run = promisify(execFile);
@@ -280,5 +283,146 @@ describe('the production build (npm run build) runs with the production dependen
     expect(widget.status).toBe(200);
     expect(await widget.text()).toContain('delivery-widget');
     await until('worker polling', async () => worker.output().includes('Worker polling'));
+  }, 120_000);
+
+  it('the bundles serve their metrics ports, log JSON only, and trace one delivery across the API and worker processes', async () => {
+    // An OTLP/HTTP (JSON) receiver here; the processes export to it as an operator's collector.
+    const spans: { traceId: string; spanId: string; parentSpanId?: string; name: string; service: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+        for (const rs of body.resourceSpans ?? []) {
+          const service = rs.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue;
+          for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) spans.push({ ...sp, parentSpanId: sp.parentSpanId || undefined, service });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const sim = await startSimulator();
+    const owner = new pg.Pool({ connectionString: databaseUrlFor(ownerUrl(), database), max: 2 });
+    try {
+      const [port, apiMetricsPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort()];
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: os.tmpdir(),
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: urlAs(ownerUrl(), role, 'pw', database),
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_TASK_QUEUE: `prod-obs-${randomUUID()}`,
+        ALLOW_LOOPBACK_WEBHOOKS: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      };
+      const start = (script: string, extra: Record<string, string>) => {
+        const child = spawn(process.execPath, [path.join(app, '.build', 'dist', script)], {
+          cwd: app,
+          env: { ...env, ...extra },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        children.push(child);
+        let out = '';
+        child.stdout!.on('data', (d) => (out += d));
+        child.stderr!.on('data', (d) => (out += d));
+        return { child, output: () => out };
+      };
+      const api = start('server.js', {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        METRICS_PORT: String(apiMetricsPort),
+      });
+      const worker = start('worker.js', {
+        WORKFLOW_BUNDLE_PATH: path.join(app, '.build', 'workflow-bundle.js'),
+        WORKER_METRICS_PORT: String(workerMetricsPort),
+      });
+      const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
+        const deadline = Date.now() + timeoutMs;
+        while (Date.now() < deadline) {
+          if (await check().catch(() => false)) return;
+          if (api.child.exitCode !== null || worker.child.exitCode !== null) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        throw new Error(`${what} did not happen.\nAPI: ${api.output()}\nworker: ${worker.output()}`);
+      };
+      const call = async (method: string, p: string, key: string, body?: unknown) => {
+        const res = await fetch(`http://127.0.0.1:${port}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      await until('API ready', async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+      await until('worker polling', async () => worker.output().includes('Worker polling'));
+
+      // A tenant whose courier is the simulator; a delivery booked, then cancelled (its workflow ends).
+      const tenant = await createTenant(owner, 'Observed');
+      const company = simCompany();
+      sim.control.upsert(company);
+      await createCourier(owner, {
+        name: 'Observed courier',
+        slug: company.slug,
+        adapter: 'http',
+        endpoint: sim.endpoint(company.slug),
+        fleet_secret: company.fleet_secret,
+      });
+      await linkCouriers(owner, tenant.tenant_id, company.slug);
+      const quotes = await call('POST', '/v1/quotes', tenant.secret_key, quoteBody());
+      expect(quotes.status, JSON.stringify(quotes.body)).toBe(200);
+      const created = await call('POST', '/v1/deliveries', tenant.secret_key, { quote_id: quotes.body.data[0].quote_id, ...quoteBody() });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      await until('assigned', async () => (await call('GET', `/v1/deliveries/${created.body.id}`, tenant.secret_key)).body.status === 'assigned');
+      expect((await call('DELETE', `/v1/deliveries/${created.body.id}`, tenant.secret_key)).status).toBe(200);
+
+      // Metrics on their own ports; none on the API port without METRICS_TOKEN.
+      const scrape = async (p: number) => (await fetch(`http://127.0.0.1:${p}/metrics`)).text();
+      expect(await scrape(apiMetricsPort)).toMatch(/^http_requests_total\{method="POST",route="\/v1\/deliveries",status_code="201"\} [1-9]/m);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      await until('worker metrics', async () => {
+        const text = await scrape(workerMetricsPort);
+        return /^delivery_transitions_total\{type="delivery.cancelled"\} [1-9]/m.test(text) && /^temporal_workflow_completed_total\{.*\} [1-9]/m.test(text);
+      });
+
+      // One trace: the API's request and workflow start, the worker's workflow, dispatch activity and booking call.
+      await until(
+        'the spans of both processes',
+        async () => spans.some((s) => s.name === 'RunWorkflow:deliveryWorkflow') && spans.some((s) => s.name === 'courier book'),
+      );
+      const root = spans.find((s) => s.name === 'POST /v1/deliveries')!;
+      expect(root.service).toBe('delivery-api');
+      const chain = (name: string) => {
+        const names: string[] = [];
+        for (let s = spans.find((x) => x.traceId === root.traceId && x.name === name); s; s = spans.find((x) => x.spanId === s!.parentSpanId))
+          names.push(`${s.service} ${s.name}`);
+        return names;
+      };
+      expect(chain('courier book')).toEqual([
+        'delivery-worker courier book',
+        'delivery-worker RunActivity:dispatchDelivery',
+        'delivery-worker StartActivity:dispatchDelivery',
+        'delivery-worker RunWorkflow:deliveryWorkflow',
+        'delivery-api StartWorkflow:deliveryWorkflow',
+        'delivery-api POST /v1/deliveries',
+      ]);
+
+      // Logs: JSON lines only, from both processes.
+      for (const [name, out] of [
+        ['API', api.output()],
+        ['worker', worker.output()],
+      ]) {
+        const lines = out.split('\n').filter(Boolean);
+        expect(lines.length, name).toBeGreaterThan(0);
+        for (const line of lines) expect(() => JSON.parse(line), `${name}: ${line}`).not.toThrow();
+      }
+    } finally {
+      await owner.end();
+      await sim.close();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   }, 120_000);
 });

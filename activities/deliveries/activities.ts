@@ -12,6 +12,7 @@ import type { RedispatchPlan } from '../../workflows/deliveries/definitions.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
+import { observeRecordedEvent } from '../../src/observability/delivery-events.js';
 
 /** With `webhooks` (the delivery workflow's setting), the event's merchant webhooks leave through the outbox. */
 export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] } | null };
@@ -32,6 +33,7 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
       const { webhooks: settings, ...event } = input;
       const { inserted, message } = await recordEventWithMessage(pool, event, Boolean(settings));
       if (message) webhooks.dispatch(message, settings?.schedule);
+      if (inserted) observeRecordedEvent(pool, event);
       return { inserted };
     },
 

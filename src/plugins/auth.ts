@@ -38,7 +38,7 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
   const adminTokenHash = opts.adminToken ? hashKey(opts.adminToken) : null;
   app.decorateRequest('auth', null);
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     // No route (404) and CORS preflights carry no credentials.
     if (!request.routeOptions.url || request.method === 'OPTIONS') return;
     const mode = authModeFor(request);
@@ -74,6 +74,8 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
     const hash = hashKey(key);
     const row = await keyByHash(opts.pool, hash, kind);
     if (!row || !sameHash(row.key_hash, hash) || row.revoked_at) throw unauthorized('Invalid or revoked API key.');
+    // Every later line of this request (its handler's, "request completed") names the tenant and the key (its id).
+    request.log = reply.log = request.log.child({ tenantId: row.tenant_id, keyId: row.id });
     // The prefix and the stored mode agree for every key we issued; the stored one decides.
     const livemode = row.livemode;
 

@@ -9,6 +9,7 @@ import { findDelivery, findEvent, type DeliveryEventRow } from '../deliveries/re
 import { toEvent, toSummary } from '../deliveries/view.js';
 import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
+import { webhookAttempts, webhookDelay } from '../observability/metrics.js';
 import type { Status } from '../../workflows/deliveries/states.js';
 import { MAX_RETRY_AFTER_MS, RETRYABLE_4XX, webhookMessageId, type AttemptInput, type AttemptResult } from '../../workflows/webhooks/definitions.js';
 
@@ -101,6 +102,22 @@ export async function storeWebhookMessage(
   return { messageId, eventType: event.event_type, endpointIds };
 }
 
+/**
+ * An attempt's metrics (src/observability/metrics.ts): its outcome and, for an event's webhook (not a replay), how long
+ * after the event the first attempt started and the webhook arrived. The event's time is the envelope's `created_at`.
+ */
+function observeAttempt(input: AttemptInput, outcome: AttemptResult['outcome'], body: string, startedAt: number): void {
+  webhookAttempts.inc({ outcome, trigger: input.trigger });
+  if (input.trigger !== 'event' || (input.attempt !== 1 && outcome !== 'succeeded')) return;
+  let eventAt = NaN;
+  try {
+    eventAt = Date.parse((JSON.parse(body) as { created_at?: string }).created_at ?? '');
+  } catch {}
+  if (Number.isNaN(eventAt)) return;
+  if (input.attempt === 1) webhookDelay.observe({ stage: 'first_attempt' }, Math.max(0, startedAt - eventAt) / 1000);
+  if (outcome === 'succeeded') webhookDelay.observe({ stage: 'delivered' }, Math.max(0, Date.now() - eventAt) / 1000);
+}
+
 /** `resolve`: the DNS resolver of outgoing connections (default dns.lookup; tests play DNS rebinding with it). */
 export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?: Resolver; log?: Logger }) {
   const { pool, config } = deps;
@@ -134,8 +151,12 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
 
     /** One signed POST of a stored message to one endpoint, logged. Never throws for the receiver's failures. */
     async attemptWebhook(input: AttemptInput): Promise<AttemptResult> {
+      const startedAt = Date.now();
       const target = await attemptTarget(pool, input.endpointId, input.messageId);
-      if (!target || !target.active) return { outcome: 'inactive', statusCode: null, retryAfterMs: null };
+      if (!target || !target.active) {
+        webhookAttempts.inc({ outcome: 'inactive', trigger: input.trigger });
+        return { outcome: 'inactive', statusCode: null, retryAfterMs: null };
+      }
 
       const base = {
         endpointId: input.endpointId,
@@ -152,8 +173,9 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         await logAttempt({ ...base, status: succeeded ? 'succeeded' : 'failed', statusCode, latencyMs, error });
         if (result.outcome === 'retry' && input.lastAttempt) {
           await logAttempt({ ...base, status: 'exhausted', statusCode: null, latencyMs: null, error: `no attempt left after ${input.attempt}` });
-          return { ...result, outcome: 'exhausted' };
+          result = { ...result, outcome: 'exhausted' };
         }
+        observeAttempt(input, result.outcome, target.body, startedAt);
         return result;
       };
 

@@ -1,7 +1,8 @@
 // The real stack inside a test file: the API on a real port, a Temporal worker on this file's own
 // task queue, both against the run's Postgres database and Temporal dev server (test/global-setup.ts).
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import type { Logger as Pino } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -9,10 +10,21 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db.js';
 import { createTenant, type CreatedTenant } from '../../src/lib/tenants.js';
 import { createWorker } from '../../src/worker.js';
+import { installWorkerRuntime } from '../../src/observability/temporal-runtime.js';
+import { temporalClient } from '../../src/temporal.js';
 import type { FastifyInstance } from 'fastify';
 import { freePort } from '../../scripts/lib/net.js';
 
 let runtimeInstalled = false;
+
+/**
+ * Temporal's runtime for this test file, once, before the first stack: the worker's own (pino logger, Temporal Core's
+ * metrics on `coreMetricsAddress`) for a file that looks at them; otherwise startStack installs a quiet one.
+ */
+export function installRuntime(logger: Pino, options: { coreMetricsAddress?: string } = {}): void {
+  installWorkerRuntime(logger, options);
+  runtimeInstalled = true;
+}
 
 export interface Stack {
   url: string;
@@ -34,7 +46,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(overrides: Partial<Config> = {}): Promise<Stack> {
+/** `options.logger`: the API's pino options over the defaults (e.g. `{ stream }` to capture its lines); default none. */
+export async function startStack(overrides: Partial<Config> = {}, options: { logger?: object } = {}): Promise<Stack> {
   if (!runtimeInstalled) {
     Runtime.install({
       logger: new DefaultLogger('WARN'),
@@ -60,7 +73,7 @@ export async function startStack(overrides: Partial<Config> = {}): Promise<Stack
   };
   const pool = createPool(config.databaseUrl, 10);
   const connection = await Connection.connect({ address: config.temporalAddress });
-  const temporal = new Client({ connection, namespace: config.temporalNamespace });
+  const temporal = temporalClient(connection, config.temporalNamespace);
   const nativeConnection = await NativeConnection.connect({ address: config.temporalAddress });
   const worker = await createWorker({ config, pool, connection: nativeConnection, bundlePath: inject('bundlePath'), temporal });
   const running = worker.run();
@@ -70,7 +83,7 @@ export async function startStack(overrides: Partial<Config> = {}): Promise<Stack
   const url = `http://127.0.0.1:${port}`;
   config.port = port;
   config.baseUrl = overrides.baseUrl ?? url;
-  const app = await buildApp({ config, pool, temporal }, { logger: false });
+  const app = await buildApp({ config, pool, temporal }, { logger: options.logger ?? false });
   await app.listen({ port, host: '127.0.0.1' });
 
   const request: Stack['request'] = async (method, path, options = {}) => {

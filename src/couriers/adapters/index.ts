@@ -1,6 +1,7 @@
 // The adapter for a courier company, by its `adapter` column. Every caller (quote service, quotes route,
-// dispatch) goes through this, so a company behaves the same wherever it is asked.
+// dispatch) goes through this, so a company behaves the same wherever it is asked, and is measured (observed.ts).
 import type { CourierRow } from '../repository.js';
+import { observed } from './observed.js';
 import type { CourierAdapter } from './adapter.js';
 import { HttpCourierAdapter } from './http.js';
 import { RateCardAdapter } from './rate-card.js';
@@ -14,6 +15,10 @@ export interface AdapterOptions {
 }
 
 export function adapterFor(courier: CourierRow, options: AdapterOptions = {}): CourierAdapter {
+  return observed(courier.slug, adapterOf(courier, options));
+}
+
+function adapterOf(courier: CourierRow, options: AdapterOptions): CourierAdapter {
   switch (courier.adapter) {
     case 'http':
       return new HttpCourierAdapter(courier, options);
