@@ -12,6 +12,9 @@ import { waitForPort } from './lib/net.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const simulatorPort = Number(process.env.SIMULATOR_PORT ?? 4010);
+// Prometheus metrics: the API's second listener and the worker's (docs/operations.md "Observability").
+const metricsPort = Number(process.env.METRICS_PORT ?? 9464);
+const workerMetricsPort = Number(process.env.WORKER_METRICS_PORT ?? 9465);
 const supervisor = supervise('npm run dev');
 
 async function main() {
@@ -49,6 +52,8 @@ async function main() {
     PORT: String(port),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ALLOW_LOOPBACK_WEBHOOKS: process.env.ALLOW_LOOPBACK_WEBHOOKS ?? 'true',
+    METRICS_PORT: String(metricsPort),
+    WORKER_METRICS_PORT: String(workerMetricsPort),
   };
   supervisor.node('worker', ['--import', 'tsx', 'src/worker.ts'], env);
   supervisor.node('API', ['--import', 'tsx', 'src/server.ts'], env);
@@ -61,6 +66,8 @@ async function main() {
       ['API', `http://localhost:${port}`],
       ['API reference', `http://localhost:${port}/docs   (OpenAPI JSON: /v1/openapi.json)`],
       ['Temporal UI', uiUrl ?? '(external Temporal: see its own UI)'],
+      ['API metrics', `http://localhost:${metricsPort}/metrics`],
+      ['Worker metrics', `http://localhost:${workerMetricsPort}/metrics   (with the Temporal SDK's)`],
       ['DATABASE_URL', databaseUrl],
     ],
     demo,

@@ -27,6 +27,8 @@ async function expectAllStopped() {
     temporal: false,
     ui: false,
     simulator: false,
+    metrics: false,
+    workerMetrics: false,
   });
 }
 
@@ -47,6 +49,13 @@ describe('npm run dev', () => {
     expect((await fetch(`${api}/readyz`)).status).toBe(200);
     expect((await fetch(`${api}/docs`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+    // The metrics URLs it printed answer: the API's requests, the worker's series with the Temporal SDK's.
+    expect(out).toContain(`http://localhost:${ports.metrics}/metrics`);
+    expect(out).toContain(`http://localhost:${ports.workerMetrics}/metrics`);
+    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toMatch(
+      /^http_requests_total\{method="GET",route="\/v1\/couriers",status_code="200"\} [1-9]/m,
+    );
+    expect(await (await fetch(`http://127.0.0.1:${ports.workerMetrics}/metrics`)).text()).toMatch(/^temporal_worker_task_slots_available\{/m);
 
     // Ctrl-C: SIGINT to the process group.
     process.kill(-first.child.pid!, 'SIGINT');

@@ -18,7 +18,7 @@ export interface Dev {
 
 export interface DevSetup {
   env: NodeJS.ProcessEnv;
-  ports: { api: number; temporal: number; ui: number; simulator: number };
+  ports: { api: number; temporal: number; ui: number; simulator: number; metrics: number; workerMetrics: number };
   /** Starts `npm run dev` and resolves once it prints that the API runs. */
   start(): Promise<Dev>;
   /** Kills whatever a run left in its process groups, drops the database and the data folder. */
@@ -32,7 +32,7 @@ export async function devSetup(name: string): Promise<DevSetup> {
   const base = 20_000 + Math.floor(Math.random() * 1_000) * 10;
   const free: number[] = [];
   for (let port = base; port < base + 10; port++) if (!(await isListening(port))) free.push(port);
-  const ports = { api: free[0], temporal: free[1], ui: free[2], simulator: free[3] };
+  const ports = { api: free[0], temporal: free[1], ui: free[2], simulator: free[3], metrics: free[4], workerMetrics: free[5] };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `delivery-${name}-`));
   const url = new URL(inject('databaseUrl'));
   url.pathname = `/${url.pathname.slice(1)}_${name}`;
@@ -43,6 +43,8 @@ export async function devSetup(name: string): Promise<DevSetup> {
     TEMPORAL_PORT: String(ports.temporal),
     TEMPORAL_UI_PORT: String(ports.ui),
     SIMULATOR_PORT: String(ports.simulator),
+    METRICS_PORT: String(ports.metrics),
+    WORKER_METRICS_PORT: String(ports.workerMetrics),
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
   };
