@@ -276,6 +276,35 @@ describe('errors, typed, for each status family', () => {
   });
 });
 
+describe('test helpers (docs/test-mode.md), with the test key', () => {
+  it('advance, stall, expire_payment_window; a live key gets 404', async () => {
+    const test = client({ apiKey: m.tenant.test_secret_key });
+    const book = async (extra: Record<string, unknown> = {}) => {
+      const quotes = await test.POST('/v1/quotes', { body: quoteBody() });
+      const manual = quotes.data!.data.find((q) => q.company_slug === 'test-manual')!;
+      return (await test.POST('/v1/deliveries', { body: { quote_id: manual.quote_id, ...quoteBody(), ...extra } })).data!;
+    };
+    const d = await book();
+    expect(d.livemode).toBe(false);
+    const path = { id: d.id };
+    // test-manual accepts the booking (assigned), then waits for the helpers; until it is booked, 409.
+    const advanced = await until('pickup_ready', async () => {
+      const res = await test.POST('/v1/test_helpers/deliveries/{id}/advance', { params: { path }, body: { to: 'pickup_ready' } });
+      return res.response.status === 200 ? res : null;
+    });
+    expect(advanced.data!.status).toBe('pickup_ready');
+    const stalled = await test.POST('/v1/test_helpers/deliveries/{id}/stall', { params: { path }, body: { reason: 'state_timeout' } });
+    expect(stalled.data!.status).toBe('stalled');
+    const notAwaiting = await test.POST('/v1/test_helpers/deliveries/{id}/expire_payment_window', { params: { path }, body: {} });
+    expect(notAwaiting.error).toMatchObject({ status: 409, error: 'delivery_transition_not_allowed' });
+    const transfer = await book({ payment_method: 'bank_transfer' });
+    const expired = await test.POST('/v1/test_helpers/deliveries/{id}/expire_payment_window', { params: { path: { id: transfer.id } }, body: {} });
+    expect(expired.data!.status).toBe('cancelled');
+    const live = await api.POST('/v1/test_helpers/deliveries/{id}/stall', { params: { path }, body: {} });
+    expect(live.error).toMatchObject({ status: 404 });
+  });
+});
+
 describe('settings (docs/deliveries.md "Automatic failover")', () => {
   it('the dispatch policy: read the defaults, turn automatic failover on', async () => {
     const before = await api.GET('/v1/settings/dispatch');

@@ -73,12 +73,11 @@ describe('authentication', () => {
   it('stores only hashes of keys', async () => {
     const t = await stack.tenant();
     const { rows } = await stack.pool.query('SELECT key_hash, prefix FROM api_keys WHERE tenant_id = $1', [t.tenant_id]);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(4); // a live and a test pair (docs/test-mode.md)
     const hashes = rows.map((r) => (r.key_hash as Buffer).toString('hex'));
-    expect(hashes).toContain(hashKey(t.secret_key).toString('hex'));
+    for (const key of [t.secret_key, t.publishable_key, t.test_secret_key, t.test_publishable_key]) expect(hashes).toContain(hashKey(key).toString('hex'));
     const dump = JSON.stringify(rows);
-    expect(dump).not.toContain(t.secret_key);
-    expect(dump).not.toContain(t.publishable_key);
+    for (const key of [t.secret_key, t.publishable_key, t.test_secret_key, t.test_publishable_key]) expect(dump).not.toContain(key);
   });
 
   it('needs no key for health and docs', async () => {

@@ -237,7 +237,9 @@ describe('keys', () => {
     const revokedOrigin = `http://revoked-${randomUUID().slice(0, 8)}.test`;
     const t = await stack.tenant([revokedOrigin]);
     issuedKeys.push(t.secret_key, t.publishable_key);
+    // Both publishable keys allow it (the live and the test one, docs/test-mode.md): revoke both.
     await revokeKey(stack.pool, t.publishable_key_id);
+    await revokeKey(stack.pool, t.test_publishable_key_id);
     const preflight = (origin: string, path = '/v1/widget/quotes') =>
       fetch(`${stack.url}${path}`, {
         method: 'OPTIONS',
