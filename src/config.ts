@@ -183,6 +183,12 @@ export interface Config {
   workerMetricsPort: number | undefined;
   /** How long the worker's deliveries-by-status gauge reuses its Postgres count. */
   metricsStatusCacheMs: number;
+  /**
+   * The merchant dashboard (docs/dashboard.md): a session ends after `sessionIdleMs` without a request or
+   * `sessionMaxMs` after sign-in; a set-password link works for `passwordLinkTtlMs`; `secureCookies` marks the
+   * session cookie Secure (on when PUBLIC_BASE_URL is https or NODE_ENV is production).
+   */
+  dashboard: { sessionIdleMs: number; sessionMaxMs: number; passwordLinkTtlMs: number; secureCookies: boolean };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -238,5 +244,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsToken(env.METRICS_TOKEN),
     workerMetricsPort: optionalPort('WORKER_METRICS_PORT', env),
     metricsStatusCacheMs: whole('METRICS_STATUS_CACHE_MS', 10_000, 0, env),
+    dashboard: {
+      sessionIdleMs: whole('DASHBOARD_SESSION_IDLE_MS', 2 * HOUR, 1000, env),
+      sessionMaxMs: whole('DASHBOARD_SESSION_MAX_MS', 12 * HOUR, 1000, env),
+      passwordLinkTtlMs: whole('DASHBOARD_PASSWORD_LINK_MS', 72 * HOUR, 60_000, env),
+      secureCookies: bool('DASHBOARD_SECURE_COOKIES', (env.PUBLIC_BASE_URL ?? '').startsWith('https:') || env.NODE_ENV === 'production', env),
+    },
   };
 }

@@ -25,6 +25,11 @@ import { dispatchPolicyOf, listTenants, saveDispatchPolicy, tenantExists, update
 import { DispatchPolicy } from '../tenants/dispatch-policy.js';
 import { isUuid } from '../lib/uuid.js';
 import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
+import { ApiError } from '../lib/problem.js';
+import { listUsers, userByEmail, userById } from '../users/repository.js';
+import { ROLES } from '../users/roles.js';
+import { toUser } from '../users/schemas.js';
+import { createUser, newPasswordLink, removeUser } from '../users/service.js';
 
 /** A usage mistake: printed as one line, exit code 2. */
 class UsageError extends Error {}
@@ -282,6 +287,90 @@ export function buildProgram(
         { key_id: opts.key, ...policy },
         `Widget payment methods: ${policy.payment_methods.join(', ')}${policy.cod_amount_aoa ? ` (cod collects ${policy.cod_amount_aoa} centavos)` : ''}.`,
       );
+    });
+
+  // Dashboard users (docs/dashboard.md). The set-password link is printed once: send it to the user.
+  const user = program.command('user').description('Dashboard users of a tenant');
+  const role = () =>
+    new Option('--role <role>', 'viewer reads; developer also changes deliveries, webhooks, test keys; owner also users, live keys').choices([...ROLES]);
+  /** The service's refusals (email taken, last owner, no such user) as one line, exit code 2. */
+  const asUsage = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ApiError) throw new UsageError(err.detail);
+      throw err;
+    }
+  };
+  /** A user of the tenant named by id or email, or a usage error. */
+  const userNamed = async (tenantId: string, idOrEmail: string) => {
+    const found = isUuid(idOrEmail) ? await userById(getPool(), tenantId, idOrEmail) : await userByEmail(getPool(), idOrEmail.trim().toLowerCase());
+    if (!found || found.tenant_id !== tenantId) throw new UsageError(`No user "${idOrEmail}" in tenant ${tenantId}.`);
+    return found;
+  };
+  user
+    .command('create')
+    .description('Create a user and print a one-time link that sets its password')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .requiredOption('--email <email>', 'the email the user signs in with', text)
+    .addOption(role().makeOptionMandatory())
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
+      const config = getConfig();
+      const created = await asUsage(() =>
+        createUser(getPool(), config.dashboard, config.baseUrl, { tenantId: opts.tenant, email: opts.email, role: opts.role }),
+      );
+      print(
+        opts.json,
+        {
+          user_id: created.user.id,
+          email: created.user.email,
+          role: created.user.role,
+          set_password_url: created.set_password_url,
+          set_password_expires_at: created.set_password_expires_at,
+        },
+        [
+          `User ${created.user.id}  ${created.user.email}  (${created.user.role})`,
+          `  set-password link: ${created.set_password_url}`,
+          `  works once, until ${created.set_password_expires_at.toISOString()}; send it to the user.`,
+        ].join('\n'),
+      );
+    });
+  user
+    .command('list')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const { rows } = await listUsers(getPool(), opts.tenant, 100, 0);
+      const data = rows.map(toUser);
+      print(opts.json, { data }, data.map((u) => `${u.id}  ${u.email}  ${u.role}  ${u.status}`).join('\n') || '(no users)');
+    });
+  user
+    .command('link <user>')
+    .description('A new one-time set-password link for a user (by id or email); earlier links stop working')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--json', 'print JSON')
+    .action(async (who: string, opts) => {
+      const found = await userNamed(opts.tenant, who);
+      const config = getConfig();
+      const link = await newPasswordLink(getPool(), config.dashboard, config.baseUrl, opts.tenant, found.id);
+      if (!link) throw new UsageError(`No user "${who}".`);
+      print(
+        opts.json,
+        { user_id: found.id, set_password_url: link.set_password_url, set_password_expires_at: link.set_password_expires_at },
+        link.set_password_url,
+      );
+    });
+  user
+    .command('remove <user>')
+    .description('Remove a user (by id or email); its sessions end at once')
+    .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--json', 'print JSON')
+    .action(async (who: string, opts) => {
+      const found = await userNamed(opts.tenant, who);
+      await asUsage(() => removeUser(getPool(), opts.tenant, found.id));
+      print(opts.json, { user_id: found.id, removed: true }, `Removed ${found.email}; its sessions ended.`);
     });
 
   const courier = program.command('courier').description('Courier companies');

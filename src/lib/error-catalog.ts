@@ -53,12 +53,34 @@ export const ERROR_CATALOG = {
     example:
       'The API key is malformed: a secret key is sk_live_ followed by 32 letters and digits (sk_test_ in test mode). Copy the whole key as it was issued.',
   },
+  invalid_credentials: {
+    status: 401,
+    meaning: 'dashboard sign-in: wrong email or password (or no password set yet)',
+    todo: 'check both; after 5 failures in 15 minutes sign-in for the email is locked (`sign_in_locked`)',
+    example: 'Wrong email or password.',
+    only: [],
+  },
   courier_inactive: {
     status: 403,
     meaning: 'fleet events of a deactivated courier company',
     todo: 'none: the company is switched off',
     example: 'This courier company is deactivated; its fleet events are refused.',
     only: ['receiveFleetEvent'],
+  },
+  forbidden: {
+    status: 403,
+    meaning:
+      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or users managed with a test key',
+    todo: 'ask an owner of the account; manage users with a live secret key',
+    example: 'Users are managed with a live secret key (sk_live_...), not a test key.',
+    only: ['listUsers', 'createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink'],
+  },
+  csrf_token_invalid: {
+    status: 403,
+    meaning: 'a dashboard session used from another site, or a change without the session’s CSRF token',
+    todo: 'reload the dashboard; use a secret key from servers',
+    example: 'A change made with a dashboard session must carry the session’s CSRF token in x-csrf-token; reload the dashboard.',
+    only: [],
   },
   not_found: {
     status: 404,
@@ -101,6 +123,27 @@ export const ERROR_CATALOG = {
     todo: 'enable it (`PATCH status: "enabled"`) first',
     example: 'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.',
     only: ['replayWebhookEndpointMessages'],
+  },
+  email_taken: {
+    status: 409,
+    meaning: 'the email already has a dashboard account (of this or another merchant)',
+    todo: 'use another email, or remove the other account first',
+    example: 'ana@loja.ao already has a dashboard account.',
+    only: ['createUser'],
+  },
+  last_owner: {
+    status: 409,
+    meaning: 'removing or demoting the account’s only owner',
+    todo: 'make another user an owner first',
+    example: 'This is the account’s only owner; make another user an owner first.',
+    only: ['updateUser', 'deleteUser'],
+  },
+  api_key_revoked: {
+    status: 409,
+    meaning: 'changing a revoked API key',
+    todo: 'none: create a new key',
+    example: 'This key is revoked; create a new one.',
+    only: ['updateApiKey'],
   },
   payload_too_large: {
     status: 413,
@@ -226,11 +269,32 @@ export const ERROR_CATALOG = {
     example: 'A tenant can register at most 20 webhook endpoints; delete one first.',
     only: ['createWebhookEndpoint'],
   },
+  password_link_invalid: {
+    status: 422,
+    meaning: 'a set-password link that is unknown, already used or expired',
+    todo: 'ask an owner for a new link (`POST /v1/users/{id}/password_link`, or `admin user link`)',
+    example: 'This set-password link is unknown, already used or expired; ask an owner of your account for a new one.',
+    only: [],
+  },
+  api_key_limit_reached: {
+    status: 422,
+    meaning: 'already 50 active API keys in this mode',
+    todo: 'revoke one first',
+    example: 'At most 50 active API keys per mode; revoke one first.',
+    only: ['createApiKey'],
+  },
   rate_limited: {
     status: 429,
     meaning: 'too many requests for this key (or address)',
     todo: 'wait `Retry-After` seconds',
     example: 'Rate limit of 6000 requests per minute exceeded; retry after 42 s.',
+  },
+  sign_in_locked: {
+    status: 429,
+    meaning: 'dashboard sign-in locked: 5 failures for the email, or 20 from the address, within 15 minutes',
+    todo: 'wait `Retry-After` seconds; an owner can send a new set-password link',
+    example: 'Too many failed sign-ins for this email: sign-in is locked for up to 15 minutes.',
+    only: [],
   },
   headers_too_large: {
     status: 431,

@@ -12,7 +12,10 @@ export const ERROR_CODES = [
   'bad_request',
   // 401, 403, 404
   'unauthorized',
+  'invalid_credentials',
   'courier_inactive',
+  'forbidden',
+  'csrf_token_invalid',
   'not_found',
   // 409
   'delivery_not_cancellable',
@@ -20,6 +23,9 @@ export const ERROR_CODES = [
   'delivery_transition_not_allowed',
   'idempotency_request_in_progress',
   'webhook_endpoint_disabled',
+  'email_taken',
+  'last_owner',
+  'api_key_revoked',
   // 413, 415
   'payload_too_large',
   'unsupported_media_type',
@@ -40,8 +46,11 @@ export const ERROR_CODES = [
   'message_not_found',
   'replay_range_too_large',
   'webhook_endpoint_limit_reached',
+  'password_link_invalid',
+  'api_key_limit_reached',
   // 429, 431
   'rate_limited',
+  'sign_in_locked',
   'headers_too_large',
   // 5xx
   'internal_error',

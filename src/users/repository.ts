@@ -1,0 +1,195 @@
+// Dashboard users, their set-password links, their sessions and failed sign-ins as stored
+// (migrations/1700000007000_dashboard-users.sql). Tokens and session ids are stored as SHA-256 hashes only.
+import type { Db, Pool } from '../db.js';
+import type { Role } from './roles.js';
+
+export interface UserRow {
+  id: string;
+  tenant_id: string;
+  email: string;
+  role: Role;
+  password_hash: string | null;
+  password_set_at: Date | null;
+  last_sign_in_at: Date | null;
+  created_at: Date;
+}
+
+const USER_COLUMNS = 'id, tenant_id, email, role, password_hash, password_set_at, last_sign_in_at, created_at';
+
+/** Inserts a user; false when the email is taken (by any tenant). */
+export async function insertUser(db: Db, user: { id: string; tenantId: string; email: string; role: Role }): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(
+    `INSERT INTO users (id, tenant_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLUMNS}`,
+    [user.id, user.tenantId, user.email, user.role],
+  );
+  return rows[0] ?? null;
+}
+
+export async function userByEmail(pool: Pool, email: string): Promise<UserRow | null> {
+  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE email = $1`, [email]);
+  return rows[0] ?? null;
+}
+
+/** A user of this tenant (null for another tenant's, or none). */
+export async function userById(db: Db, tenantId: string, id: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  return rows[0] ?? null;
+}
+
+/** A tenant's users, oldest first (one extra row fetched for has_more). */
+export async function listUsers(pool: Pool, tenantId: string, limit: number, offset: number): Promise<{ rows: UserRow[]; hasMore: boolean }> {
+  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`, [
+    tenantId,
+    limit + 1,
+    offset,
+  ]);
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/** The ids of the tenant's owners, locked until the transaction ends (so two removals cannot leave none). */
+export async function lockOwners(db: Db, tenantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM users WHERE tenant_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [tenantId]);
+  return rows.map((r) => r.id);
+}
+
+export async function updateUserRole(db: Db, tenantId: string, id: string, role: Role): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`UPDATE users SET role = $3 WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`, [tenantId, id, role]);
+  return rows[0] ?? null;
+}
+
+/** Deletes a user; its sessions and links go with it (ON DELETE CASCADE). */
+export async function deleteUserRow(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM users WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  return rowCount === 1;
+}
+
+export async function tenantName(pool: Pool, tenantId: string): Promise<string> {
+  const { rows } = await pool.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [tenantId]);
+  return rows[0]?.name ?? '';
+}
+
+export async function markSignedIn(pool: Pool, id: string): Promise<void> {
+  await pool.query('UPDATE users SET last_sign_in_at = now() WHERE id = $1', [id]);
+}
+
+// --- set-password links -------------------------------------------------------------------------
+
+/** A new link for the user; the user's earlier unused links stop working. */
+export async function replacePasswordLink(db: Db, userId: string, tokenHash: Buffer, ttlMs: number): Promise<Date> {
+  await db.query('DELETE FROM user_password_links WHERE user_id = $1', [userId]);
+  const { rows } = await db.query<{ expires_at: Date }>(
+    `INSERT INTO user_password_links (token_hash, user_id, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond') RETURNING expires_at`,
+    [tokenHash, userId, ttlMs],
+  );
+  return rows[0].expires_at;
+}
+
+/** Uses a link: the user's id when the token is known and unexpired; the link is gone either way (used once). */
+export async function consumePasswordLink(db: Db, tokenHash: Buffer): Promise<string | null> {
+  const { rows } = await db.query<{ user_id: string; valid: boolean }>(
+    'DELETE FROM user_password_links WHERE token_hash = $1 RETURNING user_id, expires_at > now() AS valid',
+    [tokenHash],
+  );
+  return rows[0]?.valid ? rows[0].user_id : null;
+}
+
+/** Sets the password and signs the user out everywhere. */
+export async function setPasswordHash(db: Db, userId: string, hash: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2, password_set_at = now() WHERE id = $1', [userId, hash]);
+  await db.query('DELETE FROM dashboard_sessions WHERE user_id = $1', [userId]);
+}
+
+// --- sessions -------------------------------------------------------------------------------------
+
+export interface SessionRow {
+  user_id: string;
+  tenant_id: string;
+  tenant_name: string;
+  email: string;
+  role: Role;
+  csrf_token: string;
+  last_seen_at: Date;
+  idle_expires_at: Date;
+  expires_at: Date;
+  /** Computed by the database: the session is past one of its two deadlines. */
+  expired: boolean;
+}
+
+export async function insertSession(
+  pool: Pool,
+  session: { idHash: Buffer; userId: string; tenantId: string; csrfToken: string; idleMs: number; maxMs: number },
+): Promise<{ expires_at: Date; idle_expires_at: Date }> {
+  const { rows } = await pool.query<{ expires_at: Date; idle_expires_at: Date }>(
+    `INSERT INTO dashboard_sessions (id_hash, user_id, tenant_id, csrf_token, idle_expires_at, expires_at)
+     VALUES ($1, $2, $3, $4, now() + least($5::bigint, $6::bigint) * interval '1 millisecond', now() + $6::bigint * interval '1 millisecond')
+     RETURNING expires_at, idle_expires_at`,
+    [session.idHash, session.userId, session.tenantId, session.csrfToken, session.idleMs, session.maxMs],
+  );
+  return rows[0];
+}
+
+/** The session with this id hash, expired or not (the caller tells an expired session from none), with its user. */
+export async function sessionByHash(pool: Pool, idHash: Buffer): Promise<SessionRow | null> {
+  const { rows } = await pool.query<SessionRow>(
+    `SELECT s.user_id, s.tenant_id, t.name AS tenant_name, u.email, u.role, s.csrf_token, s.last_seen_at, s.idle_expires_at, s.expires_at,
+            (s.expires_at <= now() OR s.idle_expires_at <= now()) AS expired
+       FROM dashboard_sessions s JOIN users u ON u.id = s.user_id JOIN tenants t ON t.id = s.tenant_id
+      WHERE s.id_hash = $1`,
+    [idHash],
+  );
+  return rows[0] ?? null;
+}
+
+/** Moves the idle deadline forward (never past the absolute one). */
+export async function touchSession(pool: Pool, idHash: Buffer, idleMs: number): Promise<void> {
+  await pool.query(
+    `UPDATE dashboard_sessions SET last_seen_at = now(), idle_expires_at = least(expires_at, now() + $2::bigint * interval '1 millisecond') WHERE id_hash = $1`,
+    [idHash, idleMs],
+  );
+}
+
+export async function deleteSession(pool: Pool, idHash: Buffer): Promise<void> {
+  await pool.query('DELETE FROM dashboard_sessions WHERE id_hash = $1', [idHash]);
+}
+
+/**
+ * Deletes up to `batch` expired sessions and expired set-password links (of every user). Sign-in calls it, so neither
+ * table grows past the live rows and one batch: they need no purge job of their own.
+ */
+export async function deleteExpired(pool: Pool, batch = 1000): Promise<void> {
+  await pool.query(
+    `DELETE FROM dashboard_sessions WHERE ctid = ANY (ARRAY(
+       SELECT ctid FROM dashboard_sessions WHERE expires_at <= now() LIMIT $1)) OR ctid = ANY (ARRAY(
+       SELECT ctid FROM dashboard_sessions WHERE idle_expires_at <= now() LIMIT $1))`,
+    [batch],
+  );
+  await pool.query(`DELETE FROM user_password_links WHERE ctid = ANY (ARRAY(SELECT ctid FROM user_password_links WHERE expires_at <= now() LIMIT $1))`, [
+    batch,
+  ]);
+}
+
+// --- failed sign-ins ------------------------------------------------------------------------------
+
+/** How many failures each subject had within the last `windowMs`. */
+export async function countFailures(pool: Pool, subjects: string[], windowMs: number): Promise<Map<string, number>> {
+  const { rows } = await pool.query<{ subject: string; n: number }>(
+    `SELECT subject, count(*)::int AS n FROM sign_in_failures
+      WHERE subject = ANY($1) AND failed_at > now() - $2 * interval '1 millisecond' GROUP BY subject`,
+    [subjects, windowMs],
+  );
+  return new Map(rows.map((r) => [r.subject, r.n]));
+}
+
+/** Records one failure per subject, and forgets failures older than `windowMs` (of any subject). */
+export async function recordFailure(pool: Pool, subjects: string[], windowMs: number): Promise<void> {
+  await pool.query('INSERT INTO sign_in_failures (subject) SELECT unnest($1::text[])', [subjects]);
+  await pool.query(
+    `DELETE FROM sign_in_failures WHERE ctid = ANY (ARRAY(
+       SELECT ctid FROM sign_in_failures WHERE failed_at < now() - $1 * interval '1 millisecond' LIMIT 1000))`,
+    [windowMs],
+  );
+}
+
+export async function clearFailures(pool: Pool, subject: string): Promise<void> {
+  await pool.query('DELETE FROM sign_in_failures WHERE subject = $1', [subject]);
+}

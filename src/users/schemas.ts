@@ -1,0 +1,99 @@
+// Request and response schemas of /v1/users (OpenAPI through the zod type provider) and of the dashboard's own
+// routes (src/routes/dashboard.ts, hidden from the document), and the shape a user leaves the API in.
+import { z } from 'zod';
+import { Timestamp, Uri } from '../schemas.js';
+import { Pagination } from '../deliveries/schemas.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
+import type { UserRow } from './repository.js';
+import { ROLES } from './roles.js';
+
+const EXAMPLE_USER = {
+  id: '7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f',
+  email: 'ana@loja-kianda.ao',
+  role: 'developer',
+  status: 'active',
+  created_at: '2026-11-23T09:15:04.218Z',
+  last_sign_in_at: '2026-11-23T10:02:11.408Z',
+};
+const EXAMPLE_LINK = {
+  set_password_url: 'https://api.example.ao/dashboard/set-password#token=Q2hhdmUtZGUtZXhlbXBsby1kZS0zMi1ieXRlcw',
+  set_password_expires_at: '2026-11-26T09:15:04.218Z',
+};
+
+const Role = z.enum(ROLES).describe('viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys');
+
+export const User = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    role: Role,
+    status: z.enum(['invited', 'active']).describe('invited: the set-password link has not been used yet'),
+    created_at: Timestamp,
+    last_sign_in_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'User', examples: [EXAMPLE_USER] });
+
+const LinkFields = {
+  set_password_url: Uri.describe(
+    'One-time link to the dashboard page that sets the password; shown only in this response. Send it to the user; it works once, until set_password_expires_at.',
+  ),
+  set_password_expires_at: Timestamp,
+};
+
+export const UserWithLink = User.extend(LinkFields).meta({
+  id: 'UserWithLink',
+  examples: [{ ...EXAMPLE_USER, status: 'invited', last_sign_in_at: null, ...EXAMPLE_LINK }],
+});
+
+export const UserList = z
+  .object({ data: z.array(User), pagination: Pagination })
+  .meta({ examples: [{ data: [EXAMPLE_USER], pagination: { limit: 50, offset: 0, has_more: false } }] });
+
+export const CreateUserBody = z
+  .object({ email: z.string().trim().min(3).max(254), role: Role })
+  .meta({ examples: [{ email: 'ana@loja-kianda.ao', role: 'developer' }] });
+
+export const UpdateUserBody = z.object({ role: Role }).meta({ examples: [{ role: 'viewer' }] });
+
+export const UserIdParam = z.object({ id: z.uuid() });
+
+export const UserListQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((v) => Math.min(v, 100))
+    .describe('1..100, default 50; larger values are clamped to 100'),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+});
+
+export const DeletedUser = z
+  .object({ id: z.uuid(), deleted: z.literal(true) })
+  .meta({ examples: [{ id: EXAMPLE_USER.id, deleted: true }] })
+  .describe('The user and every session it had are gone.');
+
+export const PasswordLink = z.object(LinkFields).meta({ examples: [EXAMPLE_LINK] });
+
+// --- the dashboard's own routes (not in the OpenAPI document) ---
+
+export const SignInBody = z.object({ email: z.string().max(254), password: z.string().max(PASSWORD_MAX_LENGTH) });
+
+export const SetPasswordBody = z.object({
+  token: z.string().min(1).max(200),
+  password: z
+    .string()
+    .min(PASSWORD_MIN_LENGTH, `use at least ${PASSWORD_MIN_LENGTH} characters`)
+    .max(PASSWORD_MAX_LENGTH, `use at most ${PASSWORD_MAX_LENGTH} characters`),
+});
+
+export function toUser(row: UserRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    status: row.password_hash ? ('active' as const) : ('invited' as const),
+    created_at: row.created_at.toISOString(),
+    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? null,
+  };
+}
