@@ -17,7 +17,9 @@ import metricsPlugin from './plugins/metrics.js';
 import { loggerOptions } from './observability/logger.js';
 import openapiPlugin from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
+import sessionPlugin from './plugins/session.js';
 import couriersRoutes from './routes/couriers.js';
+import dashboardRoutes from './routes/dashboard.js';
 import healthRoutes from './routes/health.js';
 import deliveriesRoutes from './routes/deliveries.js';
 import errorsRoutes from './routes/errors.js';
@@ -93,6 +95,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     redisPrefix: config.rateLimitRedisPrefix,
   });
   await app.register(corsPlugin, { pool: deps.pool });
+  // A dashboard session stands in for a secret key on same-origin requests (before auth, which then accepts it).
+  await app.register(sessionPlugin, { pool: deps.pool, settings: config.dashboard, secureCookies: config.dashboard.secureCookies, baseUrl: config.baseUrl });
   await app.register(authPlugin, { pool: deps.pool, adminToken: config.adminToken });
   await app.register(bodyGuardPlugin);
   await app.register(idempotencyPlugin, { pool: deps.pool });
@@ -108,6 +112,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(testHelpersRoutes, deps);
   await app.register(settingsRoutes, deps);
   await app.register(pagesRoutes, deps);
+  await app.register(dashboardRoutes, deps);
   await app.register(errorsRoutes, deps);
   return app;
 }

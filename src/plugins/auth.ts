@@ -6,6 +6,7 @@
 // A test key (`sk_test_`, `pk_test_`) is accepted wherever its live twin is; `request.auth.livemode` is false then,
 // and scopeOf(request) confines the request to the tenant's test objects (docs/test-mode.md).
 // Failed authentications are counted per client address by plugins/rate-limit.ts (every 401 on /v1).
+// The merchant dashboard's session cookie is accepted in place of a secret key (plugins/session.ts, registered first).
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { Pool } from '../db.js';
@@ -43,6 +44,9 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
     if (!request.routeOptions.url || request.method === 'OPTIONS') return;
     const mode = authModeFor(request);
     if (mode === 'none') return;
+    // A dashboard session (plugins/session.ts: same origin, the CSRF token on changes, a role that allows the route)
+    // stands in for a secret key: it has set request.auth to the tenant and the mode the dashboard is in.
+    if (mode === 'secret' && request.auth && request.dashboardSession) return;
 
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
