@@ -316,6 +316,40 @@ describe('settings (docs/deliveries.md "Automatic failover")', () => {
   });
 });
 
+describe('API keys and dashboard users (docs/dashboard.md)', () => {
+  it('api keys: create (shown once), list, change origins, revoke', async () => {
+    const created = await api.POST('/v1/api_keys', { body: { kind: 'publishable', allowed_origins: [SHOP] } });
+    expect(created.response.status).toBe(201);
+    expect(created.data!.secret).toMatch(/^pk_live_/);
+    const id = created.data!.id;
+    const list = await api.GET('/v1/api_keys', { params: { query: { limit: 100 } } });
+    expect(list.data!.data.map((k) => k.id)).toContain(id);
+    const updated = await api.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: ['https://loja.test'] } });
+    expect(updated.data!.allowed_origins).toEqual(['https://loja.test']);
+    const revoked = await api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id } } });
+    expect(revoked.data!.status).toBe('revoked');
+    const again = await api.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: [] } });
+    expect(again.error).toMatchObject({ status: 409, error: 'api_key_revoked' });
+  });
+
+  it('users: invite (a one-time link), list, change the role, a new link, remove', async () => {
+    const invited = await api.POST('/v1/users', { body: { email: `owner-${randomUUID().slice(0, 8)}@loja.test`, role: 'owner' } });
+    expect(invited.response.status).toBe(201);
+    expect(invited.data!.set_password_url).toContain('/dashboard/set-password#token=');
+    const id = invited.data!.id;
+    expect((await api.GET('/v1/users')).data!.data.map((u) => u.id)).toContain(id);
+    const last = await api.PATCH('/v1/users/{id}', { params: { path: { id } }, body: { role: 'viewer' } });
+    expect(last.error).toMatchObject({ status: 409, error: 'last_owner' });
+    const link = await api.POST('/v1/users/{id}/password_link', { params: { path: { id } } });
+    expect(link.data!.set_password_url).not.toBe(invited.data!.set_password_url);
+    const other = await api.POST('/v1/users', { body: { email: `dev-${randomUUID().slice(0, 8)}@loja.test`, role: 'developer' } });
+    const promoted = await api.PATCH('/v1/users/{id}', { params: { path: { id: other.data!.id } }, body: { role: 'owner' } });
+    expect(promoted.data!.role).toBe('owner');
+    const removed = await api.DELETE('/v1/users/{id}', { params: { path: { id } } });
+    expect(removed.data).toEqual({ id, deleted: true });
+  });
+});
+
 it('every operation of the OpenAPI document was called through the client', () => {
   const document = stack.app.swagger() as { paths: Record<string, Record<string, { operationId?: string }>> };
   const missed: string[] = [];

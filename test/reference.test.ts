@@ -86,7 +86,18 @@ describe('the merchant reference and the platform reference', () => {
     const merchant = (await stack.request('GET', '/docs/ui/json')).body;
     const platform = (await stack.request('GET', '/docs/platform.json')).body;
     const tagsOf = (document: any) => new Set(operations(document).flatMap(([, op]) => op.tags));
-    expect([...tagsOf(merchant)].sort()).toEqual(['couriers', 'deliveries', 'quotes', 'settings', 'test_helpers', 'tracking', 'webhooks', 'widget']);
+    expect([...tagsOf(merchant)].sort()).toEqual([
+      'api_keys',
+      'couriers',
+      'deliveries',
+      'quotes',
+      'settings',
+      'test_helpers',
+      'tracking',
+      'users',
+      'webhooks',
+      'widget',
+    ]);
     expect([...tagsOf(platform)].sort()).toEqual(['fleet', 'system']);
     expect(Object.keys(merchant.paths)).not.toContain('/v1/fleet/{courier_slug}/events');
     expect(Object.keys(platform.paths).sort()).toEqual(['/healthz', '/readyz', '/v1/fleet/{courier_slug}/events']);

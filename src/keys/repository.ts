@@ -1,6 +1,7 @@
 // API keys as stored (api_keys): only their SHA-256 hash is kept (src/lib/keys.ts makes and hashes them).
 import type { Pool } from '../db.js';
 import type { KeyKind, KeyMode } from '../lib/keys.js';
+import type { Scope } from '../lib/scope.js';
 import type { PaymentMethod } from '../../workflows/deliveries/states.js';
 
 export interface KeyRow {
@@ -88,4 +89,64 @@ export async function setWidgetPolicyRow(pool: Pool, keyId: string, methods: Pay
     codAmountAoa,
   ]);
   return rowCount === 1;
+}
+
+// --- /v1/api_keys (src/routes/api-keys.ts): a tenant's keys of one mode, never their hash ---------------------
+
+/** A key as the merchant sees it: kind, mode, the first 12 characters, origins, revocation. */
+export interface ApiKeyRow {
+  id: string;
+  kind: KeyKind;
+  livemode: boolean;
+  prefix: string;
+  allowed_origins: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const API_KEY_COLUMNS = 'id, kind, livemode, prefix, allowed_origins, created_at, revoked_at';
+
+/** The scope's keys, newest first (one extra row fetched for has_more). */
+export async function listScopedKeys(pool: Pool, scope: Scope, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; hasMore: boolean }> {
+  const { rows } = await pool.query<ApiKeyRow>(
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND livemode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+    [scope.tenantId, scope.livemode, limit + 1, offset],
+  );
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+export async function findScopedKey(pool: Pool, scope: Scope, id: string): Promise<ApiKeyRow | null> {
+  const { rows } = await pool.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND id = $3`, [
+    scope.tenantId,
+    scope.livemode,
+    id,
+  ]);
+  return rows[0] ?? null;
+}
+
+export async function countActiveScopedKeys(pool: Pool, scope: Scope): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND revoked_at IS NULL', [
+    scope.tenantId,
+    scope.livemode,
+  ]);
+  return rows[0].n;
+}
+
+/** Revokes one of the scope's keys (a revoked key keeps its first revocation time); null when there is no such key. */
+export async function revokeScopedKey(pool: Pool, scope: Scope, id: string): Promise<ApiKeyRow | null> {
+  const { rows } = await pool.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE tenant_id = $1 AND livemode = $2 AND id = $3 RETURNING ${API_KEY_COLUMNS}`,
+    [scope.tenantId, scope.livemode, id],
+  );
+  return rows[0] ?? null;
+}
+
+/** Replaces the allowed origins of one of the scope's active publishable keys; null when there is none such. */
+export async function setScopedAllowedOrigins(pool: Pool, scope: Scope, id: string, origins: string[]): Promise<ApiKeyRow | null> {
+  const { rows } = await pool.query<ApiKeyRow>(
+    `UPDATE api_keys SET allowed_origins = $4 WHERE tenant_id = $1 AND livemode = $2 AND id = $3 AND kind = 'publishable' AND revoked_at IS NULL
+     RETURNING ${API_KEY_COLUMNS}`,
+    [scope.tenantId, scope.livemode, id, origins],
+  );
+  return rows[0] ?? null;
 }

@@ -176,6 +176,8 @@ export default fp(async (app, opts: { baseUrl: string }) => {
             'so an integration sees every event and webhook without a real courier (docs/test-mode.md).',
         },
         { name: 'settings', description: "The tenant's settings: the dispatch policy (automatic failover)" },
+        { name: 'api_keys', description: "The tenant's API keys of the calling key's mode: create (shown once), allowed origins, revoke" },
+        { name: 'users', description: 'Merchant dashboard users (docs/dashboard.md): invite, roles, set-password links, remove' },
         { name: 'widget', description: 'Browser-side API (publishable key)' },
         { name: 'tracking', description: 'Public tracking, no authentication' },
         { name: 'fleet', description: 'Courier fleet events coming back to the service' },

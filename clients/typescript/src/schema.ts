@@ -457,6 +457,135 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/api_keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the tenant's API keys of the calling key's mode, newest first
+     * @description Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.
+     */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Create an API key
+     * @description A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the calling key’s mode: a live key creates live keys, a test key test keys. The whole key is in `secret`, returned only in this response. At most 50 active keys per mode (422 api_key_limit_reached).
+     */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/api_keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a publishable key's allowed origins
+     * @description Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key.
+     */
+    patch: operations['updateApiKey'];
+    trace?: never;
+  };
+  '/v1/api_keys/{id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke an API key
+     * @description From now on the key gets 401. Revoking a revoked key answers it as it is (its first revocation time). A key may revoke itself: create its successor first.
+     */
+    post: operations['revokeApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the tenant's dashboard users, oldest first */
+    get: operations['listUsers'];
+    put?: never;
+    /**
+     * Invite a dashboard user
+     * @description Creates the user with its role and returns a one-time `set_password_url` (shown only here) to send to them. An email has one account across the service: 409 email_taken. Not idempotent: a repeat is 409.
+     */
+    post: operations['createUser'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a dashboard user
+     * @description Every session of the user ends at once. 409 last_owner for the account’s only owner.
+     */
+    delete: operations['deleteUser'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a user's role
+     * @description The change applies to the user’s open sessions at once. 409 last_owner for the account’s only owner.
+     */
+    patch: operations['updateUser'];
+    trace?: never;
+  };
+  '/v1/users/{id}/password_link': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new set-password link for a user
+     * @description For a user who lost the first link or their password; earlier links stop working. The password changes, and the user’s sessions end, only when the link is used.
+     */
+    post: operations['createUserPasswordLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -561,13 +690,19 @@ export interface components {
             | 'invalid_url'
             | 'bad_request'
             | 'unauthorized'
+            | 'invalid_credentials'
             | 'courier_inactive'
+            | 'forbidden'
+            | 'csrf_token_invalid'
             | 'not_found'
             | 'delivery_not_cancellable'
             | 'delivery_not_awaiting_payment'
             | 'delivery_transition_not_allowed'
             | 'idempotency_request_in_progress'
             | 'webhook_endpoint_disabled'
+            | 'email_taken'
+            | 'last_owner'
+            | 'api_key_revoked'
             | 'payload_too_large'
             | 'unsupported_media_type'
             | 'validation_failed'
@@ -586,7 +721,10 @@ export interface components {
             | 'message_not_found'
             | 'replay_range_too_large'
             | 'webhook_endpoint_limit_reached'
+            | 'password_link_invalid'
+            | 'api_key_limit_reached'
             | 'rate_limited'
+            | 'sign_in_locked'
             | 'headers_too_large'
             | 'internal_error'
             | 'upstream_unavailable'
@@ -651,43 +789,6 @@ export interface components {
         bank_name: string | null;
         bank_account_holder: string | null;
         bank_iban: string | null;
-        max_weight_grams: number | null;
-        parcel_types: string[] | null;
-        require_delivery_pin: boolean;
-      };
-    };
-    /**
-     * @description Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.
-     * @example {
-     *       "id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
-     *       "name": "Kandengue Express",
-     *       "slug": "kandengue-express",
-     *       "logo_url": null,
-     *       "base_fee_aoa": 150000,
-     *       "base_eta_minutes": 60,
-     *       "service_zones": [
-     *         "Luanda",
-     *         "Bengo"
-     *       ],
-     *       "capabilities": {
-     *         "bank_transfer_enabled": false,
-     *         "max_weight_grams": 20000,
-     *         "parcel_types": null,
-     *         "require_delivery_pin": false
-     *       }
-     *     }
-     */
-    WidgetCourier: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      slug?: string;
-      logo_url?: string | null;
-      base_fee_aoa?: number | null;
-      base_eta_minutes?: number | null;
-      service_zones?: string[];
-      capabilities?: {
-        bank_transfer_enabled: boolean;
         max_weight_grams: number | null;
         parcel_types: string[] | null;
         require_delivery_pin: boolean;
@@ -1192,6 +1293,77 @@ export interface components {
     };
     /**
      * @example {
+     *       "id": "5b7c9d1e-3f2a-4b6c-8d0e-1f2a3b4c5d6e",
+     *       "kind": "publishable",
+     *       "livemode": true,
+     *       "prefix": "pk_live_7Hq2",
+     *       "allowed_origins": [
+     *         "https://loja-kianda.ao"
+     *       ],
+     *       "status": "active",
+     *       "created_at": "2026-11-23T09:15:04.218Z",
+     *       "revoked_at": null
+     *     }
+     */
+    ApiKey: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description secret: servers, /v1/*; publishable: the widget, /v1/widget/*
+       * @enum {string}
+       */
+      kind: 'secret' | 'publishable';
+      /** @description false: a test key (sk_test_ / pk_test_), confined to test objects */
+      livemode: boolean;
+      /** @description The first 12 characters of the key, to tell keys apart; the whole key is shown only when it is created. */
+      prefix: string;
+      /** @description Publishable keys: the origins allowed to use it; always empty for a secret key. */
+      allowed_origins: string[];
+      /** @enum {string} */
+      status: 'active' | 'revoked';
+      /** Format: date-time */
+      created_at: string;
+      revoked_at: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "5b7c9d1e-3f2a-4b6c-8d0e-1f2a3b4c5d6e",
+     *       "kind": "publishable",
+     *       "livemode": true,
+     *       "prefix": "pk_live_7Hq2",
+     *       "allowed_origins": [
+     *         "https://loja-kianda.ao"
+     *       ],
+     *       "status": "active",
+     *       "created_at": "2026-11-23T09:15:04.218Z",
+     *       "revoked_at": null,
+     *       "secret": "pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2"
+     *     }
+     */
+    ApiKeyWithSecret: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description secret: servers, /v1/*; publishable: the widget, /v1/widget/*
+       * @enum {string}
+       */
+      kind: 'secret' | 'publishable';
+      /** @description false: a test key (sk_test_ / pk_test_), confined to test objects */
+      livemode: boolean;
+      /** @description The first 12 characters of the key, to tell keys apart; the whole key is shown only when it is created. */
+      prefix: string;
+      /** @description Publishable keys: the origins allowed to use it; always empty for a secret key. */
+      allowed_origins: string[];
+      /** @enum {string} */
+      status: 'active' | 'revoked';
+      /** Format: date-time */
+      created_at: string;
+      revoked_at: string | null;
+      /** @description The whole key (`sk_live_`, `pk_live_`, `sk_test_` or `pk_test_` + 32 letters and digits). Shown only in this response: only its hash is kept. Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`). */
+      secret?: string;
+    };
+    /**
+     * @example {
      *       "auto_redispatch": true,
      *       "max_fee_increase_aoa": 50000,
      *       "max_redispatches": 2,
@@ -1228,6 +1400,108 @@ export interface components {
       assign_timeout_minutes?: number;
       /** @description Companies to book first, in this order; the others by fee. Each must be linked to the tenant. */
       preferred_company_ids?: string[];
+    };
+    /**
+     * @description Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.
+     * @example {
+     *       "id": "8a0e4b6c-2f1d-4e3a-9b7c-5d6e7f8a9b0c",
+     *       "name": "Kandengue Express",
+     *       "slug": "kandengue-express",
+     *       "logo_url": null,
+     *       "base_fee_aoa": 150000,
+     *       "base_eta_minutes": 60,
+     *       "service_zones": [
+     *         "Luanda",
+     *         "Bengo"
+     *       ],
+     *       "capabilities": {
+     *         "bank_transfer_enabled": false,
+     *         "max_weight_grams": 20000,
+     *         "parcel_types": null,
+     *         "require_delivery_pin": false
+     *       }
+     *     }
+     */
+    WidgetCourier: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      slug?: string;
+      logo_url?: string | null;
+      base_fee_aoa?: number | null;
+      base_eta_minutes?: number | null;
+      service_zones?: string[];
+      capabilities?: {
+        bank_transfer_enabled: boolean;
+        max_weight_grams: number | null;
+        parcel_types: string[] | null;
+        require_delivery_pin: boolean;
+      };
+    };
+    /**
+     * @example {
+     *       "id": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+     *       "email": "ana@loja-kianda.ao",
+     *       "role": "developer",
+     *       "status": "active",
+     *       "created_at": "2026-11-23T09:15:04.218Z",
+     *       "last_sign_in_at": "2026-11-23T10:02:11.408Z"
+     *     }
+     */
+    User: {
+      /** Format: uuid */
+      id: string;
+      email: string;
+      /**
+       * @description viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys
+       * @enum {string}
+       */
+      role: 'viewer' | 'developer' | 'owner';
+      /**
+       * @description invited: the set-password link has not been used yet
+       * @enum {string}
+       */
+      status: 'invited' | 'active';
+      /** Format: date-time */
+      created_at: string;
+      last_sign_in_at: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+     *       "email": "ana@loja-kianda.ao",
+     *       "role": "developer",
+     *       "status": "invited",
+     *       "created_at": "2026-11-23T09:15:04.218Z",
+     *       "last_sign_in_at": null,
+     *       "set_password_url": "https://api.example.ao/dashboard/set-password#token=Q2hhdmUtZGUtZXhlbXBsby1kZS0zMi1ieXRlcw",
+     *       "set_password_expires_at": "2026-11-26T09:15:04.218Z"
+     *     }
+     */
+    UserWithLink: {
+      /** Format: uuid */
+      id: string;
+      email: string;
+      /**
+       * @description viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys
+       * @enum {string}
+       */
+      role: 'viewer' | 'developer' | 'owner';
+      /**
+       * @description invited: the set-password link has not been used yet
+       * @enum {string}
+       */
+      status: 'invited' | 'active';
+      /** Format: date-time */
+      created_at: string;
+      last_sign_in_at: string | null;
+      /**
+       * Format: uri
+       * @description One-time link to the dashboard page that sets the password; shown only in this response. Send it to the user; it works once, until set_password_expires_at.
+       */
+      set_password_url: string;
+      /** Format: date-time */
+      set_password_expires_at: string;
     };
     /**
      * @example {
@@ -2928,7 +3202,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier) */
+      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4633,6 +4907,830 @@ export interface operations {
       };
     };
   };
+  listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description 1..100, default 50; larger values are clamped to 100 */
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "5b7c9d1e-3f2a-4b6c-8d0e-1f2a3b4c5d6e",
+           *           "kind": "publishable",
+           *           "livemode": true,
+           *           "prefix": "pk_live_7Hq2",
+           *           "allowed_origins": [
+           *             "https://loja-kianda.ao"
+           *           ],
+           *           "status": "active",
+           *           "created_at": "2026-11-23T09:15:04.218Z",
+           *           "revoked_at": null
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "has_more": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            data: components['schemas']['ApiKey'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat-safe retries: the same key and body within 24 h return the first response. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          kind: 'secret' | 'publishable';
+          /** @description Publishable keys: the origins (scheme://host[:port]) whose pages may use the key, at most 20. Stored lower-cased, default ports dropped. */
+          allowed_origins?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b7c9d1e-3f2a-4b6c-8d0e-1f2a3b4c5d6e",
+           *       "kind": "publishable",
+           *       "livemode": true,
+           *       "prefix": "pk_live_7Hq2",
+           *       "allowed_origins": [
+           *         "https://loja-kianda.ao"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "revoked_at": null,
+           *       "secret": "pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2"
+           *     }
+           */
+          'application/json': components['schemas']['ApiKeyWithSecret'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat-safe retries: the same key and body within 24 h return the first response. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "allowed_origins": [
+         *         "https://loja-kianda.ao",
+         *         "https://www.loja-kianda.ao"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description Publishable keys: the origins (scheme://host[:port]) whose pages may use the key, at most 20. Stored lower-cased, default ports dropped. */
+          allowed_origins: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b7c9d1e-3f2a-4b6c-8d0e-1f2a3b4c5d6e",
+           *       "kind": "publishable",
+           *       "livemode": true,
+           *       "prefix": "pk_live_7Hq2",
+           *       "allowed_origins": [
+           *         "https://loja-kianda.ao"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "revoked_at": null
+           *     }
+           */
+          'application/json': components['schemas']['ApiKey'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat-safe retries: the same key and body within 24 h return the first response. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "5b7c9d1e-3f2a-4b6c-8d0e-1f2a3b4c5d6e",
+           *       "kind": "publishable",
+           *       "livemode": true,
+           *       "prefix": "pk_live_7Hq2",
+           *       "allowed_origins": [
+           *         "https://loja-kianda.ao"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "revoked_at": null
+           *     }
+           */
+          'application/json': components['schemas']['ApiKey'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listUsers: {
+    parameters: {
+      query?: {
+        /** @description 1..100, default 50; larger values are clamped to 100 */
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+           *           "email": "ana@loja-kianda.ao",
+           *           "role": "developer",
+           *           "status": "active",
+           *           "created_at": "2026-11-23T09:15:04.218Z",
+           *           "last_sign_in_at": "2026-11-23T10:02:11.408Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "has_more": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            data: components['schemas']['User'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ana@loja-kianda.ao",
+         *       "role": "developer"
+         *     }
+         */
+        'application/json': {
+          email: string;
+          /**
+           * @description viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys
+           * @enum {string}
+           */
+          role: 'viewer' | 'developer' | 'owner';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+           *       "email": "ana@loja-kianda.ao",
+           *       "role": "developer",
+           *       "status": "invited",
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "last_sign_in_at": null,
+           *       "set_password_url": "https://api.example.ao/dashboard/set-password#token=Q2hhdmUtZGUtZXhlbXBsby1kZS0zMi1ieXRlcw",
+           *       "set_password_expires_at": "2026-11-26T09:15:04.218Z"
+           *     }
+           */
+          'application/json': components['schemas']['UserWithLink'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The user and every session it had are gone. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "role": "viewer"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys
+           * @enum {string}
+           */
+          role: 'viewer' | 'developer' | 'owner';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+           *       "email": "ana@loja-kianda.ao",
+           *       "role": "developer",
+           *       "status": "active",
+           *       "created_at": "2026-11-23T09:15:04.218Z",
+           *       "last_sign_in_at": "2026-11-23T10:02:11.408Z"
+           *     }
+           */
+          'application/json': components['schemas']['User'];
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body too large. error: payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createUserPasswordLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "set_password_url": "https://api.example.ao/dashboard/set-password#token=Q2hhdmUtZGUtZXhlbXBsby1kZS0zMi1ieXRlcw",
+           *       "set_password_expires_at": "2026-11-26T09:15:04.218Z"
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uri
+             * @description One-time link to the dashboard page that sets the password; shown only in this response. Send it to the user; it works once, until set_password_expires_at.
+             */
+            set_password_url: string;
+            /** Format: date-time */
+            set_password_expires_at: string;
+          };
+        };
+      };
+      /** @description Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found. error: not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Validation error. error: validation_failed or a specific code */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited. error: rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
 }
 type FlattenedDeepRequired<T> = {
   [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -4717,6 +5815,15 @@ export const pathsV1Test_helpersDeliveriesIdStallPostRequestBodyContentApplicati
     }
   >['reason']
 > = ['state_timeout', 'sla_deadline_passed', 'dispatch_failed', 'courier_rejected', 'pin_attempts_exceeded'];
+export const pathsV1Api_keysPostRequestBodyContentApplicationJsonKindValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/api_keys']['post']['requestBody']['content']['application/json']['kind']
+> = ['secret', 'publishable'];
+export const pathsV1UsersPostRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/users']['post']['requestBody']['content']['application/json']['role']
+> = ['viewer', 'developer', 'owner'];
+export const pathsV1UsersIdPatchRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/v1/users/{id}']['patch']['requestBody']['content']['application/json']['role']
+> = ['viewer', 'developer', 'owner'];
 export const fieldErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['FieldError']['code']> = [
   'required',
   'invalid_type',
@@ -4749,13 +5856,19 @@ export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<compo
   'invalid_url',
   'bad_request',
   'unauthorized',
+  'invalid_credentials',
   'courier_inactive',
+  'forbidden',
+  'csrf_token_invalid',
   'not_found',
   'delivery_not_cancellable',
   'delivery_not_awaiting_payment',
   'delivery_transition_not_allowed',
   'idempotency_request_in_progress',
   'webhook_endpoint_disabled',
+  'email_taken',
+  'last_owner',
+  'api_key_revoked',
   'payload_too_large',
   'unsupported_media_type',
   'validation_failed',
@@ -4774,7 +5887,10 @@ export const problemErrorAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<compo
   'message_not_found',
   'replay_range_too_large',
   'webhook_endpoint_limit_reached',
+  'password_link_invalid',
+  'api_key_limit_reached',
   'rate_limited',
+  'sign_in_locked',
   'headers_too_large',
   'internal_error',
   'upstream_unavailable',
@@ -4918,6 +6034,14 @@ export const trackingViewEventsEvent_typeValues: ReadonlyArray<FlattenedDeepRequ
   'delivery.operator_action',
   'delivery.booking_release_failed',
 ];
+export const apiKeyKindValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['ApiKey']['kind']> = ['secret', 'publishable'];
+export const apiKeyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['ApiKey']['status']> = ['active', 'revoked'];
+export const apiKeyWithSecretKindValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['ApiKeyWithSecret']['kind']> = ['secret', 'publishable'];
+export const apiKeyWithSecretStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['ApiKeyWithSecret']['status']> = ['active', 'revoked'];
+export const userRoleValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['User']['role']> = ['viewer', 'developer', 'owner'];
+export const userStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['User']['status']> = ['invited', 'active'];
+export const userWithLinkRoleValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['UserWithLink']['role']> = ['viewer', 'developer', 'owner'];
+export const userWithLinkStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['UserWithLink']['status']> = ['invited', 'active'];
 export const fleetEventEvent_typeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['FleetEvent']['event_type']> = [
   'assigned',
   'pickup_ready',

@@ -1,0 +1,150 @@
+// A tenant's API keys (docs/dashboard.md): list, create (the whole key shown once), change a publishable key's
+// allowed origins, revoke. Secret key of the mode the keys are of: a live key manages live keys, a test key test
+// keys. The dashboard calls the same routes with its session (plugins/session.ts: live keys take an owner, test
+// keys a developer). Only a key's hash is stored (src/lib/keys.ts).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../deps.js';
+import { countActiveScopedKeys, findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from '../keys/repository.js';
+import {
+  ApiKey,
+  ApiKeyIdParam,
+  ApiKeyList,
+  ApiKeyListQuery,
+  ApiKeyWithSecret,
+  CreateApiKeyBody,
+  MAX_ACTIVE_KEYS,
+  UpdateApiKeyBody,
+  toApiKey,
+} from '../keys/schemas.js';
+import { parseJsonBodies } from '../lib/json-body.js';
+import { ApiError, notFound, validationFailed } from '../lib/problem.js';
+import { createKey, normaliseOrigin } from '../lib/tenants.js';
+import { scopeOf } from '../plugins/auth.js';
+import { IdempotencyHeaders, problems } from '../schemas.js';
+
+const TAG = ['api_keys'];
+
+/** The origins normalised, or 422 naming each one that is not an origin. */
+function origins(list: string[] | undefined): string[] {
+  const out: string[] = [];
+  const errors: { pointer: string; code: 'invalid_format'; detail: string }[] = [];
+  (list ?? []).forEach((value, i) => {
+    try {
+      out.push(normaliseOrigin(value));
+    } catch {
+      errors.push({ pointer: `/allowed_origins/${i}`, code: 'invalid_format', detail: `"${value}" is not an origin (expected scheme://host[:port]).` });
+    }
+  });
+  if (errors.length) throw validationFailed(errors);
+  return [...new Set(out)];
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
+  // revoke may come without a body even when the client says application/json.
+  parseJsonBodies(app, { allowEmpty: true });
+
+  app.get(
+    '/v1/api_keys',
+    {
+      schema: {
+        tags: TAG,
+        operationId: 'listApiKeys',
+        summary: "List the tenant's API keys of the calling key's mode, newest first",
+        description: 'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
+        querystring: ApiKeyListQuery,
+        response: { 200: ApiKeyList, ...problems(401, 422, 429) },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const { rows, hasMore } = await listScopedKeys(pool, scopeOf(request), limit, offset);
+      return { data: rows.map(toApiKey), pagination: { limit, offset, has_more: hasMore } };
+    },
+  );
+
+  app.post(
+    '/v1/api_keys',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'createApiKey',
+        summary: 'Create an API key',
+        description:
+          'A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the calling key’s mode: a live key creates live keys, ' +
+          'a test key test keys. The whole key is in `secret`, returned only in this response. ' +
+          `At most ${MAX_ACTIVE_KEYS} active keys per mode (422 api_key_limit_reached).`,
+        headers: IdempotencyHeaders,
+        body: CreateApiKeyBody,
+        response: { 201: ApiKeyWithSecret, ...problems(401, 409, 413, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(request);
+      const { kind, allowed_origins: wanted } = request.body;
+      if (kind === 'secret' && wanted?.length) {
+        throw validationFailed([{ pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' }]);
+      }
+      const list = origins(wanted);
+      if ((await countActiveScopedKeys(pool, scope)) >= MAX_ACTIVE_KEYS) {
+        throw new ApiError(422, 'api_key_limit_reached', `At most ${MAX_ACTIVE_KEYS} active API keys per mode; revoke one first.`);
+      }
+      const issued = await createKey(pool, scope.tenantId, kind, list, scope.livemode ? 'live' : 'test');
+      const row = await findScopedKey(pool, scope, issued.id);
+      return reply.code(201).send({ ...toApiKey(row!), secret: issued.key });
+    },
+  );
+
+  app.patch(
+    '/v1/api_keys/:id',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'updateApiKey',
+        summary: "Change a publishable key's allowed origins",
+        description: 'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key.',
+        headers: IdempotencyHeaders,
+        params: ApiKeyIdParam,
+        body: UpdateApiKeyBody,
+        response: { 200: ApiKey, ...problems(401, 404, 409, 413, 422, 429) },
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(request);
+      const key = await findScopedKey(pool, scope, request.params.id);
+      if (!key) throw notFound('API key');
+      if (key.kind !== 'publishable') {
+        throw validationFailed([{ pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' }]);
+      }
+      if (key.revoked_at) throw new ApiError(409, 'api_key_revoked', 'This key is revoked; create a new one.');
+      const updated = await setScopedAllowedOrigins(pool, scope, key.id, origins(request.body.allowed_origins));
+      if (!updated) throw new ApiError(409, 'api_key_revoked', 'This key is revoked; create a new one.');
+      return toApiKey(updated);
+    },
+  );
+
+  app.post(
+    '/v1/api_keys/:id/revoke',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: TAG,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description:
+          'From now on the key gets 401. Revoking a revoked key answers it as it is (its first revocation time). ' +
+          'A key may revoke itself: create its successor first.',
+        headers: IdempotencyHeaders,
+        params: ApiKeyIdParam,
+        response: { 200: ApiKey, ...problems(401, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => {
+      const revoked = await revokeScopedKey(pool, scopeOf(request), request.params.id);
+      if (!revoked) throw notFound('API key');
+      return toApiKey(revoked);
+    },
+  );
+};
+export default routes;
