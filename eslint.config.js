@@ -78,7 +78,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['web/**/*.ts'],
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
     languageOptions: { globals: { ...globals.browser } },
   },
 );

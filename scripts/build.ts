@@ -1,13 +1,15 @@
 // npm run build: the production build. Bundles the API, the worker, the admin command and the two database steps
 // (migrations, the application role) into .build/dist (the project's TypeScript; packages stay in node_modules, and
 // must be production `dependencies`: test/production.test.ts runs these bundles with nothing else installed), the
-// workflow bundle into .build/workflow-bundle.js and the widget into .build/widget.js. The processes then start
+// workflow bundle into .build/workflow-bundle.js, the widget into .build/widget.js and the merchant dashboard into
+// .build/dashboard (Vite; scripts/lib/dashboard.ts). The processes then start
 // with plain `node` (npm run start:api / start:worker): no compiler, no dev dependency at run time.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../src/config.js';
 import { writeWidget } from '../src/pages/widget-asset.js';
+import { buildDashboard } from './lib/dashboard.js';
 import { buildWorkflowBundle } from '../src/workflow-bundle.js';
 
 const started = Date.now();
@@ -36,5 +38,6 @@ fs.writeFileSync(path.join(outdir, 'metafile.json'), JSON.stringify(result.metaf
 console.log(`API, worker, admin, migrate and create-role bundled into .build/dist in ${Date.now() - started} ms.`);
 await writeWidget();
 console.log('Widget written to .build/widget.js.');
+await buildDashboard();
 await buildWorkflowBundle();
 console.log(`Workflow bundle written to .build/workflow-bundle.js; total ${((Date.now() - started) / 1000).toFixed(1)} s.`);

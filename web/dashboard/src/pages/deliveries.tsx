@@ -1,0 +1,172 @@
+// The deliveries list: search, status and date filters (in the address, so back and reload keep them), pages of
+// PAGE_SIZE, and live status: the page asks again every few seconds while it is visible (GET /v1/deliveries).
+import { useEffect, useState } from 'preact/hooks';
+import { deliveryStatusValues } from '../../../../clients/typescript/src/schema';
+import { api, call } from '../api';
+import { formatAoa, formatDateTime, formatTime, luandaDayEnd, luandaDayStart } from '../format';
+import { statusLabel } from '../i18n';
+import { navigate, useRoute, withQuery } from '../router';
+import { ErrorBox, Link, Loading, StatusBadge, useApp, useInterval, useLoad, useTitle } from '../ui';
+
+const PAGE_SIZE = 20;
+const LIVE_MS = 5000;
+
+export function DeliveriesPage() {
+  const { t, lang, can } = useApp();
+  const { query } = useRoute();
+  useTitle(t('deliveries_title'));
+  const filters = {
+    search: query.get('search') ?? '',
+    status: query.get('status') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+  };
+  const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
+  const [form, setForm] = useState(filters);
+  useEffect(() => setForm(filters), [query.toString()]);
+  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+
+  const list = useLoad(async () => {
+    const page = await call(
+      api.GET('/v1/deliveries', {
+        params: {
+          query: {
+            limit: PAGE_SIZE,
+            offset,
+            search: filters.search || undefined,
+            status: filters.status || undefined,
+            inserted_at_gte: filters.from ? luandaDayStart(filters.from) : undefined,
+            inserted_at_lte: filters.to ? luandaDayEnd(filters.to) : undefined,
+          },
+        },
+      }),
+    );
+    setUpdatedAt(new Date());
+    return page;
+  }, [filters.search, filters.status, filters.from, filters.to, offset]);
+  useInterval(list.refresh, LIVE_MS, !list.error);
+
+  const go = (next: typeof filters, nextOffset = 0) => navigate(withQuery('/deliveries', { ...next, offset: nextOffset || undefined }));
+  const input = (name: keyof typeof filters) => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
+
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <div class="page-head">
+        <h1 tabIndex={-1}>{t('deliveries_title')}</h1>
+        {can('developer') ? (
+          <Link to="/deliveries/new" class="button primary">
+            {t('nav_new_delivery')}
+          </Link>
+        ) : null}
+      </div>
+      <form
+        class="filters card"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go(form);
+        }}
+      >
+        <label class="grow">
+          {t('search')}
+          <input type="search" name="search" placeholder={t('search_hint')} value={form.search} onInput={input('search')} />
+        </label>
+        <label>
+          {t('status')}
+          <select name="status" value={form.status} onChange={input('status')}>
+            <option value="">{t('all_statuses')}</option>
+            {deliveryStatusValues.map((s) => (
+              <option key={s} value={s}>
+                {statusLabel(lang, s)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('date_from')}
+          <input type="date" name="from" value={form.from} onInput={input('from')} />
+        </label>
+        <label>
+          {t('date_to')}
+          <input type="date" name="to" value={form.to} onInput={input('to')} />
+        </label>
+        <div class="actions">
+          <button type="submit" class="primary">
+            {t('apply_filters')}
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              const empty = { search: '', status: '', from: '', to: '' };
+              setForm(empty);
+              go(empty);
+            }}
+          >
+            {t('clear_filters')}
+          </button>
+        </div>
+      </form>
+
+      {list.loading && !list.data ? <Loading label={t('loading')} /> : null}
+      {list.error ? <ErrorBox error={list.error} t={t} onRetry={list.reload} /> : null}
+      {list.data ? (
+        <>
+          <p class="live" aria-live="off">
+            <span class="dot" aria-hidden="true" />
+            {updatedAt ? t('live_updated', { time: formatTime(lang, updatedAt) }) : ''}
+          </p>
+          {rows.length === 0 ? (
+            <p class="empty">{t('no_deliveries')}</p>
+          ) : (
+            <table class="list">
+              <caption class="visually-hidden">{t('page_range', { from: offset + 1, to: offset + rows.length })}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('reference')}</th>
+                  <th scope="col">{t('status')}</th>
+                  <th scope="col">{t('created')}</th>
+                  <th scope="col">{t('destination')}</th>
+                  <th scope="col">{t('courier')}</th>
+                  <th scope="col" class="num">
+                    {t('fee')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((d) => (
+                  <tr key={d.id} data-delivery={d.id}>
+                    <th scope="row" data-label={t('reference')}>
+                      <Link to={`/deliveries/${d.id}`} class="mono ref">
+                        {d.reference}
+                      </Link>
+                    </th>
+                    <td data-label={t('status')}>
+                      <StatusBadge status={d.status} />
+                    </td>
+                    <td data-label={t('created')}>{formatDateTime(lang, d.inserted_at)}</td>
+                    <td data-label={t('destination')}>{d.destination ? `${d.destination.city} · ${d.destination.address_line}` : t('none')}</td>
+                    <td data-label={t('courier')}>{d.courier?.name ?? t('none')}</td>
+                    <td data-label={t('fee')} class="num">
+                      {formatAoa(d.quoted_fee_aoa)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <nav class="pager" aria-label={t('pagination')}>
+            <button type="button" class="secondary" disabled={offset === 0} onClick={() => go(filters, Math.max(0, offset - PAGE_SIZE))}>
+              {t('previous')}
+            </button>
+            <span>{rows.length ? t('page_range', { from: offset + 1, to: offset + rows.length }) : ''}</span>
+            <button type="button" class="secondary" disabled={!list.data.pagination.has_more} onClick={() => go(filters, offset + PAGE_SIZE)}>
+              {t('next')}
+            </button>
+          </nav>
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,199 @@
+// One delivery: every field, the courier, the event timeline (live while it is not final), and cancel. Cancel asks
+// the API (DELETE /v1/deliveries/{id}) and shows its answer as it is: 409 when the status no longer allows it,
+// 422 when the delivery's workflow refused (the courier would not release the booking, for one).
+import { useState } from 'preact/hooks';
+import { api, call, type Delivery } from '../api';
+import { formatAoa, formatDateTime, formatGrams } from '../format';
+import { eventLabel } from '../i18n';
+import { ConfirmButton, ErrorBox, Link, Loading, StatusBadge, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
+
+const FINAL = new Set(['delivered', 'cancelled', 'failed']);
+const CANCELLABLE = new Set(['awaiting_payment', 'pending', 'assigned']);
+const LIVE_MS = 5000;
+
+type Address = Delivery['origin'];
+
+function AddressBlock({ title, address }: { title: string; address: Address }) {
+  const { t } = useApp();
+  return (
+    <section class="card" aria-labelledby={`h-${title}`}>
+      <h2 id={`h-${title}`}>{title}</h2>
+      <p>
+        {address.address_line}
+        <br />
+        {address.city}, {address.province}
+      </p>
+      {address.contact ? (
+        <p>
+          <span class="muted">{t('contact')}:</span> {address.contact.name ?? t('none')}
+          {address.contact.phone ? ` · ${address.contact.phone}` : ''}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** A definition list without the empty rows. */
+function Facts({ rows }: { rows: [string, preact.ComponentChildren, string?][] }) {
+  return (
+    <dl class="facts">
+      {rows.map(([label, value, key]) => (
+        <div key={key ?? label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function DeliveryPage({ id }: { id: string }) {
+  const { t, lang, can } = useApp();
+  const delivery = useLoad(() => call(api.GET('/v1/deliveries/{id}', { params: { path: { id } } })), [id]);
+  const cancel = useAction();
+  const [cancelled, setCancelled] = useState(false);
+  const d = delivery.data;
+  useTitle(d ? t('delivery_title', { reference: d.reference }) : t('loading'));
+  useInterval(delivery.refresh, LIVE_MS, !!d && !FINAL.has(d.status));
+
+  if (delivery.loading && !d) return <Loading label={t('loading')} />;
+  if (!d) {
+    return (
+      <>
+        <h1 tabIndex={-1}>{t('deliveries_title')}</h1>
+        <ErrorBox error={delivery.error} t={t} onRetry={delivery.reload} />
+        <p>
+          <Link to="/deliveries">{t('back_to_deliveries')}</Link>
+        </p>
+      </>
+    );
+  }
+
+  const doCancel = () =>
+    cancel.run(async () => {
+      await call(api.DELETE('/v1/deliveries/{id}', { params: { path: { id } } }));
+      setCancelled(true);
+      delivery.refresh();
+    });
+
+  const pm = d.payment_method ? t(`pm_${d.payment_method}`) : t('none');
+  const dims = [d.parcel.length_cm, d.parcel.width_cm, d.parcel.height_cm].every((n) => typeof n === 'number')
+    ? `${d.parcel.length_cm} × ${d.parcel.width_cm} × ${d.parcel.height_cm} cm`
+    : t('none');
+  const metadata = d.metadata && Object.keys(d.metadata).length ? Object.entries(d.metadata) : null;
+
+  return (
+    <>
+      <p class="crumb">
+        <Link to="/deliveries">← {t('back_to_deliveries')}</Link>
+      </p>
+      <div class="page-head">
+        <h1 tabIndex={-1}>
+          {t('delivery_title', { reference: d.reference })} <StatusBadge status={d.status} />
+        </h1>
+        {can('developer') && !FINAL.has(d.status) ? (
+          <div class="actions">
+            <ConfirmButton
+              danger
+              label={t('cancel_delivery')}
+              question={t('cancel_confirm', { reference: d.reference })}
+              onConfirm={doCancel}
+              disabled={cancel.busy}
+            />
+          </div>
+        ) : null}
+      </div>
+      {can('developer') && !FINAL.has(d.status) && !CANCELLABLE.has(d.status) ? <p class="muted">{t('cancel_hint')}</p> : null}
+      {cancel.error ? <ErrorBox error={cancel.error} t={t} /> : null}
+      {cancelled && !cancel.error ? (
+        <p class="notice" role="status">
+          {t('cancelled_ok')}
+        </p>
+      ) : null}
+      {delivery.error ? <ErrorBox error={delivery.error} t={t} onRetry={delivery.reload} /> : null}
+
+      <div class="grid">
+        <section class="card" aria-labelledby="h-summary">
+          <h2 id="h-summary">{t('summary')}</h2>
+          <Facts
+            rows={[
+              [t('reference'), <span class="mono">{d.reference}</span>],
+              [t('created'), formatDateTime(lang, d.inserted_at)],
+              [t('fee'), formatAoa(d.quoted_fee_aoa)],
+              [t('payment_method'), pm],
+              ...(d.payment_method === 'cod' ? ([[t('cash_collect'), formatAoa(d.cash_collect_aoa)]] as [string, string][]) : []),
+              [t('scheduled_pickup'), formatDateTime(lang, d.scheduled_pickup_at)],
+              [t('scheduled_delivery'), formatDateTime(lang, d.scheduled_delivery_at)],
+              [t('sla_deadline'), formatDateTime(lang, d.sla_deadline_at)],
+              ...(d.delivery_pin ? ([[t('delivery_pin'), <span class="mono">{d.delivery_pin}</span>]] as [string, preact.ComponentChildren][]) : []),
+              [
+                t('tracking_page'),
+                d.tracking_url ? (
+                  <a href={d.tracking_url} target="_blank" rel="noopener">
+                    {t('open_tracking')}
+                  </a>
+                ) : (
+                  t('none')
+                ),
+              ],
+              ...(metadata
+                ? ([
+                    [
+                      t('metadata'),
+                      <ul class="plain">
+                        {metadata.map(([name, value]) => (
+                          <li key={name}>
+                            <span class="muted">{name}:</span> <code class="wrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                          </li>
+                        ))}
+                      </ul>,
+                    ],
+                  ] as [string, preact.ComponentChildren][])
+                : []),
+            ]}
+          />
+        </section>
+        <section class="card" aria-labelledby="h-courier">
+          <h2 id="h-courier">{t('courier')}</h2>
+          {d.courier?.name ? (
+            <Facts
+              rows={[
+                [t('courier'), d.courier.name],
+                [t('tracking_ref'), <span class="mono">{d.courier.tracking_ref ?? t('none')}</span>],
+              ]}
+            />
+          ) : (
+            <p class="muted">{t('no_courier')}</p>
+          )}
+          <h2 id="h-parcel">{t('parcel')}</h2>
+          <Facts
+            rows={[
+              [t('weight'), formatGrams(d.parcel.weight_grams)],
+              [t('description'), d.parcel.description ?? t('none')],
+              [t('declared_value'), formatAoa(d.parcel.declared_value_aoa)],
+              [t('dimensions'), dims],
+            ]}
+          />
+        </section>
+        <AddressBlock title={t('origin')} address={d.origin} />
+        <AddressBlock title={t('destination')} address={d.destination} />
+      </div>
+
+      <section class="card" aria-labelledby="h-timeline">
+        <h2 id="h-timeline">{t('timeline')}</h2>
+        <ol class="timeline">
+          {(d.events ?? []).map((e, i) => (
+            <li key={e.id ?? i} data-event={e.event_type}>
+              <span class="when">{formatDateTime(lang, e.occurred_at)}</span>
+              <span class="what">{eventLabel(lang, e.event_type)}</span>
+              {e.source ? <span class="muted"> · {t('source', { source: e.source })}</span> : null}
+              {e.payload && (e.payload as { reason?: string }).reason ? (
+                <span class="muted"> · {String((e.payload as { reason?: string }).reason)}</span>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,252 @@
+// A new delivery in three steps on one page: the addresses and parcel, the prices every courier quotes for them
+// (POST /v1/quotes), then the chosen quote booked (POST /v1/deliveries with the same addresses and parcel). The
+// origin is remembered in this browser for next time.
+import { useState } from 'preact/hooks';
+import { api, call, type QuoteEntry } from '../api';
+import { formatAoa, formatDateTime, parseAoa } from '../format';
+import { navigate } from '../router';
+import { ErrorBox, RoleNote, useAction, useApp, useTitle } from '../ui';
+
+interface AddressForm {
+  address_line: string;
+  city: string;
+  province: string;
+  name: string;
+  phone: string;
+}
+const emptyAddress: AddressForm = { address_line: '', city: 'Luanda', province: 'Luanda', name: '', phone: '' };
+const ORIGIN_KEY = 'dashboard-origin';
+
+function savedOrigin(): AddressForm {
+  try {
+    return { ...emptyAddress, ...JSON.parse(localStorage.getItem(ORIGIN_KEY) ?? '{}') };
+  } catch {
+    return emptyAddress;
+  }
+}
+
+const toAddress = (a: AddressForm) => ({
+  address_line: a.address_line.trim(),
+  city: a.city.trim(),
+  province: a.province.trim(),
+  ...(a.name.trim() || a.phone.trim() ? { contact: { name: a.name.trim(), phone: a.phone.trim() } } : {}),
+});
+
+function AddressFields({ legend, prefix, value, onChange }: { legend: string; prefix: string; value: AddressForm; onChange: (a: AddressForm) => void }) {
+  const { t } = useApp();
+  const field = (name: keyof AddressForm, label: string, required = true, type: 'text' | 'tel' = 'text', autoComplete?: string) => (
+    <label>
+      {label}
+      <input
+        type={type as 'text'}
+        name={`${prefix}-${name}`}
+        required={required}
+        autoComplete={autoComplete}
+        value={value[name]}
+        onInput={(e) => onChange({ ...value, [name]: (e.target as HTMLInputElement).value })}
+      />
+    </label>
+  );
+  return (
+    <fieldset class="card stack">
+      <legend>{legend}</legend>
+      {field('address_line', t('address_line'))}
+      <div class="row">
+        {field('city', t('city'))}
+        {field('province', t('province'))}
+      </div>
+      <div class="row">
+        {field('name', t('contact_name'), false, 'text', 'off')}
+        {field('phone', t('contact_phone'), false, 'tel', 'off')}
+      </div>
+    </fieldset>
+  );
+}
+
+export function NewDeliveryPage() {
+  const { t, lang, can } = useApp();
+  useTitle(t('new_delivery_title'));
+  const [origin, setOrigin] = useState<AddressForm>(savedOrigin);
+  const [destination, setDestination] = useState<AddressForm>(emptyAddress);
+  const [parcel, setParcel] = useState({ weight: '1000', description: '', value: '' });
+  const [payment, setPayment] = useState<{ method: 'prepaid' | 'bank_transfer' | 'cod'; cash: string }>({ method: 'prepaid', cash: '' });
+  const [quotes, setQuotes] = useState<QuoteEntry[] | null>(null);
+  const [chosen, setChosen] = useState<string>('');
+  const quoting = useAction();
+  const creating = useAction();
+
+  if (!can('developer')) {
+    return (
+      <>
+        <h1 tabIndex={-1}>{t('new_delivery_title')}</h1>
+        <RoleNote text={t('not_allowed_role', { role: t('role_viewer') })} />
+      </>
+    );
+  }
+
+  const body = () => {
+    const declared = parseAoa(parcel.value);
+    return {
+      origin: toAddress(origin),
+      destination: toAddress(destination),
+      parcel: {
+        weight_grams: Math.max(1, Math.round(Number(parcel.weight) || 0)),
+        ...(parcel.description.trim() ? { description: parcel.description.trim() } : {}),
+        ...(declared !== null ? { declared_value_aoa: declared } : {}),
+      },
+    };
+  };
+
+  const getQuotes = (event: Event) => {
+    event.preventDefault();
+    setQuotes(null);
+    creating.clear();
+    void quoting.run(async () => {
+      const answer = await call(api.POST('/v1/quotes', { body: body() }));
+      try {
+        localStorage.setItem(ORIGIN_KEY, JSON.stringify(origin));
+      } catch {
+        /* not remembered */
+      }
+      const sorted = [...answer.data].sort((a, b) => a.fee_aoa - b.fee_aoa);
+      setQuotes(sorted);
+      setChosen(sorted[0]?.quote_id ?? '');
+    });
+  };
+
+  const create = (event: Event) => {
+    event.preventDefault();
+    void creating.run(async () => {
+      const cash = parseAoa(payment.cash);
+      const created = await call(
+        api.POST('/v1/deliveries', {
+          body: {
+            quote_id: chosen,
+            ...body(),
+            payment_method: payment.method,
+            ...(payment.method === 'cod' ? { cash_collect_aoa: cash ?? 0 } : {}),
+          },
+        }),
+      );
+      navigate(`/deliveries/${created.id}`);
+    });
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('new_delivery_title')}</h1>
+      <form onSubmit={getQuotes} class="stack">
+        <div class="grid">
+          <AddressFields legend={t('origin')} prefix="origin" value={origin} onChange={setOrigin} />
+          <AddressFields legend={t('destination')} prefix="destination" value={destination} onChange={setDestination} />
+        </div>
+        <fieldset class="card stack">
+          <legend>{t('parcel')}</legend>
+          <div class="row">
+            <label>
+              {t('weight_grams')}
+              <input
+                type="number"
+                name="weight"
+                min={1}
+                step={1}
+                required
+                inputMode="numeric"
+                value={parcel.weight}
+                onInput={(e) => setParcel({ ...parcel, weight: (e.target as HTMLInputElement).value })}
+              />
+            </label>
+            <label>
+              {t('declared_value_kz')}
+              <input
+                type="text"
+                name="declared"
+                inputMode="decimal"
+                value={parcel.value}
+                onInput={(e) => setParcel({ ...parcel, value: (e.target as HTMLInputElement).value })}
+              />
+            </label>
+          </div>
+          <label>
+            {t('description')}
+            <input
+              type="text"
+              name="description"
+              value={parcel.description}
+              onInput={(e) => setParcel({ ...parcel, description: (e.target as HTMLInputElement).value })}
+            />
+          </label>
+          <div class="row">
+            <label>
+              {t('payment_method')}
+              <select
+                name="payment"
+                value={payment.method}
+                onChange={(e) => setPayment({ ...payment, method: (e.target as HTMLSelectElement).value as typeof payment.method })}
+              >
+                <option value="prepaid">{t('pm_prepaid')}</option>
+                <option value="bank_transfer">{t('pm_bank_transfer')}</option>
+                <option value="cod">{t('pm_cod')}</option>
+              </select>
+            </label>
+            {payment.method === 'cod' ? (
+              <label>
+                {t('cash_collect_kz')}
+                <input
+                  type="text"
+                  name="cash"
+                  inputMode="decimal"
+                  required
+                  value={payment.cash}
+                  onInput={(e) => setPayment({ ...payment, cash: (e.target as HTMLInputElement).value })}
+                />
+              </label>
+            ) : null}
+          </div>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={quoting.busy}>
+            {quoting.busy ? t('getting_quotes') : t('get_quotes')}
+          </button>
+        </div>
+      </form>
+      {quoting.busy ? (
+        <p role="status" class="loading">
+          {t('getting_quotes')}
+        </p>
+      ) : null}
+      {quoting.error ? <ErrorBox error={quoting.error} t={t} /> : null}
+
+      {quotes ? (
+        <form onSubmit={create} class="card stack" aria-labelledby="h-quotes">
+          <h2 id="h-quotes">{t('quotes_title')}</h2>
+          {quotes.length === 0 ? (
+            <p class="empty">{t('no_quotes')}</p>
+          ) : (
+            <fieldset class="quotes">
+              <legend class="visually-hidden">{t('quotes_title')}</legend>
+              {quotes.map((q) => (
+                <label key={q.quote_id} class={`quote ${chosen === q.quote_id ? 'chosen' : ''}`}>
+                  <input type="radio" name="quote" value={q.quote_id} checked={chosen === q.quote_id} onChange={() => setChosen(q.quote_id)} />
+                  <span class="company">{q.company_name ?? q.company_slug ?? q.company_id}</span>
+                  <span class="price">{formatAoa(q.fee_aoa)}</span>
+                  <span class="muted">
+                    {t('eta_minutes', { minutes: q.eta_minutes })} · {t('valid_until', { time: formatDateTime(lang, q.valid_until) })}
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+          )}
+          {creating.error ? <ErrorBox error={creating.error} t={t} /> : null}
+          {quotes.length ? (
+            <div class="actions">
+              <button type="submit" class="primary" disabled={creating.busy || !chosen}>
+                {creating.busy ? t('creating') : t('create_delivery')}
+              </button>
+            </div>
+          ) : null}
+        </form>
+      ) : null}
+    </>
+  );
+}

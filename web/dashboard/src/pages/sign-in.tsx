@@ -1,0 +1,177 @@
+// Signing in (email and password: a session cookie), and setting a password from the one-time link an owner sent.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiProblem, NETWORK_ERROR, setPassword, signIn, type Session } from '../api';
+import { LANGS, type Lang } from '../i18n';
+import { BASE } from '../router';
+import { useWords } from '../ui';
+
+function LangPicker({ lang, setLang, label }: { lang: Lang; setLang: (lang: Lang) => void; label: string }) {
+  return (
+    <label class="lang corner">
+      <span class="visually-hidden">{label}</span>
+      <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
+        {LANGS.map((l) => (
+          <option key={l} value={l}>
+            {l === 'pt' ? 'Português' : 'English'}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+const detailOf = (err: unknown, networkText: string) => {
+  const detail = err instanceof ApiProblem ? err.problem.detail : String(err);
+  return detail === NETWORK_ERROR ? networkText : detail;
+};
+
+export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; message: string | null; onSignedIn: (session: Session) => void }) {
+  const t = useWords(props.lang);
+  const [email, setEmail] = useState('');
+  const [password, setPasswordValue] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${t('sign_in_title')} · ${t('app_name')}`;
+  }, [t]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      props.onSignedIn(await signIn(email, password));
+    } catch (err) {
+      setError(detailOf(err, t('network_error')));
+      setPasswordValue('');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" class="narrow">
+      <LangPicker lang={props.lang} setLang={props.setLang} label={t('language')} />
+      <h1 ref={heading} tabIndex={-1}>
+        {t('sign_in_title')}
+      </h1>
+      {props.message ? (
+        <p class="notice" role="status">
+          {props.message}
+        </p>
+      ) : null}
+      <form onSubmit={submit} class="card stack">
+        <label>
+          {t('email')}
+          <input type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          {t('password')}
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPasswordValue((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        {error ? (
+          <div class="error" role="alert">
+            <p>{error}</p>
+          </div>
+        ) : null}
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? t('signing_in') : t('sign_in')}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+export function SetPasswordPage(props: { lang: Lang; setLang: (lang: Lang) => void }) {
+  const t = useWords(props.lang);
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
+  const [password, setPasswordValue] = useState('');
+  const [again, setAgain] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    document.title = `${t('set_password_title')} · ${t('app_name')}`;
+  }, [t]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (password !== again) {
+      setError(t('passwords_differ'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await setPassword(token!, password);
+      setDone(true);
+      history.replaceState(null, '', `${BASE}/set-password`); // the token is spent: out of the address bar and history
+    } catch (err) {
+      const problem = err instanceof ApiProblem ? err.problem : null;
+      const field = problem?.errors?.[0]?.detail;
+      setError(field ?? detailOf(err, t('network_error')));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" class="narrow">
+      <LangPicker lang={props.lang} setLang={props.setLang} label={t('language')} />
+      <h1 tabIndex={-1}>{t('set_password_title')}</h1>
+      {done ? (
+        <div class="card">
+          <p role="status">{t('password_saved')}</p>
+          <p>
+            <a href={`${BASE}/sign-in`}>{t('go_sign_in')}</a>
+          </p>
+        </div>
+      ) : !token ? (
+        <p class="error" role="alert">
+          {t('link_missing')}
+        </p>
+      ) : (
+        <form onSubmit={submit} class="card stack">
+          <label>
+            {t('new_password')}
+            <input
+              type="password"
+              autoComplete="new-password"
+              minLength={12}
+              required
+              value={password}
+              onInput={(e) => setPasswordValue((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label>
+            {t('confirm_password')}
+            <input
+              type="password"
+              autoComplete="new-password"
+              minLength={12}
+              required
+              value={again}
+              onInput={(e) => setAgain((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          {error ? (
+            <div class="error" role="alert">
+              <p>{error}</p>
+            </div>
+          ) : null}
+          <button type="submit" class="primary" disabled={busy}>
+            {t('save_password')}
+          </button>
+        </form>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,247 @@
+// One webhook endpoint: rotate its secret (the new one shown once), disable or enable it, delete it, and its attempt
+// log (status codes and response times, live) with replay of one message or of a time range.
+import { useState } from 'preact/hooks';
+import { api, call } from '../api';
+import { formatDateTime, luandaLocal } from '../format';
+import { eventLabel } from '../i18n';
+import { navigate } from '../router';
+import { ConfirmButton, ErrorBox, Link, Loading, SecretBox, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
+
+const PAGE_SIZE = 25;
+const LIVE_MS = 3000;
+
+export function WebhookEndpointPage({ id }: { id: string }) {
+  const { t, lang, can } = useApp();
+  const path = { params: { path: { id } } };
+  const endpoint = useLoad(() => call(api.GET('/v1/webhook_endpoints/{id}', path)), [id]);
+  const [offset, setOffset] = useState(0);
+  const attempts = useLoad(
+    () => call(api.GET('/v1/webhook_endpoints/{id}/attempts', { params: { path: { id }, query: { limit: PAGE_SIZE, offset } } })),
+    [id, offset],
+  );
+  useInterval(attempts.refresh, LIVE_MS, !!endpoint.data && !attempts.error);
+  const action = useAction();
+  const [secret, setSecret] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [range, setRange] = useState({ since: '', until: '' });
+  const e = endpoint.data;
+  useTitle(e ? t('endpoint_title', { url: e.url }) : t('webhooks_title'));
+
+  if (endpoint.loading && !e) return <Loading label={t('loading')} />;
+  if (!e) {
+    return (
+      <>
+        <h1 tabIndex={-1}>{t('webhooks_title')}</h1>
+        <ErrorBox error={endpoint.error} t={t} onRetry={endpoint.reload} />
+      </>
+    );
+  }
+
+  const replay = (body: { message_id: string } | { since: string; until?: string }) =>
+    action.run(async () => {
+      setNotice(null);
+      const answer = await call(api.POST('/v1/webhook_endpoints/{id}/replay', { ...path, body }));
+      setNotice(t('replayed', { count: answer.replayed }));
+      attempts.refresh();
+    });
+
+  const mayChange = can('developer');
+  return (
+    <>
+      <p class="crumb">
+        <Link to="/webhooks">← {t('back_to_webhooks')}</Link>
+      </p>
+      <h1 tabIndex={-1} class="wrap">
+        {t('endpoint_title', { url: e.url })}
+      </h1>
+      <div class="card">
+        <dl class="facts">
+          <div>
+            <dt>{t('status')}</dt>
+            <dd>
+              <span class={`badge ${e.status === 'enabled' ? 'ok' : 'off'}`}>{e.status === 'enabled' ? t('enabled') : t('disabled')}</span>
+              {e.disabled_reason ? <span class="muted"> · {e.disabled_reason}</span> : null}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('events')}</dt>
+            <dd>{e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}</dd>
+          </div>
+          <div>
+            <dt>{t('created')}</dt>
+            <dd>{formatDateTime(lang, e.created_at)}</dd>
+          </div>
+          {e.description ? (
+            <div>
+              <dt>{t('description')}</dt>
+              <dd>{e.description}</dd>
+            </div>
+          ) : null}
+        </dl>
+        {mayChange ? (
+          <div class="actions">
+            <ConfirmButton
+              label={t('rotate_secret')}
+              question={t('rotate_confirm')}
+              onConfirm={() =>
+                action.run(async () => {
+                  const rotated = await call(api.POST('/v1/webhook_endpoints/{id}/rotate_secret', path));
+                  setSecret(rotated.secret ?? null);
+                  endpoint.refresh();
+                })
+              }
+            />
+            <button
+              type="button"
+              class="secondary"
+              disabled={action.busy}
+              onClick={() =>
+                action.run(async () => {
+                  await call(api.PATCH('/v1/webhook_endpoints/{id}', { ...path, body: { status: e.status === 'enabled' ? 'disabled' : 'enabled' } }));
+                  endpoint.refresh();
+                })
+              }
+            >
+              {e.status === 'enabled' ? t('disable') : t('enable')}
+            </button>
+            <ConfirmButton
+              danger
+              label={t('delete')}
+              question={t('delete_endpoint_confirm')}
+              onConfirm={() =>
+                action.run(async () => {
+                  await call(api.DELETE('/v1/webhook_endpoints/{id}', path));
+                  navigate('/webhooks');
+                })
+              }
+            />
+          </div>
+        ) : null}
+      </div>
+      {secret ? <SecretBox label={t('signing_secret')} value={secret} note={t('secret_once')} /> : null}
+      {action.error ? <ErrorBox error={action.error} t={t} /> : null}
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+
+      <section aria-labelledby="h-attempts">
+        <h2 id="h-attempts">{t('attempts_title')}</h2>
+        {attempts.loading && !attempts.data ? <Loading label={t('loading')} /> : null}
+        {attempts.error ? <ErrorBox error={attempts.error} t={t} onRetry={attempts.reload} /> : null}
+        {attempts.data ? (
+          attempts.data.data.length === 0 ? (
+            <p class="empty">{t('no_attempts')}</p>
+          ) : (
+            <table class="list attempts">
+              <thead>
+                <tr>
+                  <th scope="col">{t('attempted_at')}</th>
+                  <th scope="col">{t('event')}</th>
+                  <th scope="col">{t('result')}</th>
+                  <th scope="col" class="num">
+                    {t('http_status')}
+                  </th>
+                  <th scope="col" class="num">
+                    {t('latency')}
+                  </th>
+                  <th scope="col">{t('trigger')}</th>
+                  {mayChange ? (
+                    <th scope="col">
+                      <span class="visually-hidden">{t('replay')}</span>
+                    </th>
+                  ) : null}
+                </tr>
+              </thead>
+              <tbody>
+                {attempts.data.data.map((a) => (
+                  <tr key={a.id} data-attempt={a.id} data-message={a.message_id} data-trigger={a.trigger}>
+                    <td data-label={t('attempted_at')}>{formatDateTime(lang, a.attempted_at)}</td>
+                    <td data-label={t('event')}>
+                      {eventLabel(lang, a.event_type)}
+                      <span class="muted mono block">{a.message_id}</span>
+                    </td>
+                    <td data-label={t('result')}>
+                      <span class={`badge ${a.status === 'succeeded' ? 'ok' : 'bad'}`}>{t(`attempt_${a.status}`)}</span>
+                      {a.error ? <span class="muted block">{a.error}</span> : null}
+                    </td>
+                    <td data-label={t('http_status')} class="num">
+                      {a.status_code ?? t('none')}
+                    </td>
+                    <td data-label={t('latency')} class="num">
+                      {a.latency_ms === null ? t('none') : t('latency_ms', { ms: a.latency_ms })}
+                    </td>
+                    <td data-label={t('trigger')}>{t(`trigger_${a.trigger}`)}</td>
+                    {mayChange ? (
+                      <td>
+                        <button
+                          type="button"
+                          class="secondary small"
+                          disabled={action.busy || e.status !== 'enabled'}
+                          aria-label={t('replay_message', { id: a.message_id })}
+                          onClick={() => replay({ message_id: a.message_id })}
+                        >
+                          {t('replay')}
+                        </button>
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        ) : null}
+        {attempts.data && (offset > 0 || attempts.data.pagination.has_more) ? (
+          <nav class="pager" aria-label={t('pagination')}>
+            <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+              {t('previous')}
+            </button>
+            <button type="button" class="secondary" disabled={!attempts.data.pagination.has_more} onClick={() => setOffset(offset + PAGE_SIZE)}>
+              {t('next')}
+            </button>
+          </nav>
+        ) : null}
+      </section>
+
+      {mayChange ? (
+        <form
+          class="card stack"
+          aria-labelledby="h-range"
+          onSubmit={(ev) => {
+            ev.preventDefault();
+            void replay({ since: luandaLocal(range.since), ...(range.until ? { until: luandaLocal(range.until) } : {}) });
+          }}
+        >
+          <h2 id="h-range">{t('replay_range_title')}</h2>
+          <div class="row">
+            <label>
+              {t('replay_since')}
+              <input
+                type="datetime-local"
+                name="since"
+                required
+                value={range.since}
+                onInput={(ev) => setRange({ ...range, since: (ev.target as HTMLInputElement).value })}
+              />
+            </label>
+            <label>
+              {t('replay_until')}
+              <input
+                type="datetime-local"
+                name="until"
+                value={range.until}
+                onInput={(ev) => setRange({ ...range, until: (ev.target as HTMLInputElement).value })}
+              />
+            </label>
+          </div>
+          <div class="actions">
+            <button type="submit" class="secondary" disabled={action.busy || e.status !== 'enabled'}>
+              {t('replay_range')}
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </>
+  );
+}

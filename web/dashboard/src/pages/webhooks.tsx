@@ -1,0 +1,135 @@
+// Webhook endpoints: the list, and a new endpoint whose signing secret is shown once (POST /v1/webhook_endpoints).
+import { useState } from 'preact/hooks';
+import { WEBHOOK_EVENT_TYPES } from '../../../../clients/typescript/src/index';
+import { api, call } from '../api';
+import { formatDateTime } from '../format';
+import { eventLabel } from '../i18n';
+import { ErrorBox, Link, Loading, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+
+export function WebhooksPage() {
+  const { t, lang, can } = useApp();
+  useTitle(t('webhooks_title'));
+  const list = useLoad(() => call(api.GET('/v1/webhook_endpoints', { params: { query: { limit: 100 } } })), []);
+  const create = useAction();
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [some, setSome] = useState(false);
+  const [events, setEvents] = useState<string[]>([]);
+  const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void create.run(async () => {
+      const created = await call(
+        api.POST('/v1/webhook_endpoints', {
+          body: {
+            url: url.trim(),
+            ...(description.trim() ? { description: description.trim() } : {}),
+            ...(some && events.length ? { events: events as (typeof WEBHOOK_EVENT_TYPES)[number][] } : {}),
+          },
+        }),
+      );
+      setSecret({ id: created.id, secret: created.secret ?? '' });
+      setUrl('');
+      setDescription('');
+      list.refresh();
+    });
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('webhooks_title')}</h1>
+      {list.loading && !list.data ? <Loading label={t('loading')} /> : null}
+      {list.error ? <ErrorBox error={list.error} t={t} onRetry={list.reload} /> : null}
+      {list.data ? (
+        list.data.data.length === 0 ? (
+          <p class="empty">{t('no_endpoints')}</p>
+        ) : (
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">{t('url')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('events')}</th>
+                <th scope="col">{t('created')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((e) => (
+                <tr key={e.id} data-endpoint={e.id}>
+                  <th scope="row" data-label={t('url')}>
+                    <Link to={`/webhooks/${e.id}`} class="mono wrap">
+                      {e.url}
+                    </Link>
+                    {e.description ? <span class="muted block">{e.description}</span> : null}
+                  </th>
+                  <td data-label={t('status')}>
+                    <span class={`badge ${e.status === 'enabled' ? 'ok' : 'off'}`}>{e.status === 'enabled' ? t('enabled') : t('disabled')}</span>
+                  </td>
+                  <td data-label={t('events')}>{e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}</td>
+                  <td data-label={t('created')}>{formatDateTime(lang, e.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : null}
+
+      {secret ? (
+        <>
+          <SecretBox label={t('signing_secret')} value={secret.secret} note={t('secret_once')} />
+          <p>
+            <Link to={`/webhooks/${secret.id}`}>{t('attempts_title')} →</Link>
+          </p>
+        </>
+      ) : null}
+
+      <section class="card" aria-labelledby="h-add">
+        <h2 id="h-add">{t('add_endpoint')}</h2>
+        {can('developer') ? (
+          <form onSubmit={submit} class="stack">
+            <label>
+              {t('url')}
+              <input type="url" name="url" required placeholder="https://" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+            </label>
+            <label>
+              {t('description')}
+              <input type="text" name="description" value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+            </label>
+            <fieldset>
+              <legend>{t('events')}</legend>
+              <label class="inline">
+                <input type="radio" name="which" checked={!some} onChange={() => setSome(false)} /> {t('all_events')}
+              </label>
+              <label class="inline">
+                <input type="radio" name="which" checked={some} onChange={() => setSome(true)} /> {t('choose_events')}
+              </label>
+              {some ? (
+                <div class="checks">
+                  {WEBHOOK_EVENT_TYPES.map((type) => (
+                    <label key={type} class="inline">
+                      <input
+                        type="checkbox"
+                        checked={events.includes(type)}
+                        onChange={(e) => setEvents((e.target as HTMLInputElement).checked ? [...events, type] : events.filter((x) => x !== type))}
+                      />{' '}
+                      {eventLabel(lang, type)} <span class="muted mono">{type}</span>
+                    </label>
+                  ))}
+                </div>
+              ) : null}
+            </fieldset>
+            {create.error ? <ErrorBox error={create.error} t={t} /> : null}
+            <div class="actions">
+              <button type="submit" class="primary" disabled={create.busy}>
+                {t('add_endpoint')}
+              </button>
+            </div>
+          </form>
+        ) : (
+          <RoleNote text={t('not_allowed_role', { role: t('role_viewer') })} />
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,213 @@
+// Pieces every page uses: the app's context (session, language, mode), links, loading and error states (the
+// problem+json `detail` as the API wrote it), a confirmation dialog, the one-time secret box, status badges.
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiProblem, NETWORK_ERROR, type Role, type Session } from './api';
+import { statusLabel, translate, type Lang, type MessageKey } from './i18n';
+import { BASE, follow } from './router';
+
+export interface AppState {
+  session: Session;
+  lang: Lang;
+  mode: 'live' | 'test';
+  t: (key: MessageKey, params?: Record<string, string | number>) => string;
+  /** True when the signed-in user's role is `needed` or above. */
+  can: (needed: Role) => boolean;
+}
+
+export const AppContext = createContext<AppState | null>(null);
+export const useApp = (): AppState => useContext(AppContext)!;
+
+const RANK: Record<Role, number> = { viewer: 0, developer: 1, owner: 2 };
+export const roleAllows = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
+
+/** The words of a language without a session (sign-in, password pages). */
+export const useWords = (lang: Lang) => useCallback((key: MessageKey, params?: Record<string, string | number>) => translate(lang, key, params), [lang]);
+
+export function Link(props: { to: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' | undefined }) {
+  const { to, children, ...rest } = props;
+  return (
+    <a href={BASE + to} onClick={(e) => follow(e as unknown as MouseEvent, to)} {...rest}>
+      {children}
+    </a>
+  );
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <p class="loading" role="status">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+/** What went wrong, in the API's own words (`detail`), with the status and code beside it. */
+export function ErrorBox({ error, t, onRetry }: { error: unknown; t: AppState['t']; onRetry?: () => void }) {
+  const problem = error instanceof ApiProblem ? error.problem : { status: 0, detail: String((error as Error)?.message ?? error) };
+  const detail = problem.detail === NETWORK_ERROR ? t('network_error') : problem.detail;
+  return (
+    <div class="error" role="alert">
+      <p>
+        <strong>{t('error_title')}:</strong> {detail}
+      </p>
+      {problem.status ? (
+        <p class="problem-code">
+          HTTP {problem.status}
+          {problem.error ? ` · ${problem.error}` : ''}
+        </p>
+      ) : null}
+      {onRetry ? (
+        <button type="button" class="secondary" onClick={onRetry}>
+          {t('retry')}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+  /** Loads again without showing the loading state (live refresh). */
+  refresh: () => void;
+}
+
+/** Runs `load` when `deps` change; keeps the last data while refreshing in the background. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const seq = useRef(0);
+  const run = useCallback((quiet: boolean) => {
+    const mine = ++seq.current;
+    if (!quiet) setState((s) => ({ ...s, loading: true, error: null }));
+    load().then(
+      (data) => mine === seq.current && setState({ data, error: null, loading: false }),
+      (error) => mine === seq.current && setState((s) => ({ data: quiet ? s.data : undefined, error, loading: false })),
+    );
+  }, deps);
+  useEffect(() => run(false), [run]);
+  return { ...state, reload: () => run(false), refresh: () => run(true) };
+}
+
+/** Calls `fn` every `ms` while the page is visible. */
+export function useInterval(fn: () => void, ms: number, active = true) {
+  const saved = useRef(fn);
+  saved.current = fn;
+  useEffect(() => {
+    if (!active) return;
+    const id = setInterval(() => {
+      if (document.visibilityState === 'visible') saved.current();
+    }, ms);
+    return () => clearInterval(id);
+  }, [ms, active]);
+}
+
+/** A change the user asked for: busy while it runs, its error shown until the next try. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await fn();
+    } catch (err) {
+      setError(err);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, clear: () => setError(null) };
+}
+
+/** A button that asks first, in a modal dialog (Escape or "go back" closes it; focus returns to the button). */
+export function ConfirmButton(props: { label: string; question: string; onConfirm: () => void; danger?: boolean; disabled?: boolean; class?: string }) {
+  const { t } = useApp();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const close = () => dialog.current?.close();
+  return (
+    <>
+      <button
+        type="button"
+        class={props.class ?? (props.danger ? 'danger' : 'secondary')}
+        disabled={props.disabled}
+        onClick={() => dialog.current?.showModal()}
+      >
+        {props.label}
+      </button>
+      <dialog ref={dialog} aria-label={props.label}>
+        <p>{props.question}</p>
+        <div class="actions">
+          <button type="button" class="secondary" onClick={close}>
+            {t('keep')}
+          </button>
+          <button
+            type="button"
+            class={props.danger ? 'danger' : 'primary'}
+            onClick={() => {
+              close();
+              props.onConfirm();
+            }}
+          >
+            {t('confirm')}
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/** A secret shown once (signing secret, API key, set-password link), focused so it is read out and easy to copy. */
+export function SecretBox({ label, value, note }: { label: string; value: string; note: string }) {
+  const { t } = useApp();
+  const [copied, setCopied] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), [value]);
+  return (
+    <div class="secret" ref={box} tabIndex={-1} role="group" aria-label={label}>
+      <p class="note">{note}</p>
+      <label>
+        {label}
+        <input readOnly value={value} class="mono" data-secret onFocus={(e) => (e.target as HTMLInputElement).select()} />
+      </label>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() =>
+          navigator.clipboard?.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {t('copy')}
+      </button>
+      <span role="status">{copied ? t('copied') : ''}</span>
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  const { lang } = useApp();
+  return (
+    <span class={`badge status-${status}`} data-status={status}>
+      {statusLabel(lang, status)}
+    </span>
+  );
+}
+
+/** Sets the document's title: the page's, then the app's. */
+export function useTitle(title: string) {
+  const { t } = useApp();
+  useEffect(() => {
+    document.title = `${title} · ${t('app_name')}`;
+  }, [title, t]);
+}
+
+/** A note where an action is hidden because the role does not allow it. */
+export function RoleNote({ text }: { text: string }) {
+  return <p class="role-note">{text}</p>;
+}
