@@ -1,6 +1,6 @@
 // npm run dev: brings up the whole stack on this machine and prints the keys and URLs.
 //   Postgres (DATABASE_URL, else 127.0.0.1:5432, else embedded) -> migrations -> Temporal dev server
-//   (unless TEMPORAL_ADDRESS is set) -> workflow bundle -> demo seed -> API + worker.
+//   (unless TEMPORAL_ADDRESS is set) -> workflow bundle -> demo seed -> dashboard build and demo user -> API + worker.
 // Ctrl-C stops every child; the next start reuses .data/ (database, Temporal's SQLite file, demo keys).
 // `npm run cluster` (scripts/cluster.ts) is the production topology: a Temporal cluster, two APIs, two workers.
 import path from 'node:path';
@@ -9,6 +9,9 @@ import { DATA_DIR } from './lib/postgres.js';
 import { appDatabase, printReady, startDemo, step, supervise } from './lib/supervisor.js';
 import { startTemporalDevServer } from './lib/temporal-cli.js';
 import { waitForPort } from './lib/net.js';
+import { createPool } from '../src/db.js';
+import { ensureDashboard, watchDashboard } from './lib/dashboard.js';
+import { seedDemoUser } from './lib/demo-user.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const simulatorPort = Number(process.env.SIMULATOR_PORT ?? 4010);
@@ -44,6 +47,15 @@ async function main() {
 
   const { simulator, demo } = await startDemo(supervisor, databaseUrl, DATA_DIR, simulatorPort);
 
+  // The merchant dashboard (docs/dashboard.md): built now when web/dashboard changed, and again on every change.
+  step('Dashboard (web/dashboard, Vite; rebuilt on change)');
+  await ensureDashboard((line) => console.log(`    ${line}`));
+  const stopWatching = watchDashboard((line) => console.log(`    [dashboard] ${line}`));
+  supervisor.onStop(async () => stopWatching());
+  const userPool = createPool(databaseUrl, 1);
+  const demoUser = await seedDemoUser(userPool, DATA_DIR, demo.tenant_id, `http://localhost:${port}`);
+  await userPool.end();
+
   step('API and worker');
   // Loopback webhook URLs are allowed here (a receiver on this machine); the default refuses them (SSRF protection).
   const env = {
@@ -65,6 +77,7 @@ async function main() {
     rows: [
       ['API', `http://localhost:${port}`],
       ['API reference', `http://localhost:${port}/docs   (OpenAPI JSON: /v1/openapi.json)`],
+      ['Dashboard', `http://localhost:${port}/dashboard   (sign in: ${demoUser.email} / ${demoUser.password}, an owner)`],
       ['Temporal UI', uiUrl ?? '(external Temporal: see its own UI)'],
       ['API metrics', `http://localhost:${metricsPort}/metrics`],
       ['Worker metrics', `http://localhost:${workerMetricsPort}/metrics   (with the Temporal SDK's)`],

@@ -49,6 +49,16 @@ describe('npm run dev', () => {
     expect((await fetch(`${api}/readyz`)).status).toBe(200);
     expect((await fetch(`${api}/docs`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+    // The dashboard it printed, and the demo owner's sign-in (docs/dashboard.md).
+    const dashboard = /Dashboard\s+(http:\/\/localhost:\d+\/dashboard)\s+\(sign in: (\S+) \/ (\S+), an owner\)/.exec(out)!;
+    expect(dashboard[1]).toBe(`http://localhost:${ports.api}/dashboard`);
+    expect((await fetch(`${api}/dashboard`)).headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const signIn = await fetch(`${api}/dashboard/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: dashboard[2], password: dashboard[3] }),
+    });
+    expect(signIn.status).toBe(201);
     // The metrics URLs it printed answer: the API's requests, the worker's series with the Temporal SDK's.
     expect(out).toContain(`http://localhost:${ports.metrics}/metrics`);
     expect(out).toContain(`http://localhost:${ports.workerMetrics}/metrics`);
@@ -65,6 +75,7 @@ describe('npm run dev', () => {
     // Second start: same data folder, same demo keys; then a SIGTERM to npm alone (a process manager stopping it).
     const second = await startDev();
     expect(secretKey(second.output())).toBe(key);
+    expect(second.output()).toContain(`(sign in: ${dashboard[2]} / ${dashboard[3]}, an owner)`);
     expect((await fetch(`${api}/v1/couriers`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     second.child.kill('SIGTERM');
     await second.exited;

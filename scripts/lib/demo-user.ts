@@ -1,0 +1,41 @@
+// The dev command's dashboard user: an owner of the demo tenant with a password made here once and kept, with its
+// email, in .data/demo-user.json (like the demo keys), so `npm run dev` can print a sign-in that works.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import type { Pool } from '../../src/db.js';
+import { deleteUserRow, userByEmail } from '../../src/users/repository.js';
+import { createUser, newPasswordLink, setPasswordWithLink } from '../../src/users/service.js';
+
+export const DEMO_USER_EMAIL = 'demo@loja-demo.ao';
+
+export interface DemoUser {
+  email: string;
+  password: string;
+}
+
+const tokenOf = (link: string) => new URL(link).hash.replace(/^#token=/, '');
+
+/** The demo owner of `tenantId`, created (or given a fresh password) when the saved one does not sign in here. */
+export async function seedDemoUser(pool: Pool, dataDir: string, tenantId: string, baseUrl: string): Promise<DemoUser> {
+  const file = path.join(dataDir, 'demo-user.json');
+  const saved = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DemoUser) : null;
+  const existing = await userByEmail(pool, DEMO_USER_EMAIL);
+  if (saved && existing?.tenant_id === tenantId && existing.password_hash) return saved;
+
+  const settings = loadConfig().dashboard;
+  const password = randomBytes(12).toString('base64url');
+  let link: string;
+  if (existing && existing.tenant_id === tenantId) {
+    link = (await newPasswordLink(pool, settings, baseUrl, tenantId, existing.id))!.set_password_url;
+  } else {
+    if (existing) await deleteUserRow(pool, existing.tenant_id, existing.id); // left from an older demo tenant
+    link = (await createUser(pool, settings, baseUrl, { tenantId, email: DEMO_USER_EMAIL, role: 'owner' })).set_password_url;
+  }
+  await setPasswordWithLink(pool, tokenOf(link), password);
+  const user = { email: DEMO_USER_EMAIL, password };
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(user, null, 2), { mode: 0o600 });
+  return user;
+}
