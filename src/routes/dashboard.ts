@@ -54,8 +54,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
   // Counted per client address (the global limiter skips non-/v1 paths); sign-in has its own lockout besides.
   const perAddress = (max: number) => ({ max, allowList: () => false, keyGenerator: (request: FastifyRequest) => `dashboard:${request.ip}` });
 
-  const send = (request: FastifyRequest, reply: FastifyReply, relative: string, immutable: boolean) => {
-    const file = dashboardFile(relative);
+  const send = async (request: FastifyRequest, reply: FastifyReply, relative: string, immutable: boolean) => {
+    // A build being swapped in (scripts/lib/dashboard.ts renames folders) leaves no file for a moment: look once more.
+    let file = dashboardFile(relative);
+    if (!file) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      file = dashboardFile(relative);
+    }
     if (!file) {
       if (relative !== 'index.html') throw new ApiError(404, 'not_found', 'No such dashboard file.');
       return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT);
