@@ -55,15 +55,21 @@ export function dashboardIsStale(): boolean {
   return fs.statSync(built).mtimeMs < sources;
 }
 
-/** Vite's settings: Preact's JSX through Vite's own transform (no plugin), served under /dashboard/. */
+/**
+ * Vite's settings: Preact's JSX through Vite's own transform (no plugin), served under /dashboard/. Always a
+ * production build, whatever NODE_ENV says (Vitest sets it to `test`, which would make Vite compile JSX for
+ * development, with source paths in the bundle).
+ */
 const viteConfig = (outDir: string) => ({
   root: DASHBOARD_ROOT,
   base: '/dashboard/',
+  mode: 'production',
   configFile: false as const,
   envDir: false as const,
   logLevel: 'warn' as const,
   clearScreen: false,
-  oxc: { jsx: { runtime: 'automatic' as const, importSource: 'preact' } },
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+  oxc: { jsx: { runtime: 'automatic' as const, importSource: 'preact', development: false } },
   build: {
     outDir,
     emptyOutDir: true,
