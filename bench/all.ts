@@ -64,13 +64,22 @@ function run(script: string): Promise<{ code: number; output: string; seconds: n
   });
 }
 
+/** The lines of a benchmark's output that state a figure against its target or floor: the run's summary. */
+const verdicts = (output: string) =>
+  forReport(output)
+    .split('\n')
+    .filter((line) => /\b(PASS|FAIL)\b|^Sustained:|^Topology:|Target .*: (met|NOT met)\.$/.test(line))
+    .map((line) => line.trim());
+
 const only = process.argv.slice(2);
 const sections: string[] = [];
+const summary: string[] = [];
 let failed = 0;
 for (const bench of BENCHES.filter((b) => only.length === 0 || only.includes(b.name))) {
   console.log(`\n\x1b[1m### npm run bench:${bench.name}\x1b[0m`);
   const result = await run(bench.script);
   if (result.code !== 0) failed++;
+  summary.push(`- **${bench.name}**: ${verdicts(result.output).join(' / ') || (result.code === 0 ? 'done' : `failed (exit ${result.code})`)}`);
   sections.push(
     [
       `## ${bench.name}`,
@@ -90,12 +99,21 @@ const load = os
   .loadavg()
   .map((l) => l.toFixed(1))
   .join(' / ');
+// The baseline (bench/BASELINE.md: the figures of the code before an optimisation, measured once and kept) goes
+// into every report, so the report always shows baseline and now side by side.
+const baselineFile = path.join(ROOT_DIR, 'bench', 'BASELINE.md');
+const baseline = fs.existsSync(baselineFile) ? fs.readFileSync(baselineFile, 'utf8').trim() : '';
 const report = [
   '# Benchmark results',
   '',
   `Written by \`npm run bench\` on ${new Date().toISOString()}: Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average at the end ${load}.`,
   'These machines are noisy: compare each figure with the floor measured beside it in the same run, not with another run.',
   '',
+  '## Summary of this run',
+  '',
+  ...summary,
+  '',
+  ...(baseline ? [baseline.replace(/^# /, '## '), ''] : []),
   ...sections.flatMap((s) => [s, '']),
 ].join('\n');
 fs.writeFileSync(path.join(ROOT_DIR, 'bench', 'RESULTS.md'), report);

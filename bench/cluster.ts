@@ -39,7 +39,13 @@ try {
   const cluster = await startTemporalCluster({ databases, port, dir: path.join(ROOT_DIR, '.build', 'bench-cluster'), log: say });
   cleanups.push(() => cluster.stop());
 
-  const env = { TEMPORAL_ADDRESS: cluster.address, BENCH_TOPOLOGY: 'Temporal cluster (frontend, history, matching, worker processes on Postgres)' };
+  // The benchmarks use the cluster's Postgres server too (each in a database of its own): with the embedded fallback a
+  // second embedded server on the same data folder could not start.
+  const env = {
+    TEMPORAL_ADDRESS: cluster.address,
+    DATABASE_URL: pg.serverUrl,
+    BENCH_TOPOLOGY: 'Temporal cluster (frontend, history, matching, worker processes on Postgres)',
+  };
   say('Create benchmark (bench:deliveries, create only) on the cluster');
   const create = await runBench('bench/deliveries.ts', { ...env, BENCH_ONLY: 'create' });
   say('Lifecycle benchmark (bench:lifecycle) on the cluster');

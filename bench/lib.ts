@@ -4,6 +4,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -92,6 +94,59 @@ export function summarise(r: LoadResult, label = r.name) {
 
 export const machineLine = () => `Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
 
+export type Cleanups = (() => Promise<unknown>)[];
+
+/** What a benchmark sets up, undone in reverse order by `cleanup` (once), also on Ctrl-C. */
+export function cleanupList(): { cleanups: Cleanups; cleanup: () => Promise<void> } {
+  const cleanups: Cleanups = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+    cleanups.length = 0;
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  return { cleanups, cleanup };
+}
+
+/** A migrated database of the benchmark's own (`name`, or a fresh `delivery_api_bench_<time>` dropped at the end). */
+export async function benchDatabase(cleanups: Cleanups, name?: string): Promise<string> {
+  const pg = await resolvePostgres(say);
+  cleanups.push(() => pg.stop());
+  const databaseUrl = databaseUrlFor(pg.serverUrl, name ?? `delivery_api_bench_${Date.now()}`);
+  say(`Postgres database ${new URL(databaseUrl).pathname.slice(1)} (${pg.source})`);
+  await ensureDatabase(databaseUrl);
+  if (!name) cleanups.push(() => dropDatabase(databaseUrl));
+  await migrate(databaseUrl);
+  return databaseUrl;
+}
+
+/** Temporal for a benchmark: TEMPORAL_ADDRESS when set, else a dev server of its own (its pid, for CPU accounting). */
+export async function benchTemporal(cleanups: Cleanups): Promise<{ address: string; pid: number | null }> {
+  if (process.env.TEMPORAL_ADDRESS) {
+    say(`Temporal at ${process.env.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS)`);
+    return { address: process.env.TEMPORAL_ADDRESS, pid: null };
+  }
+  const port = await freePort();
+  say(`Temporal dev server on port ${port}`);
+  const server = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
+  cleanups.push(() => server.stop());
+  return { address: server.address, pid: server.child.pid ?? null };
+}
+
+/** A merchant webhook receiver on 127.0.0.1 that answers 200 and counts what it got. */
+export async function webhookReceiver(cleanups: Cleanups): Promise<{ url: string; received: () => number }> {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(async () => server.close());
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received: () => received };
+}
+
 export interface BenchStack {
   config: Config;
   pool: Pool;
@@ -113,29 +168,10 @@ export interface BenchStackOptions {
 }
 
 export async function startBenchStack(options: BenchStackOptions = {}): Promise<BenchStack> {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const close = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => {});
-    cleanups.length = 0;
-  };
-  process.once('SIGINT', () => void close().then(() => process.exit(130)));
+  const { cleanups, cleanup: close } = cleanupList();
   try {
-    const pg = await resolvePostgres(say);
-    cleanups.push(() => pg.stop());
-    const databaseUrl = databaseUrlFor(pg.serverUrl, options.database ?? `delivery_api_bench_${Date.now()}`);
-    say(`Postgres database ${new URL(databaseUrl).pathname.slice(1)} (${pg.source})`);
-    await ensureDatabase(databaseUrl);
-    if (!options.database) cleanups.push(() => dropDatabase(databaseUrl));
-    await migrate(databaseUrl);
-
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
-    if (!temporalAddress) {
-      const port = await freePort();
-      say(`Temporal dev server on port ${port}`);
-      const server = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
-      cleanups.push(() => server.stop());
-      temporalAddress = server.address;
-    } else say(`Temporal at ${temporalAddress} (TEMPORAL_ADDRESS)`);
+    const databaseUrl = await benchDatabase(cleanups, options.database);
+    const { address: temporalAddress } = await benchTemporal(cleanups);
 
     const port = await freePort();
     const config: Config = {

@@ -19,24 +19,20 @@
 // signalled once per fleet event the courier sent, writing one row per signal with one activity; no API.
 //
 // Stepping up stops at the first rate that is not sustained. Set BENCH_RATES=1 for a quick look.
-import http from 'node:http';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
 import { Pool as HttpPool } from 'undici';
-import { ROOT_DIR } from '../src/config.js';
 import { createPool, type Pool } from '../src/db.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from '../workflows/system/workflows.js';
-import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
-import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
+import { dropDatabase } from '../scripts/lib/postgres.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { machineLine, pct, pidsMatching, postmasterOf, say, stackCpu } from './lib.js';
+import { benchDatabase, benchTemporal, cleanupList, machineLine, pct, pidsMatching, postmasterOf, say, stackCpu, webhookReceiver } from './lib.js';
 import { Proc, productionBuild } from '../scripts/lib/processes.js';
 
 const RATES = (process.env.BENCH_RATES ?? '1,2,3,4,6,8,12,16').split(',').map(Number);
@@ -261,36 +257,21 @@ const per = (c: HistoryCounts, n: number) => ({
 });
 
 async function main() {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => {});
-  };
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const { cleanups, cleanup } = cleanupList();
   try {
-    const pg = await resolvePostgres(say);
-    cleanups.push(() => pg.stop());
-    const databaseUrl = databaseUrlFor(pg.serverUrl, `delivery_api_bench_lifecycle_${Date.now()}`);
-    say(`Postgres database ${new URL(databaseUrl).pathname.slice(1)} (${pg.source})`);
-    await ensureDatabase(databaseUrl);
+    const databaseUrl = await benchDatabase(cleanups, `delivery_api_bench_lifecycle_${Date.now()}`);
     cleanups.push(() => dropDatabase(databaseUrl));
-    await migrate(databaseUrl);
     const pool = createPool(databaseUrl, 4);
     cleanups.push(() => pool.end());
     const postmaster = await postmasterOf(pool);
 
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    const { address: temporalAddress, pid: devServerPid } = await benchTemporal(cleanups);
     const pids: Record<string, number> = {};
-    if (!temporalAddress) {
-      const port = await freePort();
-      say(`Temporal dev server on port ${port}`);
-      const server = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
-      cleanups.push(() => server.stop());
-      temporalAddress = server.address;
-      pids.temporal = server.child.pid!;
-    } else {
+    if (devServerPid) pids.temporal = devServerPid;
+    else {
       // A cluster started elsewhere (npm run cluster): its server processes, found by their command line.
       pidsMatching(TEMPORAL_SERVER_PROCESS).forEach((pid, i) => (pids[`temporal${i}`] = pid));
-      say(`Temporal at ${temporalAddress} (TEMPORAL_ADDRESS); ${Object.keys(pids).length} Temporal server process(es) counted`);
+      say(`${Object.keys(pids).length} Temporal server process(es) counted`);
     }
     const connection = await Connection.connect({ address: temporalAddress });
     cleanups.push(() => connection.close());
@@ -305,16 +286,7 @@ async function main() {
     await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret });
     await linkCouriers(pool, tenant.tenant_id, slug);
 
-    let webhooks = 0;
-    const receiver = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        webhooks++;
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    cleanups.push(async () => receiver.close());
+    const receiver = await webhookReceiver(cleanups);
 
     const apiPort = await freePort();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -353,7 +325,7 @@ async function main() {
       });
       return { status: res.statusCode, json: (await res.body.json()) as any };
     };
-    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks` });
+    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.json)}`);
 
     // ---- the product: quote + create through the API; the simulator drives each delivery to delivered ----
@@ -465,7 +437,7 @@ async function main() {
     console.log(
       `Sustained: ${best(product)} lifecycles/s (floor ${best(floor)}/s). CPU per lifecycle at ${RATES[0]}/s: ${first(product).toFixed(3)} s (floor ${first(floor).toFixed(3)} s). ` +
         `Recorded events per delivery: ${eventsPerDelivery.toFixed(1)}; workflow tasks of the delivery workflow: ${((own?.workflowTasks ?? 0) / n).toFixed(1)}. ` +
-        `${webhooks} webhooks received.`,
+        `${receiver.received()} webhooks received.`,
     );
     console.log(`${machineLine()}; API and worker in their own processes; simulator, receiver and load in this one.`);
   } finally {

@@ -20,11 +20,10 @@ import { buildApp } from '../src/app.js';
 import { loadConfig, ROOT_DIR, type Config } from '../src/config.js';
 import { createPool } from '../src/db.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
-import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
-import { startTemporalDevServer, type DevServer } from '../scripts/lib/temporal-cli.js';
 import { newFleetSecret, type CompanyConfig } from '../simulator/server.js';
 import { Worker } from 'node:worker_threads';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
+import { benchDatabase, benchTemporal, cleanupList, pct, say } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -33,8 +32,6 @@ const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50);
 const COMPANIES = 5;
 const WARMUP_S = 2;
 
-const say = (line: string) => console.log(`\x1b[36m==>\x1b[0m ${line}`);
-
 interface Result {
   name: string;
   requests: number;
@@ -42,8 +39,6 @@ interface Result {
   seconds: number;
   latencies: number[];
 }
-
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 
 // The load generator runs in a worker thread, so the API's event loop (this thread) does no client work.
 // Plain JavaScript, evaluated in the worker; undici is resolved from the project.
@@ -134,28 +129,10 @@ function row(r: Result) {
 }
 
 async function main() {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => {});
-  };
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const { cleanups, cleanup } = cleanupList();
   try {
-    say(`Postgres (fresh database)`);
-    const pg = await resolvePostgres(say);
-    cleanups.push(() => pg.stop());
-    const databaseUrl = databaseUrlFor(pg.serverUrl, `delivery_api_bench_${Date.now()}`);
-    await ensureDatabase(databaseUrl);
-    cleanups.push(() => dropDatabase(databaseUrl));
-    await migrate(databaseUrl);
-
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
-    if (!temporalAddress) {
-      const port = await freePort();
-      say(`Temporal dev server on port ${port}`);
-      const server: DevServer = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
-      cleanups.push(() => server.stop());
-      temporalAddress = server.address;
-    } else say(`Temporal at ${temporalAddress} (TEMPORAL_ADDRESS)`);
+    const databaseUrl = await benchDatabase(cleanups);
+    const { address: temporalAddress } = await benchTemporal(cleanups);
 
     say(`Courier simulator (own process): ${COMPANIES} companies answering in ${LATENCY_MS} ms`);
     const simPort = await freePort();

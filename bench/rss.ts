@@ -4,18 +4,14 @@
 // Targets: API <= 150 MB, worker <= 400 MB. Peak = the kernel's high-water mark (VmHWM), sampled each second.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Pool as HttpPool } from 'undici';
-import { ROOT_DIR } from '../src/config.js';
 import { createPool } from '../src/db.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
-import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
-import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
+import { dropDatabase } from '../scripts/lib/postgres.js';
 import { waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { load, machineLine, say, summarise } from './lib.js';
+import { benchDatabase, benchTemporal, cleanupList, load, machineLine, say, summarise, webhookReceiver } from './lib.js';
 import { Proc, productionBuild } from '../scripts/lib/processes.js';
 import { freePort } from '../scripts/lib/net.js';
 
@@ -37,26 +33,14 @@ function memory(pid: number): { rss: number; peak: number } {
 }
 
 async function main() {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => {});
-  };
+  const { cleanups, cleanup } = cleanupList();
   try {
-    const pg = await resolvePostgres(say);
-    cleanups.push(() => pg.stop());
-    const databaseUrl = databaseUrlFor(pg.serverUrl, `delivery_api_bench_rss_${Date.now()}`);
-    await ensureDatabase(databaseUrl);
+    const databaseUrl = await benchDatabase(cleanups, `delivery_api_bench_rss_${Date.now()}`);
     cleanups.push(() => dropDatabase(databaseUrl));
-    await migrate(databaseUrl);
     const pool = createPool(databaseUrl, 4);
     cleanups.push(() => pool.end());
 
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
-    if (!temporalAddress) {
-      const server = await startTemporalDevServer({ port: await freePort(), headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
-      cleanups.push(() => server.stop());
-      temporalAddress = server.address;
-    }
+    const { address: temporalAddress } = await benchTemporal(cleanups);
 
     const sim = await createSimulator({ port: 0, host: '127.0.0.1', companies: [], eventRetries: 30 });
     cleanups.push(() => sim.close());
@@ -68,16 +52,7 @@ async function main() {
       await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret });
       await linkCouriers(pool, tenant.tenant_id, slug);
     }
-    let webhooks = 0;
-    const receiver = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        webhooks++;
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    cleanups.push(async () => receiver.close());
+    const receiver = await webhookReceiver(cleanups);
 
     const apiPort = await freePort();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -116,7 +91,7 @@ async function main() {
       });
       return { status: res.statusCode, json: (await res.body.json()) as any };
     };
-    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks` });
+    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.json)}`);
 
     const baseline = { api: memory(api.pid!), worker: memory(worker.pid!) };
@@ -169,7 +144,7 @@ async function main() {
         verdict: peak.worker <= TARGETS.worker ? 'PASS' : 'FAIL',
       },
     ]);
-    console.log(`Deliveries by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; ${webhooks} webhooks received. ${machineLine()}.`);
+    console.log(`Deliveries by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; ${receiver.received()} webhooks received. ${machineLine()}.`);
     if (peak.api > TARGETS.api || peak.worker > TARGETS.worker) process.exitCode = 1;
   } finally {
     await cleanup();

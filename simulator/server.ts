@@ -108,6 +108,8 @@ export interface SimulatorOptions {
   /** Pause between those retries, ms (default 1000). */
   eventRetryDelayMs?: number;
   log?: (line: string) => void;
+  /** Waits `ms` (a company's latency_ms, the pause between event retries) [a timer]; tests pass one that records them. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 interface CompanyState {
@@ -156,7 +158,7 @@ class HttpError extends Error {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A fresh `whsec_` secret for a simulated company. */
 export const newFleetSecret = (): string => 'whsec_' + randomBytes(24).toString('base64');
@@ -174,6 +176,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
   const log = options.log ?? (() => {});
   const retries = options.eventRetries ?? 3;
   const retryDelayMs = options.eventRetryDelayMs ?? 1000;
+  const sleep = options.sleep ?? wait;
   const companies = new Map<string, CompanyState>();
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();

@@ -9,6 +9,18 @@ export const Timestamp = z.string().meta({ format: 'date-time' });
 /** An absolute URL in a response, documented as `format: uri`. */
 export const Uri = z.string().meta({ format: 'uri' });
 
+/** The `limit` and `offset` query parameters of every list route; a route's own filters `.extend()` it. */
+export const PaginationQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((v) => Math.min(v, 100))
+    .describe('1..100, default 50; larger values are clamped to 100'),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+});
+
 const text = (max: number) => z.string().trim().min(1).max(max);
 
 export const Coordinates = z.object({

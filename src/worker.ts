@@ -17,7 +17,8 @@ import { createLogger } from './observability/logger.js';
 import { setDeliveryStatusSource } from './observability/metrics.js';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
 import { countOpenDeliveriesByStatus } from './observability/repository.js';
-import { activityLogContext, freeLoopbackPort, installWorkerRuntime } from './observability/temporal-runtime.js';
+import { activityLogContext, installWorkerRuntime } from './observability/temporal-runtime.js';
+import { freePort } from './lib/net.js';
 import { startTracing, stopTracing, tracingActivityInterceptors, workflowTracingSinks } from './observability/tracing.js';
 
 export interface WorkerOptions {
@@ -54,29 +55,55 @@ export async function startWorkerMetrics(config: Config, pool: Pool, port: numbe
   return startMetricsServer({ port, host: config.metricsHost, also: coreMetricsUrl ? [coreMetricsUrl] : [] });
 }
 
+/** The reconciler's steps, in the order of a pass; each gets its own try/catch, so one failing skips none of the others. */
+export interface ReconcilerSteps {
+  restartClosedSince: typeof restartClosedSince;
+  reconcileOnce: typeof reconcileOnce;
+  sweepUndispatched: typeof sweepUndispatched;
+}
+
 /**
  * Every `intervalMs`: starts again the workflow of any delivery that is not final but whose workflow was closed by hand
  * (src/deliveries/recovery.ts), starts any delivery whose workflow never started (a crash between commit and start),
  * and hands webhook messages whose worker died before sending them to their retry workflow (src/webhooks/dispatcher.ts).
  */
-export function startReconciler(client: Client, pool: Pool, config: Config, intervalMs = config.reconcileIntervalMs): () => void {
+export function startReconciler(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  intervalMs = config.reconcileIntervalMs,
+  steps: ReconcilerSteps = { restartClosedSince, reconcileOnce, sweepUndispatched },
+): () => void {
   let running = false;
   // Workflows closed by hand are looked for since the last pass (with a minute of overlap; the first pass: an hour).
   let since = new Date(Date.now() - 3_600_000);
+  /** Runs one step; a failure is logged with the step's name, and the pass goes on with the next step. */
+  const step = async (name: keyof ReconcilerSteps, run: () => Promise<void>) => {
+    try {
+      await run();
+    } catch (err) {
+      console.error(`Reconciler step ${name} failed (the other steps ran; retried next pass):`, (err as Error).message);
+    }
+  };
   const timer = setInterval(async () => {
     if (running) return;
     running = true;
     try {
-      const passStarted = new Date();
-      const restarted = await restartClosedSince(client, pool, config, since);
-      if (restarted > 0) console.log(`Reconciler restarted the workflow of ${restarted} delivery(ies) closed by hand.`);
-      since = new Date(passStarted.getTime() - 60_000);
-      const started = await reconcileOnce(client, pool, config);
-      if (started > 0) console.log(`Reconciler started ${started} missing delivery workflow(s).`);
-      const swept = await sweepUndispatched(client, pool, config);
-      if (swept > 0) console.log(`Reconciler handed ${swept} unsent webhook message(s) to their retry workflow.`);
-    } catch (err) {
-      console.error('Reconciler pass failed (will retry):', (err as Error).message);
+      await step('restartClosedSince', async () => {
+        const passStarted = new Date();
+        const restarted = await steps.restartClosedSince(client, pool, config, since);
+        if (restarted > 0) console.log(`Reconciler restarted the workflow of ${restarted} delivery(ies) closed by hand.`);
+        // Only after a successful look: a failed one is looked at again from the same point.
+        since = new Date(passStarted.getTime() - 60_000);
+      });
+      await step('reconcileOnce', async () => {
+        const started = await steps.reconcileOnce(client, pool, config);
+        if (started > 0) console.log(`Reconciler started ${started} missing delivery workflow(s).`);
+      });
+      await step('sweepUndispatched', async () => {
+        const swept = await steps.sweepUndispatched(client, pool, config);
+        if (swept > 0) console.log(`Reconciler handed ${swept} unsent webhook message(s) to their retry workflow.`);
+      });
     } finally {
       running = false;
     }
@@ -95,7 +122,7 @@ async function main() {
   console.error = (...args: unknown[]) => consoleLogger.error(format(...args));
   await startTracing('delivery-worker');
   // Temporal Core serves the SDK's metrics on a loopback port; the worker's listener serves them with its own.
-  const coreMetricsAddress = config.workerMetricsPort !== undefined ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+  const coreMetricsAddress = config.workerMetricsPort !== undefined ? `127.0.0.1:${await freePort()}` : undefined;
   installWorkerRuntime(logger, { coreMetricsAddress });
   const pool = createPool(config.databaseUrl, 20);
   // Same address, TLS / mTLS and API key as the API's connection (src/temporal.ts).

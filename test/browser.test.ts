@@ -532,6 +532,62 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
     await context.close();
   });
 
+  it('a first quote request that hangs is a retry message under "get prices", never "site not allowed": when the network gives up, and at the widget\'s own 30 s', async () => {
+    const { context, page } = await newPage(phone);
+    await page.clock.install(); // time runs as usual until fastForward
+    // The quote request hangs; the first time the network gives up on it after a while (net::ERR_TIMED_OUT), the
+    // second time it hangs until the widget's own timeout. Everything else (the origin probe too) reaches the API.
+    let quoteRequests = 0;
+    await page.route(`${stack.url}/v1/widget/quotes`, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      quoteRequests++;
+      if (quoteRequests === 1) setTimeout(() => void route.abort('timedout').catch(() => null), 1500);
+      // else: never answered
+    });
+    await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}`);
+    await fillRecipient(page);
+
+    /** The error region's text, and whether it sits under the button named `button` (only the status line between). */
+    const errorUnder = (button: string) =>
+      page.locator('delivery-widget').evaluate((w, name) => {
+        const er = [...w.shadowRoot!.querySelectorAll('.er')].find((el) => el.textContent);
+        if (!er) return null;
+        let before = er.previousElementSibling;
+        while (before && before.tagName !== 'BUTTON') before = before.previousElementSibling;
+        return { text: er.textContent!, under: before?.textContent === name, retry: er.querySelector('button')?.textContent ?? null };
+      }, button);
+
+    await expect.poll(() => errorUnder('Ver preços de entrega'), { timeout: 30_000 }).not.toBeNull();
+    expect(await errorUnder('Ver preços de entrega')).toEqual({
+      text: 'Sem ligação ao serviço de entregas. Verifique a sua internet e tente de novo.Tentar de novo',
+      under: true,
+      retry: 'Tentar de novo',
+    });
+    expect(await page.locator('delivery-widget').textContent()).not.toContain('não está autorizado');
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'network', status: 0 } });
+
+    // "Tentar de novo": this time the request hangs until the widget gives up after 30 s.
+    await page.getByRole('button', { name: 'Tentar de novo' }).click();
+    await expect.poll(() => quoteRequests).toBe(2);
+    await page.clock.fastForward(31_000);
+    await expect
+      .poll(() => errorUnder('Ver preços de entrega'))
+      .toEqual({
+        text: 'O serviço de entregas está a demorar a responder. Tente de novo.Tentar de novo',
+        under: true,
+        retry: 'Tentar de novo',
+      });
+    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'timeout', status: 0 } });
+    await shot(page, 'widget-375-quote-timeout');
+
+    // The API answers again: the retry gets the prices.
+    await page.unroute(`${stack.url}/v1/widget/quotes`);
+    await page.getByRole('button', { name: 'Tentar de novo' }).click();
+    await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(2);
+    expect(await page.locator('delivery-widget').textContent()).not.toContain('não está autorizado');
+    await context.close();
+  }, 120_000);
+
   it('an empty heading removes it; the form keeps its name', async () => {
     const { context, page } = await newPage(phone);
     await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}&heading=`);

@@ -3,13 +3,13 @@
 // place of a secret key on the /v1 routes (same origin, CSRF token, roles, live/test mode), expiry and revocation,
 // and the /v1/api_keys and /v1/users routes with a secret key.
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
 import type { CreatedTenant } from '../src/lib/tenants.js';
 import { clearedSessionCookie, sessionCookie } from '../src/plugins/session.js';
-import { createUser } from '../src/users/service.js';
+import { MAX_FAILURES_PER_ADDRESS, createUser } from '../src/users/service.js';
 import type { Role } from '../src/users/roles.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
@@ -143,6 +143,31 @@ describe('accounts: admin user create, the one-time link, sign-in', () => {
     });
     stack.expectProblem(res, 403, 'csrf_token_invalid');
   });
+
+  it('twenty failed sign-ins from one client address lock that address for 15 minutes (the right password too); other addresses are not', async () => {
+    const address = await userWith('viewer');
+    // A client address of its own (the counts live in the run's shared Postgres: 127.0.0.1 is every test file's), given
+    // to the real app through Fastify's inject; each failure names another email, so no email reaches its own lock.
+    const client = `198.51.100.${randomInt(1, 255)}`;
+    const signInFrom = (body: { email: string; password: string }) =>
+      stack.app.inject({ method: 'POST', url: '/dashboard/api/session', remoteAddress: client, headers: { origin: stack.url }, payload: body });
+    await stack.pool.query('DELETE FROM sign_in_failures WHERE subject = $1', [`ip:${client}`]);
+    for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) {
+      const wrong = await signInFrom({ email: `nobody-${i}-${randomUUID().slice(0, 8)}@loja.test`, password: `wrong password ${i}` });
+      expect(wrong.statusCode, `failure ${i + 1}: ${wrong.body}`).toBe(401);
+      expect(wrong.json()).toMatchObject({ error: 'invalid_credentials', detail: 'Wrong email or password.' });
+    }
+    const locked = await signInFrom({ email: address, password: PASSWORD });
+    expect(locked.statusCode, locked.body).toBe(429);
+    expect(locked.json()).toMatchObject({ error: 'sign_in_locked', detail: expect.stringContaining('from this address') });
+    expect(locked.headers['retry-after']).toBe('900');
+    expect(locked.headers['set-cookie']).toBeUndefined();
+    // The same user from another address signs in; the email itself was never locked.
+    await signIn(address);
+    // Once the failures are older than the window, the address may sign in again.
+    await stack.pool.query(`UPDATE sign_in_failures SET failed_at = now() - interval '16 minutes' WHERE subject = $1`, [`ip:${client}`]);
+    expect((await signInFrom({ email: address, password: PASSWORD })).statusCode).toBe(201);
+  }, 180_000);
 });
 
 describe('the session in place of a secret key on /v1', () => {

@@ -18,7 +18,7 @@ import { ROOT_DIR } from '../src/config.js';
 import type { Role } from '../src/users/roles.js';
 import { createUser } from '../src/users/service.js';
 import { FIRST_PAGE_BUDGET_BYTES, ensureDashboard, firstPageWeight } from '../scripts/lib/dashboard.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import { createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const chromiumSetup = inject('chromium');
@@ -75,6 +75,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 
+  // Seventeen older deliveries first, so the list has a second page of 20 (and the four below stay on the first).
+  for (let i = 0; i < 17; i += 6) {
+    await Promise.all(Array.from({ length: Math.min(6, 17 - i) }, () => createDeliveryFor(stack, m, {}, kamba.slug)));
+  }
   // Four deliveries: one to find and cancel, one already in transit (409), one whose courier refuses (422), one that moves.
   deliveries.search = await createDeliveryFor(stack, m, { options: { metadata: { order_id: 'KIANDA-1042' } } }, kamba.slug);
   deliveries.inTransit = await createDeliveryFor(stack, m, {}, kamba.slug);
@@ -97,7 +101,7 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -241,7 +245,8 @@ describe('an owner', () => {
     await page.getByRole('button', { name: 'Adicionar endpoint' }).click();
     const secret = page.locator('input[data-secret]');
     await secret.waitFor();
-    expect(await secret.inputValue()).toMatch(/^whsec_/);
+    const firstSecret = await secret.inputValue();
+    expect(firstSecret).toMatch(/^whsec_/);
     expect(await page.locator('.secret').innerText()).toContain('não volta a ser mostrado');
     await bothWidths(page, 'webhooks');
 
@@ -271,7 +276,51 @@ describe('an owner', () => {
     await page.getByText('1 mensagem(ns) a reenviar.').waitFor();
     await page.locator(`tr[data-trigger="replay"][data-message="${messageId}"]`).waitFor({ timeout: 30_000 });
     expect(received.filter((id) => id === messageId)).toHaveLength(2); // the same webhook-id: receivers dedupe
-  });
+
+    // Rotate the secret: the new one is shown once, and it is not the first.
+    const endpointId = page.url().split('/').pop()!;
+    await page.getByRole('button', { name: 'Rodar segredo' }).click();
+    await page.getByRole('dialog', { name: 'Rodar segredo' }).getByRole('button', { name: 'Confirmar' }).click();
+    const rotated = page.locator('input[data-secret]');
+    await rotated.waitFor();
+    const newSecret = await rotated.inputValue();
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(firstSecret);
+    const stored = (await stack.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [endpointId])).rows[0];
+    expect(stored).toEqual({ secret: newSecret, previous_secret: firstSecret });
+    const endpoint = () => stack.request('GET', `/v1/webhook_endpoints/${endpointId}`, { key: m.tenant.secret_key }).then((r) => r.body);
+    expect(Date.parse((await endpoint()).secret_rotated_until) - Date.now()).toBeGreaterThan(23 * 3_600_000); // both signatures for 24 h
+
+    // Disable: the badge says so, the API agrees, replays are not offered; enable again.
+    const status = page.locator('.facts .badge');
+    await page.getByRole('button', { name: 'Desativar' }).click();
+    await expect.poll(() => status.innerText()).toBe('Desativado');
+    expect((await endpoint()).status).toBe('disabled');
+    expect(await page.getByRole('button', { name: 'Reenviar intervalo' }).isDisabled()).toBe(true);
+    // One row per attempt (the first and the replay): every one of them offers no replay now.
+    const replayOne = page.getByRole('button', { name: `Reenviar a mensagem ${messageId}` });
+    expect(await replayOne.count()).toBe(2);
+    expect(await replayOne.evaluateAll((buttons) => buttons.map((b) => (b as HTMLButtonElement).disabled))).toEqual([true, true]);
+    await page.getByRole('button', { name: 'Ativar' }).click();
+    await expect.poll(() => status.innerText()).toBe('Ativo');
+    expect((await endpoint()).status).toBe('enabled');
+
+    // Replay by range (Luanda's wall-clock time, from an hour ago): the message goes out a third time.
+    const hourAgo = new Intl.DateTimeFormat('sv-SE', {
+      timeZone: 'Africa/Luanda',
+      ...{ year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' },
+    } as const)
+      .format(new Date(Date.now() - 3_600_000))
+      .replace(' ', 'T');
+    await page.getByLabel('Desde (hora de Luanda)').fill(hourAgo);
+    await page.getByRole('button', { name: 'Reenviar intervalo' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^[1-9]\d* mensagem\(ns\) a reenviar\.$/ })
+      .waitFor();
+    await expect.poll(() => page.locator(`tr[data-trigger="replay"][data-message="${messageId}"]`).count(), { timeout: 30_000 }).toBe(2);
+    expect(received.filter((id) => id === messageId)).toHaveLength(3);
+  }, 180_000);
 
   it('a cancel the API refuses shows its answer: 409 once in transit, 422 when the courier will not release the booking', async () => {
     await page.goto(`${stack.url}/dashboard/deliveries/${deliveries.inTransit.id}`);
@@ -299,6 +348,68 @@ describe('an owner', () => {
     await expect.poll(() => badge.getAttribute('data-status'), { timeout: 15_000 }).toBe('pickup_ready');
     expect(await badge.innerText()).toBe('Pronta para recolha');
   });
+
+  it('filters the list by status and by day (in Luanda), and pages through it 20 at a time', async () => {
+    await page.goto(`${stack.url}/dashboard/deliveries`);
+    const rows = page.locator('tr[data-delivery]');
+    await expect.poll(() => rows.count()).toBe(20);
+
+    // Pages: the next one holds the rest and offers no further page; back to the first.
+    const pager = page.getByRole('navigation', { name: 'Paginação' });
+    expect(await pager.getByRole('button', { name: 'Anterior' }).isDisabled()).toBe(true);
+    const firstPage = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-delivery')));
+    await pager.getByRole('button', { name: 'Seguinte' }).click();
+    await expect.poll(() => page.url()).toContain('offset=20');
+    const total = (await stack.request('GET', '/v1/deliveries?limit=100', { key: m.tenant.secret_key })).body.data.length;
+    await expect.poll(() => rows.count()).toBe(total - 20);
+    expect(await pager.innerText()).toContain(`Entregas 21–${total}`);
+    expect(await pager.getByRole('button', { name: 'Seguinte' }).isDisabled()).toBe(true);
+    const secondPage = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-delivery')));
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+    await pager.getByRole('button', { name: 'Anterior' }).click();
+    await expect.poll(() => page.url()).not.toContain('offset=');
+    await expect.poll(() => rows.count()).toBe(20);
+
+    // Status: only the delivery in transit, kept in the address.
+    await page.getByLabel('Estado').selectOption('in_transit');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-delivery')).toBe(deliveries.inTransit.id);
+    expect(page.url()).toContain('status=in_transit');
+    await page.reload();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.getByLabel('Estado').inputValue()).toBe('in_transit');
+    await page.getByRole('button', { name: 'Limpar' }).click();
+    await expect.poll(() => rows.count()).toBe(20);
+
+    // Days, as Luanda counts them: from the day of the first delivery, all; from the day after the last, or up to
+    // the day before the first, none.
+    const luandaDay = (iso: string, days = 0) =>
+      new Intl.DateTimeFormat('sv-SE', { timeZone: 'Africa/Luanda', year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+        new Date(Date.parse(iso) + days * 86_400_000),
+      );
+    const all = (await stack.request('GET', '/v1/deliveries?limit=100', { key: m.tenant.secret_key })).body.data as { inserted_at: string }[];
+    const oldest = all.map((d) => d.inserted_at).sort()[0];
+    const newest = all.map((d) => d.inserted_at).sort()[all.length - 1];
+    await page.getByLabel('Desde').fill(luandaDay(oldest));
+    await page.getByLabel('Até').fill(luandaDay(newest));
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => page.url()).toContain(`from=${luandaDay(oldest)}`);
+    expect(page.url()).toContain(`to=${luandaDay(newest)}`);
+    await expect.poll(() => rows.count()).toBe(20);
+    await page.getByLabel('Desde').fill(luandaDay(newest, 1));
+    await page.getByLabel('Até').fill('');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.getByText('Nenhuma entrega encontrada.').waitFor();
+    expect(await rows.count()).toBe(0);
+    await page.getByLabel('Desde').fill('');
+    await page.getByLabel('Até').fill(luandaDay(oldest, -1));
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => page.url()).toContain(`to=${luandaDay(oldest, -1)}`);
+    await page.getByText('Nenhuma entrega encontrada.').waitFor();
+    await page.getByRole('button', { name: 'Limpar' }).click();
+    await expect.poll(() => rows.count()).toBe(20);
+  }, 120_000);
 
   it('creates a delivery: quote, pick a company, create', async () => {
     await page.getByRole('link', { name: 'Nova entrega', exact: true }).first().click();
@@ -347,12 +458,34 @@ describe('an owner', () => {
     await expect.poll(() => row.getAttribute('data-status')).toBe('revoked');
     expect((await stack.request('GET', '/v1/couriers', { key })).status).toBe(401);
 
+    // A publishable key for one shop origin, then its allowed origins edited: the widget routes follow.
+    await page.getByLabel('Tipo').selectOption('publishable');
+    await page.getByRole('textbox', { name: 'Origens permitidas' }).fill('https://loja-kianda.ao');
+    await page.getByRole('button', { name: 'Criar chave' }).click();
+    await expect.poll(() => page.locator('input[data-secret]').inputValue()).toMatch(/^pk_live_/);
+    const publishable = await page.locator('input[data-secret]').inputValue();
+    const pkRow = page.locator('tr', { hasText: `${publishable.slice(0, 12)}…` });
+    await pkRow.waitFor();
+    expect(await pkRow.innerText()).toContain('https://loja-kianda.ao');
+    const widgetQuote = (origin: string) =>
+      stack.request('POST', '/v1/widget/quotes', { key: publishable, body: quoteBody(), headers: { origin } }).then((r) => r.status);
+    expect(await widgetQuote('https://www.loja-kianda.ao')).toBe(401);
+    await pkRow.getByRole('button', { name: 'Editar origens' }).click();
+    await pkRow.getByRole('textbox', { name: 'Origens permitidas' }).fill('https://loja-kianda.ao\nhttps://www.loja-kianda.ao');
+    await pkRow.getByRole('button', { name: 'Guardar' }).click();
+    await expect.poll(() => pkRow.locator('.mono.wrap').innerText()).toBe('https://loja-kianda.ao, https://www.loja-kianda.ao');
+    const stored = (await stack.request('GET', '/v1/api_keys?limit=100', { key: m.tenant.secret_key })).body.data.find(
+      (k: { prefix: string }) => k.prefix === publishable.slice(0, 12),
+    );
+    expect(stored.allowed_origins).toEqual(['https://loja-kianda.ao', 'https://www.loja-kianda.ao']);
+    expect(await widgetQuote('https://www.loja-kianda.ao')).toBe(200);
+
     await page.getByRole('switch', { name: 'Modo de teste' }).check();
     await page.getByRole('note').filter({ hasText: 'Modo de teste' }).waitFor();
     await expect.poll(() => page.locator('tr[data-key]').allInnerTexts()).toContainEqual(expect.stringContaining('sk_test_'));
     expect(await page.locator('main').innerText()).not.toContain(key.slice(0, 12));
     await page.getByRole('switch', { name: 'Modo de teste' }).uncheck();
-  });
+  }, 120_000);
 
   it('manages users (owner only), in English when asked', async () => {
     await page.getByRole('link', { name: 'Utilizadores' }).click();
@@ -363,8 +496,29 @@ describe('an owner', () => {
     await page.getByRole('button', { name: 'Convidar' }).click();
     const link = page.locator('input[data-secret]');
     await link.waitFor();
-    expect(await link.inputValue()).toMatch(new RegExp(`^${stack.url}/dashboard/set-password#token=`));
+    const invite = await link.inputValue();
+    expect(invite).toMatch(new RegExp(`^${stack.url}/dashboard/set-password#token=`));
     await bothWidths(page, 'users');
+
+    // The invited user opens the link in a browser of their own: the set-password page, then sign-in works.
+    const invited = await newPage();
+    try {
+      await invited.page.goto(invite);
+      await invited.page.getByRole('heading', { name: 'Definir a palavra-passe' }).waitFor();
+      expect(await invited.page.title()).toBe('Definir a palavra-passe · Painel de entregas');
+      expect(await invited.page.locator('.boot').count()).toBe(0); // the boot message of index.html is gone
+      await bothWidths(invited.page, 'set-password');
+      await invited.page.getByLabel('Nova palavra-passe').fill(PASSWORD);
+      await invited.page.getByLabel('Repita a palavra-passe').fill(PASSWORD);
+      await invited.page.getByRole('button', { name: 'Guardar palavra-passe' }).click();
+      await invited.page.getByRole('status').filter({ hasText: 'Palavra-passe guardada. Já pode entrar.' }).waitFor();
+      expect(invited.page.url()).toBe(`${stack.url}/dashboard/set-password`); // the spent token is out of the address bar
+      await invited.page.getByRole('link', { name: 'Ir para a entrada' }).click();
+      await invited.page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
+      await signIn(invited.page, 'nova@loja-kianda.ao');
+    } finally {
+      await invited.context.close();
+    }
 
     await page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
     await page.getByRole('heading', { name: 'Users' }).waitFor();
@@ -374,7 +528,7 @@ describe('an owner', () => {
     await capture(page, 'dashboard-deliveries-en');
     await page.getByRole('combobox', { name: 'Language' }).selectOption('pt');
     await page.getByRole('heading', { name: 'Entregas', level: 1 }).waitFor();
-  });
+  }, 120_000);
 
   it('when the session expires, the next call sends it to sign-in saying so', async () => {
     await page.goto(`${stack.url}/dashboard/deliveries`);
@@ -384,6 +538,20 @@ describe('an owner', () => {
     // The list's live refresh is the next call.
     await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor({ timeout: 15_000 });
     expect(await page.getByRole('status').first().innerText()).toBe('A sua sessão terminou. Entre de novo.');
+  });
+
+  it('signs out: back to sign-in, and the session is gone (its cookie gets 401)', async () => {
+    await signIn(page, users.owner);
+    const cookie = (await context.cookies(stack.url)).find((c) => c.name === 'dashboard_session')!;
+    expect(cookie).toBeDefined();
+    const withCookie = () => stack.request('GET', '/v1/deliveries?limit=1', { headers: { cookie: `${cookie.name}=${cookie.value}` } });
+    expect((await withCookie()).status).toBe(200);
+    await page.getByRole('button', { name: 'Terminar sessão' }).click();
+    await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
+    stack.expectProblem(await withCookie(), 401, 'unauthorized');
+    await page.goto(`${stack.url}/dashboard/deliveries`);
+    await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
   });
 });
 

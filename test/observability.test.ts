@@ -13,7 +13,8 @@ import type { CompanyConfig, Simulator } from '../simulator/server.js';
 import { ROOT_DIR, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startMetricsServer, type MetricsServer } from '../src/observability/metrics-server.js';
-import { freeLoopbackPort } from '../src/observability/temporal-runtime.js';
+import { freePort } from '../src/lib/net.js';
+import { createUser } from '../src/users/service.js';
 import { startWorkerMetrics } from '../src/worker.js';
 import { deliveryWorkflowId, operatorActionSignal } from '../workflows/deliveries/definitions.js';
 import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
@@ -50,7 +51,7 @@ const receivers: { close: () => Promise<void> }[] = [];
 beforeAll(async () => {
   // The worker's own runtime: its logger (pino into `lines`) and Temporal Core's metrics on a loopback port.
   const logger = createLogger('debug', 'worker', capture);
-  const coreMetricsAddress = `127.0.0.1:${await freeLoopbackPort()}`;
+  const coreMetricsAddress = `127.0.0.1:${await freePort()}`;
   installRuntime(logger, { coreMetricsAddress });
   sim = await startSimulator();
   stack = await startStack(
@@ -203,6 +204,63 @@ describe('a day of deliveries', () => {
   });
 });
 
+describe('the dashboard', () => {
+  it('a set-password link, sign-in (a wrong password first), CSRF-protected changes, an invitation and sign-out', async () => {
+    const tenantId = delivered.tenant.tenant_id;
+    const created = await createUser(stack.pool, stack.config.dashboard, stack.url, {
+      tenantId,
+      email: `dona-${randomBytes(4).toString('hex')}@loja.test`,
+      role: 'owner',
+    });
+    const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
+    secrets.set('set-password link', created.set_password_url);
+    secrets.set('set-password token', token);
+    const password = `senha ${randomBytes(12).toString('hex')}`;
+    const tooShort = randomBytes(4).toString('hex');
+    const wrongPassword = `errada ${randomBytes(12).toString('hex')}`;
+    secrets.set('password', password);
+    secrets.set('a password too short', tooShort);
+    secrets.set('a wrong password', wrongPassword);
+    const same = { origin: stack.url, 'sec-fetch-site': 'same-origin' };
+
+    stack.expectProblem(
+      await stack.request('POST', '/dashboard/api/password', { body: { token, password: tooShort }, headers: same }),
+      422,
+      'validation_failed',
+    );
+    expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password }, headers: same })).status).toBe(204);
+    stack.expectProblem(await stack.request('POST', '/dashboard/api/password', { body: { token, password }, headers: same }), 422, 'password_link_invalid');
+    stack.expectProblem(
+      await stack.request('POST', '/dashboard/api/session', { body: { email: created.user.email, password: wrongPassword }, headers: same }),
+      401,
+      'invalid_credentials',
+    );
+    const session = await stack.request('POST', '/dashboard/api/session', { body: { email: created.user.email, password }, headers: same });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const cookie = session.headers.get('set-cookie')!.split(';')[0];
+    secrets.set('session cookie', cookie.split('=')[1]);
+    secrets.set('CSRF token', session.body.csrf_token);
+    const wrongCsrf = randomBytes(32).toString('base64url');
+    secrets.set('a wrong CSRF token', wrongCsrf);
+    const asDashboard = (method: string, path: string, body?: unknown, csrf: string = session.body.csrf_token) =>
+      stack.request(method, path, { body, headers: { ...same, cookie, 'x-csrf-token': csrf } });
+
+    expect((await asDashboard('GET', '/dashboard/api/session')).body.csrf_token).toBe(session.body.csrf_token);
+    const r = await receiver(200);
+    receivers.push(r);
+    stack.expectProblem(await asDashboard('POST', '/v1/webhook_endpoints', { url: r.url }, wrongCsrf), 403, 'csrf_token_invalid');
+    const endpoint = await asDashboard('POST', '/v1/webhook_endpoints', { url: r.url });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    secrets.set(`webhook secret of ${endpoint.body.id}`, endpoint.body.secret);
+    const invited = await asDashboard('POST', '/v1/users', { email: `convidado-${randomBytes(4).toString('hex')}@loja.test`, role: 'viewer' });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    secrets.set('set-password link of an invitation', invited.body.set_password_url);
+    secrets.set('set-password token of an invitation', new URL(invited.body.set_password_url).hash.replace(/^#token=/, ''));
+    expect((await asDashboard('DELETE', '/dashboard/api/session')).status).toBe(204);
+    stack.expectProblem(await asDashboard('GET', '/v1/deliveries'), 401, 'unauthorized');
+  });
+});
+
 describe('metrics', () => {
   it('the API: GET /metrics on its own listener, requests by route pattern and status, courier calls', async () => {
     const { status, samples, text } = await scrape(apiMetrics.url);
@@ -281,11 +339,12 @@ describe('the dashboard and the alert rules (ops/)', () => {
 describe('logs', () => {
   const records = () => lines.map((line) => JSON.parse(line) as Record<string, any>);
 
-  it('are JSON; the API names the tenant and the key after authentication', () => {
+  it('are JSON; the API names the tenant and the key (or the dashboard user) after authentication', () => {
     expect(lines.length).toBeGreaterThan(100);
     const completed = records().filter((r) => r.name === 'api' && r.msg === 'request completed' && r.tenantId === delivered.tenant.tenant_id);
-    expect(completed.length).toBeGreaterThan(0);
-    expect(completed.every((r) => typeof r.keyId === 'string')).toBe(true);
+    expect(completed.filter((r) => typeof r.keyId === 'string').length).toBeGreaterThan(0);
+    expect(completed.filter((r) => typeof r.userId === 'string').length).toBeGreaterThan(0); // the dashboard test's session
+    expect(completed.every((r) => typeof r.keyId === 'string' || typeof r.userId === 'string')).toBe(true);
   });
 
   it("the worker's lines about a delivery's workflow and its activities name the workflow, the delivery and the tenant", () => {
@@ -303,7 +362,10 @@ describe('logs', () => {
   it('hold none of the secrets the traffic used', () => {
     expect(secrets.size).toBeGreaterThan(10);
     const all = lines.join('');
-    const leaked = [...secrets].filter(([, value]) => value && all.includes(value)).map(([what]) => what);
+    // A PIN is four digits, which turn up by chance in timestamps, ports and durations: it counts as leaked where it
+    // stands as a value of its own (a JSON string, a query or form parameter), as a leak would write it.
+    const leakedIn = (value: string) => (/^\d{1,8}$/.test(value) ? new RegExp(`["=]${value}(?=["&\\s]|$)`, 'm').test(lines.join('\n')) : all.includes(value));
+    const leaked = [...secrets].filter(([, value]) => value && leakedIn(value)).map(([what]) => what);
     expect(leaked).toEqual([]);
     // The masked forms are there instead.
     expect(all).toContain('client_secret=[redacted]');
@@ -319,11 +381,21 @@ describe('logs', () => {
         event: { payload: { pin: '4711', courier: { fleet_secret: 'whsec_EEEE' } } },
         delivery: { delivery_pin: '0815', client_secret: 'cs_FFFF' },
         config: { adminToken: 'GGGG', metricsToken: 'HHHH', temporalApiKey: 'IIII' },
+        dashboard: {
+          req: { headers: { cookie: 'dashboard_session=JJJJ', 'x-csrf-token': 'KKKK' } },
+          res: { headers: { 'set-cookie': 'dashboard_session=LLLL; Path=/; HttpOnly' } },
+        },
+        session: { csrf_token: 'MMMM', csrfToken: 'NNNN', sessionToken: 'OOOO', cookies: { dashboard_session: 'PPPP', '__Host-dashboard_session': 'QQQQ' } },
+        user: { email: 'ana@loja.test', password: 'RRRR', password_hash: 'SSSS', set_password_url: 'https://api.test/dashboard/set-password#token=TTTT' },
+        link: { token: 'UUUU' },
       },
       'everything a careless line could hold',
     );
     const line = out.join('');
-    for (const secret of ['AAAA', 'BBBB', 'CCCC', 'DDDD', '4711', 'EEEE', '0815', 'FFFF', 'GGGG', 'HHHH', 'IIII']) expect(line).not.toContain(secret);
+    const censored = ['AAAA', 'BBBB', 'CCCC', 'DDDD', '4711', 'EEEE', '0815', 'FFFF', 'GGGG', 'HHHH', 'IIII'];
+    censored.push('JJJJ', 'KKKK', 'LLLL', 'MMMM', 'NNNN', 'OOOO', 'PPPP', 'QQQQ', 'RRRR', 'SSSS', 'TTTT', 'UUUU');
+    for (const secret of censored) expect(line, secret).not.toContain(secret);
+    expect(JSON.parse(line)).toMatchObject({ user: { email: 'ana@loja.test' }, session: { csrf_token: '[redacted]' } });
     expect(JSON.parse(line)).toMatchObject({ endpoint: { url: 'https://shop.test/hooks', secret: '[redacted]' }, event: { payload: { pin: '[redacted]' } } });
   });
 });

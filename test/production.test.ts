@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { databaseUrlFor, dropDatabase } from '../scripts/lib/postgres.js';
 import { createAppRole } from '../scripts/lib/db-role.js';
 import { freePort } from '../scripts/lib/net.js';
@@ -94,6 +95,77 @@ describe('Temporal connection options (TLS, mTLS, API key)', () => {
     expect(() => options({ TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: path.join(dir, 'missing.key') })).toThrow(/TEMPORAL_TLS_KEY: cannot read/);
     expect(() => options({ TEMPORAL_TLS_CERT: cert })).toThrow(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/);
     expect(() => options({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA: cert })).toThrow(/TEMPORAL_TLS=false contradicts/);
+  });
+});
+
+describe('docker-compose.yml: the topology keeps least privilege', () => {
+  interface Service {
+    image?: string;
+    ports?: unknown[];
+    networks?: string[] | Record<string, unknown>;
+    environment?: Record<string, string>;
+    depends_on?: string[] | Record<string, { condition?: string }>;
+  }
+  // `merge: true` resolves the file's `<<: *anchor` merge keys, as docker-compose does.
+  const compose = parseYaml(fs.readFileSync(path.join(ROOT_DIR, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, Service>;
+    networks: Record<string, { internal?: boolean } | null>;
+  };
+  const { services, networks } = compose;
+  const networksOf = (name: string) => {
+    const joined = services[name].networks ?? ['default'];
+    return (Array.isArray(joined) ? joined : Object.keys(joined)).sort();
+  };
+  const dependsOn = (name: string): Record<string, string | undefined> => {
+    const deps = services[name].depends_on ?? [];
+    return Array.isArray(deps)
+      ? Object.fromEntries(deps.map((dep) => [dep, undefined]))
+      : Object.fromEntries(Object.entries(deps).map(([dep, v]) => [dep, v?.condition]));
+  };
+  const internal = Object.entries(networks)
+    .filter(([, network]) => network?.internal === true)
+    .map(([name]) => name);
+  const apps = Object.keys(services).filter((name) => /^(api|worker)-\d+$/.test(name));
+
+  it('has an internal network (internal: true), and the services named below exist', () => {
+    expect(internal).toEqual(['backend']);
+    for (const name of ['postgres', 'temporal-frontend', 'temporal-ui', 'migrate', 'db-role']) expect(services[name], name).toBeDefined();
+    expect(apps.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("publishes no port of Temporal's frontend nor of the Temporal UI (no Temporal service at all)", () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (name.startsWith('temporal-')) expect(service.ports, name).toBeUndefined();
+    }
+    expect(services['temporal-ui'].ports).toBeUndefined();
+    expect(services['temporal-frontend'].ports).toBeUndefined();
+  });
+
+  it('Postgres and the Temporal frontend are on the internal network only, and publish nothing', () => {
+    for (const name of ['postgres', 'temporal-frontend']) {
+      expect(networksOf(name), name).toEqual(internal);
+      expect(services[name].ports, name).toBeUndefined();
+    }
+  });
+
+  it("the APIs and workers connect to Postgres as the application role, never as postgres (the tables' owner)", () => {
+    const userOf = (url: string) => /^postgres(?:ql)?:\/\/([^:@/]+)[:@]/.exec(url)?.[1];
+    const appRole = services['db-role'].environment?.APP_DB_ROLE;
+    expect(appRole).toBeTruthy();
+    expect(appRole).not.toBe('postgres');
+    for (const name of apps) {
+      const url = services[name].environment?.DATABASE_URL;
+      expect(url, name).toBeTruthy();
+      expect(userOf(url!), name).not.toBe('postgres');
+      expect(userOf(url!), name).toBe(appRole);
+    }
+    // The one-shot database steps are the ones that connect as the owner.
+    for (const name of ['migrate', 'db-role']) expect(userOf(services[name].environment!.DATABASE_URL), name).toBe('postgres');
+  });
+
+  it('the role step runs after the migrations have finished, and the applications after the role step', () => {
+    expect(dependsOn('db-role').migrate).toBe('service_completed_successfully');
+    for (const name of apps) expect(dependsOn(name)['db-role'], name).toBe('service_completed_successfully');
   });
 });
 

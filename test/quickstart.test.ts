@@ -29,7 +29,7 @@ describe('docs/quickstart.md', () => {
     for (const block of blocks) expect(readme).toContain(block);
   });
 
-  it('runs as written: quote, delivery, tracking page, cancel, and verified webhooks', async () => {
+  it('runs as written: quote, delivery, tracking page, list, cancel, and verified webhooks', async () => {
     const started = await dev.start();
     const key = printedSecretKey(started.output());
     expect(key).toMatch(/^sk_live_/);
@@ -53,15 +53,16 @@ describe('docs/quickstart.md', () => {
     const code = await new Promise<number | null>((resolve) => bash.once('exit', resolve));
     try {
       expect(code, out).toBe(0);
-      // Step 3: a price per courier; step 4: the delivery; step 5: the page; step 6: the cancellation.
+      // Step 3: a price per courier; step 4: the delivery; step 5: the page; step 6: the list; step 7: the cancellation.
       expect(out).toMatch(/kandengue-express: \d+(\.\d+)? Kz, \d+ min/);
       const reference = /^(DLV-[0-9A-Z]{10}) pending \d+(\.\d+)? Kz$/m.exec(out)?.[1];
       expect(reference, out).toBeDefined();
       expect(out).toMatch(new RegExp(`^http://localhost:${dev.ports.api}/track/[0-9a-f-]{36}$`, 'm'));
       expect(out).toContain('data-status="pending"');
+      expect(out).toMatch(new RegExp(`^listed ${reference} pending$`, 'm'));
       expect(out).toContain('{"status":"cancelled"}');
 
-      // Step 7: the receiver prints each message it verified; both arrive within seconds.
+      // Step 8: the receiver prints each message it verified; both arrive within seconds.
       const deadline = Date.now() + 30_000;
       const verified = () => [...out.matchAll(/verified (delivery\.\w+)\s+(DLV-\w+)/g)].filter((m) => m[2] === reference).map((m) => m[1]);
       while (!(verified().includes('delivery.created') && verified().includes('delivery.cancelled')) && Date.now() < deadline) {

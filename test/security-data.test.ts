@@ -200,6 +200,39 @@ describe('no secret in the idempotency cache', () => {
     expect(stored.rows[0].secret).toBe(rotated.body.secret);
   });
 
+  it('API key creation stores its answer without the key; a replay (same Idempotency-Key) leaves it out and says so', async () => {
+    const headers = { 'idempotency-key': `api-key-${randomUUID()}` };
+    const body = { kind: 'publishable', allowed_origins: ['https://replay.test'] };
+    const first = await stack.request('POST', '/v1/api_keys', { ...secret(), body, headers });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.secret).toMatch(/^pk_live_/);
+    expect(first.headers.get('idempotent-replay-withheld')).toBeNull();
+
+    const { rows } = await stack.pool.query<{ body: string; withheld_fields: string[] | null }>(
+      'SELECT response_body::text AS body, withheld_fields FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2',
+      [m.tenant.tenant_id, headers['idempotency-key']],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].body).not.toContain(first.body.secret);
+    expect(JSON.parse(rows[0].body).id).toBe(first.body.id);
+    expect(rows[0].withheld_fields).toEqual(['secret']);
+
+    const replay = await stack.request('POST', '/v1/api_keys', { ...secret(), body, headers });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('idempotent-replay-withheld')).toBe('secret');
+    expect(replay.body.secret).toBeUndefined();
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.secret);
+    const { secret: _key, ...createdWithout } = first.body;
+    expect(replay.body).toEqual(createdWithout);
+    // The replay made no second key.
+    const keys = await stack.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1 AND allowed_origins @> $2', [
+      m.tenant.tenant_id,
+      ['https://replay.test'],
+    ]);
+    expect(keys.rows.map((r) => r.id)).toEqual([first.body.id]);
+  });
+
   it('answers without a secret are replayed whole, without the header', async () => {
     const headers = { 'idempotency-key': `quote-${randomUUID()}` };
     const first = await stack.request('POST', '/v1/quotes', { ...secret(), body: quoteBody(), headers });
@@ -213,51 +246,64 @@ describe('no secret in the idempotency cache', () => {
 
 describe('a reused Idempotency-Key whose record expired', () => {
   const post = (body: unknown, key: string) => stack.request('POST', '/v1/deliveries', { ...secret(), body, headers: { 'idempotency-key': key } });
-  /** Ages the key's record (and the delivery made under it) past the 24 h window. */
-  const age = async (key: string) => {
-    await stack.pool.query(`UPDATE idempotency_keys SET created_at = now() - 25 * ${HOUR} WHERE tenant_id = $1 AND idempotency_key = $2`, [
-      m.tenant.tenant_id,
-      key,
-    ]);
-    await stack.pool.query(`UPDATE deliveries SET inserted_at = now() - 25 * ${HOUR} WHERE tenant_id = $1 AND idempotency_key = $2`, [
+  /** Ages the key's record and the delivery made under it well past the 24 h window (or deletes the record: purged). */
+  const age = async (key: string, purged = false) => {
+    await stack.pool.query(
+      purged
+        ? 'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2'
+        : `UPDATE idempotency_keys SET created_at = now() - 25 * ${HOUR} WHERE tenant_id = $1 AND idempotency_key = $2`,
+      [m.tenant.tenant_id, key],
+    );
+    await stack.pool.query(`UPDATE deliveries SET inserted_at = now() - 90 * ${DAY} WHERE tenant_id = $1 AND idempotency_key = $2`, [
       m.tenant.tenant_id,
       `api:${key}`,
     ]);
   };
+  const unused = async (quoteId: string) => (await stack.pool.query('SELECT used_at FROM quotes WHERE id = $1', [quoteId])).rows[0].used_at === null;
 
-  it('runs as a new request: a new delivery from another quote (record aged, or purged), never a 500', async () => {
+  it('with another body (another quote) is 422 idempotency_key_reused, at any age, record aged or purged; never a 500', async () => {
     for (const purged of [false, true]) {
       const key = randomUUID();
       const q1 = await quote(stack, m);
       const first = await post({ quote_id: q1.quote_id, ...quoteBody() }, key);
       expect(first.status).toBe(201);
-      await age(key);
-      if (purged) await stack.pool.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2', [m.tenant.tenant_id, key]);
+      await age(key, purged);
 
       const q2 = await quote(stack, m);
-      const second = await post({ quote_id: q2.quote_id, ...quoteBody() }, key);
-      expect(second.status, JSON.stringify(second.body)).toBe(201);
-      expect(second.headers.get('idempotent-replayed')).toBeNull();
-      expect(second.body.id).not.toBe(first.body.id);
-      // Within the new window the key answers with the new delivery.
-      const replay = await post({ quote_id: q2.quote_id, ...quoteBody() }, key);
-      expect(replay.headers.get('idempotent-replayed')).toBe('true');
-      expect(replay.body.id).toBe(second.body.id);
-      // The first delivery's used quote is refused as before, key or not.
-      stack.expectProblem(await post({ quote_id: q1.quote_id, ...quoteBody() }, randomUUID()), 422, 'quote_already_used');
+      stack.expectProblem(await post({ quote_id: q2.quote_id, ...quoteBody() }, key), 422, 'idempotency_key_reused');
+      // The refused request consumed nothing: q2 is still unused, and the key still answers the same way.
+      expect(await unused(q2.quote_id)).toBe(true);
+      stack.expectProblem(await post({ quote_id: q2.quote_id, ...quoteBody() }, key), 422, 'idempotency_key_reused');
+      // Another body on the same quote (other metadata) is another request too.
+      const other = { quote_id: q1.quote_id, ...quoteBody(), options: { metadata: { order_id: 'other' } } };
+      stack.expectProblem(await post(other, key), 422, 'idempotency_key_reused');
+      // Under a new key the new quote makes a delivery as usual.
+      expect((await post({ quote_id: q2.quote_id, ...quoteBody() }, randomUUID())).status).toBe(201);
     }
   });
 
-  it('an expired record with the same body runs again too: the used quote is refused (422), not replayed from the old delivery', async () => {
-    const key = randomUUID();
-    const q = await quote(stack, m);
-    const body = { quote_id: q.quote_id, ...quoteBody() };
-    expect((await post(body, key)).status).toBe(201);
-    await age(key);
-    stack.expectProblem(await post(body, key), 422, 'quote_already_used');
+  it('with the same body answers with the original delivery (201, replayed), at any age, record aged or purged', async () => {
+    for (const purged of [false, true]) {
+      const key = randomUUID();
+      const q = await quote(stack, m);
+      const body = { quote_id: q.quote_id, ...quoteBody() };
+      const first = await post(body, key);
+      expect(first.status).toBe(201);
+      await age(key, purged);
+
+      const again = await post(body, key);
+      expect(again.status, JSON.stringify(again.body)).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+      expect(again.body.reference).toBe(first.body.reference);
+      const count = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [q.quote_id]);
+      expect(count.rows[0].n).toBe(1);
+      // Under a new key the used quote is refused as before.
+      stack.expectProblem(await post(body, randomUUID()), 422, 'quote_already_used');
+    }
   });
 
-  it('a key still bound to a delivery of the last 24 h is 422 idempotency_key_reused for another quote, even once its record is gone', async () => {
+  it('a key bound to a delivery is 422 idempotency_key_reused for another quote, even once its record is gone (last 24 h)', async () => {
     const key = randomUUID();
     const q1 = await quote(stack, m);
     expect((await post({ quote_id: q1.quote_id, ...quoteBody() }, key)).status).toBe(201);
@@ -265,9 +311,7 @@ describe('a reused Idempotency-Key whose record expired', () => {
     await stack.pool.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2', [m.tenant.tenant_id, key]);
     const q2 = await quote(stack, m);
     stack.expectProblem(await post({ quote_id: q2.quote_id, ...quoteBody() }, key), 422, 'idempotency_key_reused');
-    // The refused request consumed nothing: q2 is still unused.
-    const used = await stack.pool.query('SELECT used_at FROM quotes WHERE id = $1', [q2.quote_id]);
-    expect(used.rows[0].used_at).toBeNull();
+    expect(await unused(q2.quote_id)).toBe(true);
   });
 });
 

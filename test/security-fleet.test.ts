@@ -382,7 +382,8 @@ describe('fleet secrets and deactivated couriers (item 10, fleet parts)', () => 
       (await stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).fetchHistory()).events!.filter((e) => e.workflowExecutionSignaledEventAttributes)
         .length;
     const signalsBefore = await signals();
-    await stack.pool.query('UPDATE courier_companies SET active = false WHERE slug = $1', [company.slug]);
+    expect(JSON.parse(await admin('courier', 'deactivate', company.slug, '--json'))).toMatchObject({ slug: company.slug, active: false, changed: true });
+    expect(await admin('courier', 'deactivate', m.couriers[company.slug])).toMatch(/is inactive \(it was already\)/);
     const res = await postFleet(company.slug, company.fleet_secret, { tracking_ref: assigned.courier.tracking_ref, event_type: 'failed' });
     stack.expectProblem(res, 403, 'courier_inactive');
     // An unsigned request still learns nothing: 401 before 403.
@@ -394,6 +395,11 @@ describe('fleet secrets and deactivated couriers (item 10, fleet parts)', () => 
     expect(await signals()).toBe(signalsBefore);
     expect((await eventsOf(d.id)).length).toBe(before);
     expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body.status).toBe('assigned');
+    // An unknown courier is a usage error; activate makes the events welcome again (the signature was never the issue).
+    await expect(admin('courier', 'deactivate', 'no-such-courier')).rejects.toThrow(/No courier with slug "no-such-courier"/);
+    expect(JSON.parse(await admin('courier', 'activate', company.slug, '--json'))).toMatchObject({ active: true, changed: true });
+    const accepted = await postFleet(company.slug, company.fleet_secret, { tracking_ref: assigned.courier.tracking_ref, event_type: 'pickup_ready' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300);
   });
 
   it('courier rotate-secret: old and new secret both work for 24 h, then only the new one', async () => {

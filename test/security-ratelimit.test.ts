@@ -4,7 +4,7 @@
 // rejected origins are remembered, counters are shared through Redis, and the diagnostics route is for operators.
 // Each case builds its own API instance (buildApp) on the stack's Postgres and Temporal, so its buckets start empty.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -164,6 +164,25 @@ describe('widget or merchant: by the matched route', () => {
   });
 });
 
+describe('unknown /v1 paths', () => {
+  it('are counted per client address: 404 up to the limit, then 429, however the path is written', async () => {
+    const api1 = await api({ trustProxy: ['127.0.0.1'] });
+    const from = (ip: string, key?: string) => ({ key, headers: { 'x-forwarded-for': ip } });
+    const paths = [`/v1/nope-${randomUUID()}`, `/v1/deliveries/${randomUUID()}/nope`, `/%761/nope`, `/V1/nope`, `/v1/nope?x=1`];
+    for (const path of paths) {
+      const res = await api1.request('GET', path, from('10.0.0.7'));
+      expect(res.status, path).toBe(404);
+      expect(res.body.error).toBe('not_found');
+    }
+    expectRateLimited(await api1.request('GET', `/v1/nope-${randomUUID()}`, from('10.0.0.7')));
+    // A key changes nothing (the path has no route to count it on); another address has its own budget.
+    expectRateLimited(await api1.request('POST', `/v1/nope-${randomUUID()}`, from('10.0.0.7', tenant.secret_key)));
+    expect((await api1.request('GET', `/v1/nope-${randomUUID()}`, from('10.0.0.8'))).status).toBe(404);
+    // Known routes keep their own buckets.
+    expect((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key, headers: { 'x-forwarded-for': '10.0.0.7' } })).status).toBe(200);
+  });
+});
+
 describe('CORS preflights', () => {
   const preflight = (target: Api, origin: string) =>
     target.request('OPTIONS', '/v1/widget/quotes', {
@@ -220,9 +239,52 @@ describe('counters shared through Redis (REDIS_URL)', () => {
     expectRateLimited(await one.request('GET', '/v1/couriers', { key: tenant.secret_key }));
   });
 
-  it('an unreachable Redis lets requests through (fail open) instead of failing them', async () => {
-    const api1 = await api({ redisUrl: 'redis://127.0.0.1:1', rateLimitPerMinute: 1 });
-    for (let i = 0; i < 3; i++) expect((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).status).toBe(200);
+  it('an unreachable Redis neither lifts the limits nor fails the requests: they are counted in memory, without delay', async () => {
+    const api1 = await api({ redisUrl: 'redis://127.0.0.1:1', rateLimitPerMinute: 3 });
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) {
+      const res = await api1.request('GET', '/v1/couriers', { key: tenant.secret_key });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-remaining')).toBe(String(2 - i));
+    }
+    expectRateLimited(await api1.request('GET', '/v1/couriers', { key: tenant.secret_key }));
+    // Unauthenticated routes (per address) and failed authentications are limited too.
+    for (let i = 0; i < 3; i++) expect((await api1.request('GET', tracking())).status).toBe(404);
+    expectRateLimited(await api1.request('GET', tracking()));
+    const failures: number[] = [];
+    for (let i = 0; i < 5; i++) failures.push((await api1.request('GET', '/v1/deliveries', { key: randomKey() })).status);
+    expect(failures).toEqual([401, 401, 401, 401, 429]);
+    // Fail fast: no request waits for a connection or a retry (ioredis' offline queue would hold each one for seconds).
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a Redis that goes away after start-up: the limits hold, counted in memory from then on', async () => {
+    // A TCP relay to the real Redis, closed in the middle of the test as a Redis restart or a network loss would be.
+    const redis = new URL(REDIS_URL);
+    const sockets = new Set<Socket>();
+    const relay = createServer((client) => {
+      const upstream = connect(Number(redis.port || 6379), redis.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => {});
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const port = (relay.address() as AddressInfo).port;
+    try {
+      const api1 = await api({ redisUrl: `redis://127.0.0.1:${port}`, rateLimitRedisPrefix: `delivery-api-test:${randomUUID()}:`, rateLimitPerMinute: 3 });
+      expect((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).headers.get('ratelimit-remaining')).toBe('2');
+      relay.close();
+      for (const socket of sockets) socket.destroy();
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      relay.close();
+      for (const socket of sockets) socket.destroy();
+    }
   });
 });
 

@@ -9,8 +9,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SLOW_QUOTE_MS, simulatedMoves } from '../src/couriers/adapters/simulated.js';
 import { loadConfig } from '../src/config.js';
 import { createCourier, linkCouriers } from '../src/lib/tenants.js';
-import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, stateQuery } from '../workflows/deliveries/definitions.js';
+import type { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
+import { simulatedCourierWorkflowId } from '../workflows/simulated-couriers/definitions.js';
+import type { simulatedCourierWorkflow } from '../workflows/simulated-couriers/workflows.js';
 import { PARCEL, quoteBody } from './helpers/fixtures.js';
+import { workflowExists } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';
 import { deliveryWith, quoteFrom, types, until } from './helpers/test-mode.js';
 
@@ -84,9 +88,11 @@ describe('the simulated test couriers', () => {
     try {
       const k = (await slow.tenant()).test_secret_key;
       const d = await deliveryWith(slow, k, 'test-auto');
-      await until(slow, k, d.id, (x) => x.status === 'assigned');
+      const assigned = await until(slow, k, d.id, (x) => x.status === 'assigned');
       expect((await slow.request('DELETE', `/v1/deliveries/${d.id}`, { key: k })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 2500));
+      // Its movement workflow ends by itself: its next fleet event finds the delivery's workflow closed.
+      const movement = slow.temporal.workflow.getHandle<typeof simulatedCourierWorkflow>(simulatedCourierWorkflowId(d.id, assigned.courier.tracking_ref));
+      await expect(movement.result()).resolves.toEqual({ sent: 0, stopped: 'delivery_closed' });
       const after = (await slow.request('GET', `/v1/deliveries/${d.id}`, { key: k })).body;
       expect(after.status).toBe('cancelled');
       expect(types(after).filter((t) => t === 'delivery.pickup_ready')).toEqual([]);
@@ -99,8 +105,11 @@ describe('the simulated test couriers', () => {
     const d = await deliveryWith(stack, key, 'test-manual');
     const assigned = await until(stack, key, d.id, (x) => x.status === 'assigned');
     expect(types(assigned)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key })).body.events).toHaveLength(3);
+    // Nothing moves it by itself: no movement workflow was started for its booking (test-auto gets one at booking).
+    expect(await workflowExists(stack, simulatedCourierWorkflowId(d.id, assigned.courier.tracking_ref))).toBe(false);
+    await expect(stack.temporal.workflow.getHandle<typeof deliveryWorkflow>(deliveryWorkflowId(d.id)).query(stateQuery)).resolves.toMatchObject({
+      status: 'assigned',
+    });
   });
 
   it('test-pin requires the delivery PIN at delivery', async () => {

@@ -473,8 +473,11 @@ describe('notifications', () => {
       ['succeeded', 200],
       ['failed', 429],
     ]);
-    const gap = Date.parse(log[0].attempted_at) - Date.parse(log[1].attempted_at);
-    expect(gap).toBeGreaterThanOrEqual(950); // not the schedule's 200 ms
+    // The retry workflow waited the receiver's Retry-After (one timer of 1 s), not the schedule's 200 ms.
+    const eventId = log[1].message_id.replace(/^msg_/, '');
+    const history = await stack.temporal.workflow.getHandle(webhookFanoutWorkflowId(eventId)).fetchHistory();
+    const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [e.timerStartedEventAttributes.startToFireTimeout] : []));
+    expect(timers.map((t) => Number(t?.seconds ?? 0) * 1000 + Math.round((t?.nanos ?? 0) / 1e6))).toEqual([1000]);
   });
 
   it('a final 4xx stops at once; replay resends the same message (one, or a time range)', async () => {

@@ -300,6 +300,24 @@ const POINTER_FIELD: Record<string, FieldName> = {
   '/parcel/description': 'description',
 };
 
+/** How long each origin probe (see unreachable()) may take before it counts as a connection problem. */
+const PROBE_TIMEOUT_MS = 10_000;
+/** The delivery the origin probe asks for: none has this id, so the API answers 404 quickly to an allowed origin. */
+const PROBE_DELIVERY_ID = '00000000-0000-0000-0000-000000000000';
+
+/** fetch() through CORS without cookies, given up after `ms`: the answer, or why there was none. */
+async function fetchWithin(url: string, init: RequestInit, ms: number): Promise<Response | 'timeout' | 'failed'> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  try {
+    return await fetch(url, { ...init, mode: 'cors', credentials: 'omit', signal: controller.signal });
+  } catch {
+    return controller.signal.aborted ? 'timeout' : 'failed';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class DeliveryWidget extends HTMLElement {
   static observedAttributes = ['lang', 'heading', 'mode'];
 
@@ -729,24 +747,9 @@ export class DeliveryWidget extends HTMLElement {
       'Content-Type': 'application/json',
     };
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 30_000);
-    let res: Response;
-    try {
-      res = await fetch(this.apiBase + path, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        mode: 'cors',
-        credentials: 'omit',
-        signal: controller.signal,
-      });
-    } catch {
-      if (controller.signal.aborted) throw new WidgetError('timeout', 0, t.timeout);
-      throw await this.unreachable();
-    } finally {
-      clearTimeout(timer);
-    }
+    const res = await fetchWithin(this.apiBase + path, { method: 'POST', headers, body: JSON.stringify(body) }, 30_000);
+    if (res === 'timeout') throw new WidgetError('timeout', 0, t.timeout);
+    if (res === 'failed') throw await this.unreachable();
     // A readable answer: the browser let this origin through (CORS), so later failures are the connection's.
     this.apiAnswered = true;
     const data = await res.json().catch(() => null);
@@ -758,21 +761,34 @@ export class DeliveryWidget extends HTMLElement {
   }
 
   /**
-   * fetch() threw: either the network is down or the browser refused the answer. For an origin the key
-   * does not allow, the API refuses the CORS preflight, so the 401 never reaches this page. The widget
-   * script itself is readable from any origin: if it answers, the API is up and the origin is the problem.
+   * fetch() threw: the network failed (down, reset, timed out) or the browser refused the answer (CORS). For an origin
+   * no key allows, the API refuses the CORS preflight, so its 401 never reaches this page. To tell the two apart, the
+   * widget asks the API once more through CORS with the same key (a cheap GET on the widget surface, preflighted like
+   * the real request): any readable answer means the browser lets this origin through, so the failure was the
+   * connection's; a 401 is the API refusing this origin for the key. Only when that probe is refused as well while the
+   * widget script (readable from any origin) still answers is the origin the problem; a transient failure of the
+   * first request is never reported as "not allowed".
    */
   private async unreachable(): Promise<WidgetError> {
     const t = this.t;
+    const network = new WidgetError('network', 0, t.network);
     // The API has answered this page before: the origin is fine, the connection is not.
-    if (this.apiAnswered) return new WidgetError('network', 0, t.network);
-    try {
-      const probe = await fetch(`${this.apiBase}/widget.js`, { method: 'HEAD', mode: 'cors', credentials: 'omit', cache: 'no-store' });
-      if (probe.ok) return new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin));
-    } catch {
-      /* down or unreachable */
+    if (this.apiAnswered) return network;
+    const probe = async (url: string, init: RequestInit): Promise<Response | null> => {
+      const res = await fetchWithin(url, { ...init, cache: 'no-store' }, PROBE_TIMEOUT_MS);
+      return typeof res === 'string' ? null : res;
+    };
+    const keyed = await probe(`${this.apiBase}/v1/widget/deliveries/${PROBE_DELIVERY_ID}`, {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${this.getAttribute('publishable-key')!.trim()}` },
+    });
+    if (keyed) {
+      this.apiAnswered = true;
+      return keyed.status === 401 ? new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin)) : network;
     }
-    return new WidgetError('network', 0, t.network);
+    const script = await probe(`${this.apiBase}/widget.js`, { method: 'HEAD' });
+    if (script?.ok) return new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin));
+    return network;
   }
 
   private messageFor(status: number, code: string): string {

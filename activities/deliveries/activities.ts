@@ -8,7 +8,7 @@ import type { Pool } from '../../src/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
 import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
 import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
-import type { RedispatchPlan } from '../../workflows/deliveries/definitions.js';
+import { CourierRejected, type RedispatchPlan } from '../../workflows/deliveries/definitions.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
@@ -62,7 +62,7 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
       } catch (err) {
         if (err instanceof DispatchTargetMissingError) throw ApplicationFailure.nonRetryable(err.message, err.kind);
         if (err instanceof CourierRejectedError) {
-          throw ApplicationFailure.nonRetryable(err.message, 'CourierRejected', { status: err.status });
+          throw ApplicationFailure.nonRetryable(err.message, CourierRejected, { status: err.status });
         }
         log.warn('dispatch failed, will retry', { deliveryId: input.deliveryId, error: (err as Error).message });
         throw err;

@@ -1,17 +1,7 @@
-// Small network helpers for the scripts, tests and benchmarks: pick a free port, wait for one to answer.
+// Small network helpers for the scripts, tests and benchmarks: pick a free port (src/lib/net.ts), wait for one to answer.
 import net from 'node:net';
 
-/** A port nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/lib/net.js';
 
 /** Whether something accepts connections on host:port right now. */
 export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {

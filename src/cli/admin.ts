@@ -16,6 +16,7 @@ import {
   linkedActiveCourier,
   listCouriers,
   rotateFleetSecret,
+  setCourierActive,
   type CourierRow,
 } from '../couriers/repository.js';
 import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../deliveries/repository.js';
@@ -165,6 +166,7 @@ export function buildProgram(
     .command('dispatch')
     .description('The dispatch policy: automatic failover to another courier before pickup (docs/deliveries.md); options change it')
     .requiredOption('--tenant <id>', 'tenant id', uuid)
+    .option('--mode <live|test>', "the mode whose policy to show or change (each mode has its own; test deliveries take test mode's)", 'live')
     .option('--auto-redispatch <on|off>', 'rebook automatically before pickup')
     .option('--max-fee-increase-aoa <centavos>', 'the most a new company may cost over the locked fee', int)
     .option('--max-redispatches <n>', 'moves to another company per delivery (0-10)', int)
@@ -174,7 +176,9 @@ export function buildProgram(
     .action(async (opts) => {
       const pool = getPool();
       if (!(await tenantExists(pool, opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
-      const policy = await dispatchPolicyOf(pool, opts.tenant);
+      if (!['live', 'test'].includes(opts.mode)) throw new UsageError('--mode takes live or test.');
+      const livemode = opts.mode === 'live';
+      const policy = await dispatchPolicyOf(pool, opts.tenant, livemode);
       if (opts.autoRedispatch !== undefined) {
         if (!['on', 'off'].includes(opts.autoRedispatch)) throw new UsageError('--auto-redispatch takes on or off.');
         policy.auto_redispatch = opts.autoRedispatch === 'on';
@@ -186,18 +190,19 @@ export function buildProgram(
         policy.preferred_company_ids = [];
         for (const name of list(opts.preferred)) {
           const company = await courierNamed(pool, name);
-          if (!(await linkedActiveCourier(pool, opts.tenant, company.id))) throw new UsageError(`${company.slug} is not a company this tenant can book.`);
+          if (!(await linkedActiveCourier(pool, opts.tenant, company.id, livemode)))
+            throw new UsageError(`${company.slug} is not a company this tenant can book in ${opts.mode} mode.`);
           policy.preferred_company_ids.push(company.id);
         }
       }
       const checked = DispatchPolicy.safeParse(policy);
       if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      await saveDispatchPolicy(pool, opts.tenant, checked.data);
+      await saveDispatchPolicy(pool, opts.tenant, livemode, checked.data);
       print(
         opts.json,
-        { tenant_id: opts.tenant, ...checked.data },
+        { tenant_id: opts.tenant, livemode, ...checked.data },
         [
-          `Dispatch policy of tenant ${opts.tenant}:`,
+          `Dispatch policy of tenant ${opts.tenant} (${opts.mode} mode):`,
           `  automatic failover:  ${checked.data.auto_redispatch ? 'on' : 'off'}`,
           `  max fee increase:    ${checked.data.max_fee_increase_aoa} centavos`,
           `  max redispatches:    ${checked.data.max_redispatches}`,
@@ -459,6 +464,30 @@ export function buildProgram(
         rows.map((r) => `${r.courier_id}  ${r.slug}  ${r.adapter}  ${r.name}${r.active ? '' : '  (inactive)'}`).join('\n') || '(no couriers)',
       );
     });
+  for (const [name, active] of [
+    ['deactivate', false],
+    ['activate', true],
+  ] as const) {
+    courier
+      .command(`${name} <slug-or-id>`)
+      .description(
+        active
+          ? 'Make an inactive courier company quotable and bookable again, and accept its fleet events'
+          : 'Stop quoting and booking a courier company and refuse its fleet events (403 courier_inactive); its deliveries stay as they are',
+      )
+      .option('--json', 'print JSON')
+      .action(async (idOrSlug: string, opts) => {
+        const { id, slug } = await courierNamed(getPool(), idOrSlug);
+        const changed = await setCourierActive(getPool(), id, active);
+        if (!changed) throw new UsageError(`No courier with id "${id}".`);
+        const state = active ? 'active' : 'inactive';
+        print(
+          opts.json,
+          { courier_id: id, slug, active, changed: changed.was_active !== active },
+          `Courier ${slug} is ${state}${changed.was_active === active ? ' (it was already)' : ''}.`,
+        );
+      });
+  }
   courier
     .command('rotate-secret')
     .description('Issue a new fleet secret (shown once); the old one keeps working for 24 h, then only the new one')

@@ -161,12 +161,19 @@ export async function listCouriers(
  * An active company linked to the tenant, or a simulated test courier (an operator's redispatch target), or null.
  * Booking checks that the company's mode is the delivery's (src/deliveries/dispatch.ts).
  */
-export async function linkedActiveCourier(pool: Pool, tenantId: string, companyId: string): Promise<{ id: string; slug: string } | null> {
+export async function linkedActiveCourier(
+  pool: Pool,
+  tenantId: string,
+  companyId: string,
+  /** Only companies of this mode (simulated test couriers for test mode, the others for live mode); absent: either. */
+  livemode?: boolean,
+): Promise<{ id: string; slug: string } | null> {
   const { rows } = await pool.query<{ id: string; slug: string }>(
     `SELECT c.id, c.slug FROM courier_companies c
       WHERE c.id = $2 AND c.active
-        AND (c.adapter = 'simulated' OR EXISTS (SELECT 1 FROM tenant_couriers tc WHERE tc.courier_id = c.id AND tc.tenant_id = $1))`,
-    [tenantId, companyId],
+        AND (c.adapter = 'simulated' OR EXISTS (SELECT 1 FROM tenant_couriers tc WHERE tc.courier_id = c.id AND tc.tenant_id = $1))
+        AND ($3::boolean IS NULL OR (c.adapter = 'simulated') = NOT $3::boolean)`,
+    [tenantId, companyId, livemode ?? null],
   );
   return rows[0] ?? null;
 }
@@ -186,6 +193,21 @@ export function validFleetSecrets(row: CourierRow, now = new Date()): string[] {
     secrets.push(row.previous_fleet_secret);
   }
   return secrets;
+}
+
+/**
+ * Turns a company on or off (operators: `courier activate|deactivate`). An inactive company is neither quoted nor booked
+ * and its fleet events are refused (403 courier_inactive); its deliveries stay as they are. Returns whether it was
+ * active before, or null for an unknown id.
+ */
+export async function setCourierActive(pool: Pool, id: string, active: boolean): Promise<{ was_active: boolean } | null> {
+  const { rows } = await pool.query<{ was_active: boolean }>(
+    `UPDATE courier_companies c SET active = $2 FROM courier_companies before
+      WHERE c.id = $1 AND before.id = c.id
+      RETURNING before.active AS was_active`,
+    [id, active],
+  );
+  return rows[0] ?? null;
 }
 
 /**

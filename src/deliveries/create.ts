@@ -3,6 +3,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { inTransaction, type Pool, type PoolClient } from '../db.js';
+import { canonicalJson, sha256Hex } from '../lib/canonical.js';
 import { ApiError, type ErrorCode, type FieldErrorCode } from '../lib/problem.js';
 import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
@@ -14,7 +15,6 @@ import {
   insertDelivery,
   lockQuoteForDelivery,
   quotedPayload,
-  releaseExpiredIdempotencyKey,
   type DeliveryEventRow,
   type DeliveryRow,
   type StartableDelivery,
@@ -47,6 +47,8 @@ export interface CreatedDelivery extends StartableDelivery {
   events: DeliveryEventRow[];
   /** Widget deliveries: the client secret, only when this call created the delivery (never on a replay). */
   client_secret: string | null;
+  /** The delivery an earlier request with the same Idempotency-Key and body made, answered again (nothing created). */
+  replayed: boolean;
 }
 
 /** Creates the delivery in the scope's mode, from a quote of the same scope (a test quote takes a test key). */
@@ -58,13 +60,19 @@ export async function createDelivery(
   source: string,
   idempotencyKey: string | null = null,
 ): Promise<CreatedDelivery> {
-  if (!isUuid(input.quote_id)) throw quoteError('quote_not_found', 'No quote with this quote_id.');
+  // A delivery keeps the Idempotency-Key it was made under, at any age: the same request again gets that delivery, another
+  // request under the key is refused, whether or not the key's idempotency record (24 h) is still there.
+  const requestHash = idempotencyKey ? sha256Hex(canonicalJson(input)) : null;
+  const underKey = async (client: PoolClient) => (idempotencyKey && requestHash ? existingDelivery(client, scope, idempotencyKey, input, requestHash) : null);
   return inTransaction(pool, async (client) => {
+    const before = await underKey(client);
+    if (before) return before;
+    if (!isUuid(input.quote_id)) throw quoteError('quote_not_found', 'No quote with this quote_id.');
     const quote = await lockQuoteForDelivery(client, scope, input.quote_id);
     if (!quote) throw quoteError('quote_not_found', 'No quote with this quote_id.');
     if (quote.used_at) {
-      // The same Idempotency-Key retried after its first attempt committed but never answered: that delivery.
-      const replay = idempotencyKey ? await existingDelivery(client, scope, idempotencyKey, quote.id) : null;
+      // The same request committed by a concurrent attempt while this one waited for the quote's lock: that delivery.
+      const replay = await underKey(client);
       if (replay) return replay;
       throw quoteError('quote_already_used', 'This quote was already used to create a delivery. Request a new quote.');
     }
@@ -89,9 +97,7 @@ export async function createDelivery(
     // Only the widget's deliveries get one: the merchant reads its deliveries with its secret key.
     const clientSecret = source === 'widget' ? newClientSecret(id) : null;
 
-    // The Idempotency-Key stays bound to its delivery for the key's 24 h window only; within the window, another quote
-    // under it is refused (refuseReusedKey).
-    if (idempotencyKey) await releaseExpiredIdempotencyKey(client, scope, idempotencyKey);
+    // The Idempotency-Key stays bound to its delivery for good; a concurrent request under it is refused (refuseReusedKey).
     const createdEventId = randomUUID();
     const inserted = await insertDelivery(
       client,
@@ -115,6 +121,7 @@ export async function createDelivery(
         sla_deadline_at: slaDeadline,
         metadata: input.options?.metadata ?? {},
         idempotency_key: idempotencyKey,
+        idempotency_request_hash: requestHash,
         client_secret_hash: clientSecret?.hash ?? null,
       },
       { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
@@ -123,9 +130,11 @@ export async function createDelivery(
       row: { ...inserted.row, courier_name: quote.name, courier_slug: quote.slug, require_delivery_pin: quote.require_delivery_pin },
       events: [inserted.event],
       client_secret: clientSecret?.secret ?? null,
+      replayed: false,
       id,
       reference,
       tenant_id: scope.tenantId,
+      livemode: scope.livemode,
       company_id: quote.company_id,
       courier_slug: quote.slug,
       require_delivery_pin: quote.require_delivery_pin,
@@ -149,30 +158,41 @@ async function payloadMismatch(client: PoolClient, quoteId: string, input: Creat
   );
 }
 
-/** The insert met the unique index on (tenant, Idempotency-Key): the key made another delivery within its window. */
+const keyReused = () =>
+  new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for another delivery request. Use a new key for a new request.');
+
+/** The insert met the unique index on (tenant, mode, Idempotency-Key): a concurrent request made a delivery under the key. */
 function refuseReusedKey(err: unknown): never {
-  if ((err as { constraint?: string }).constraint === 'deliveries_tenant_idempotency_key_idx') {
-    throw new ApiError(
-      422,
-      'idempotency_key_reused',
-      'This Idempotency-Key was used for another delivery within the last 24 hours. Use a new key for a new request.',
-    );
-  }
+  if ((err as { constraint?: string }).constraint === 'deliveries_tenant_idempotency_key_idx') throw keyReused();
   throw err;
 }
 
-async function existingDelivery(client: PoolClient, scope: Scope, idempotencyKey: string, quoteId: string): Promise<CreatedDelivery | null> {
-  const found = await deliveryByIdempotencyKey(client, scope, idempotencyKey, quoteId);
+/**
+ * The delivery made under this Idempotency-Key when this is the same request (same body hash; for deliveries made before
+ * the hash was stored, the same quote), 422 idempotency_key_reused when it is another, null when the key made none.
+ */
+async function existingDelivery(
+  client: PoolClient,
+  scope: Scope,
+  idempotencyKey: string,
+  input: CreateDeliveryInput,
+  requestHash: string,
+): Promise<CreatedDelivery | null> {
+  const found = await deliveryByIdempotencyKey(client, scope, idempotencyKey);
   if (!found) return null;
+  const same = found.requestHash === null ? found.quoteId === input.quote_id : found.requestHash === requestHash;
+  if (!same) throw keyReused();
   const { row, event } = found;
   return {
     row,
     events: [event],
     // The first attempt's secret is not kept (only its hash): a replay does not show one.
     client_secret: null,
+    replayed: true,
     id: row.id,
     reference: row.reference,
     tenant_id: row.tenant_id,
+    livemode: row.livemode,
     company_id: row.company_id,
     courier_slug: row.courier_slug,
     require_delivery_pin: row.require_delivery_pin,

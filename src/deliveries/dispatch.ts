@@ -11,6 +11,7 @@ import type { BookingResult } from '../couriers/adapters/adapter.js';
 import { simulatedMoves } from '../couriers/adapters/simulated.js';
 import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
+import { CourierNotFound, DeliveryNotFound } from '../../workflows/deliveries/definitions.js';
 import { simulatedCourierWorkflowId } from '../../workflows/simulated-couriers/definitions.js';
 import { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
 import { bookableDelivery, rememberTrackingRef } from './repository.js';
@@ -18,7 +19,7 @@ import { bookableDelivery, rememberTrackingRef } from './repository.js';
 /** The delivery or its company is gone: retrying cannot help. `kind` names the failure type. */
 export class DispatchTargetMissingError extends Error {
   constructor(
-    readonly kind: 'DeliveryNotFound' | 'CourierNotFound',
+    readonly kind: typeof DeliveryNotFound | typeof CourierNotFound,
     message: string,
   ) {
     super(message);
@@ -39,13 +40,13 @@ export function createDispatchService(deps: {
 
   async function loadForCourier(deliveryId: string) {
     const delivery = await bookableDelivery(pool, deliveryId);
-    if (!delivery) throw new DispatchTargetMissingError('DeliveryNotFound', `Delivery ${deliveryId} does not exist`);
+    if (!delivery) throw new DispatchTargetMissingError(DeliveryNotFound, `Delivery ${deliveryId} does not exist`);
     const courier = await courierById(pool, delivery.company_id);
-    if (!courier) throw new DispatchTargetMissingError('CourierNotFound', `Courier ${delivery.company_id} does not exist`);
+    if (!courier) throw new DispatchTargetMissingError(CourierNotFound, `Courier ${delivery.company_id} does not exist`);
     if (!sameMode(courier, delivery.livemode)) {
       // Never reached through the API (a quote's companies are of its mode); an operator's redispatch could try.
       throw new DispatchTargetMissingError(
-        'CourierNotFound',
+        CourierNotFound,
         delivery.livemode
           ? `${courier.slug} is a simulated test courier: it cannot carry a live delivery`
           : `${courier.slug} is a real courier: a test delivery is booked with simulated test couriers only`,
@@ -63,7 +64,7 @@ export function createDispatchService(deps: {
         taskQueue: config.taskQueue,
         workflowId: simulatedCourierWorkflowId(deliveryId, trackingRef),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs }],
+        args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs, companyId: courier.id }],
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -1,7 +1,8 @@
 // Automatic failover (docs/deliveries.md "Automatic failover"): when a delivery's courier fails it before pickup, the
 // delivery workflow asks here for the company to book instead. The tenant's companies are quoted again for the
 // delivery's own route and parcel (the quote service, so each answer is a persisted quote), the ones it moved away
-// from left out; among those within the fee ceiling (locked fee + max_fee_increase_aoa) the tenant's preferred
+// from left out; among those within the fee ceiling (the fee locked at creation + max_fee_increase_aoa, however many
+// moves came before) the tenant's preferred
 // companies come first, in their order, then the cheapest. The quote picked is marked used by the delivery.
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
@@ -25,7 +26,9 @@ export function createFailoverService(deps: { pool: Pool; config: Config }) {
       const delivery = await redispatchSource(pool, input.deliveryId);
       if (!delivery) return { companyId: null, oldFeeAoa: 0, candidates: [] };
       const oldFeeAoa = delivery.quoted_fee_aoa;
-      const ceiling = oldFeeAoa + input.maxFeeIncreaseAoa;
+      // The ceiling is the fee locked at creation (the original quote's) plus the allowance, however many times the
+      // delivery has moved: never the current fee, which a redispatch raises, or two moves could add the allowance twice.
+      const ceiling = delivery.locked_fee_aoa + input.maxFeeIncreaseAoa;
       const quoted = await quotes.quoteAll(
         { tenantId: delivery.tenant_id, livemode: delivery.livemode },
         { origin: delivery.origin, destination: delivery.destination, parcel: delivery.parcel },

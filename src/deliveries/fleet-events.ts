@@ -15,6 +15,8 @@ export interface IncomingFleetEvent {
   payload: Record<string, unknown> | null | undefined;
   /** The courier's webhook-id: the workflow takes an event once per id. */
   webhookId: string;
+  /** The company whose job the event is about: the workflow ignores it (superseded_booking) when the delivery moved on. */
+  companyId: string;
 }
 
 /**
@@ -30,5 +32,6 @@ export async function passFleetEvent(temporal: Client, delivery: { id: string; d
     payload: pickCourierPayload(event.payload),
     pinVerified: delivery.delivery_pin === null || String(pin ?? '') === delivery.delivery_pin,
     webhookId: event.webhookId,
+    companyId: event.companyId,
   });
 }

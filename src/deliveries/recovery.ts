@@ -42,6 +42,10 @@ export async function restartIfClosed(client: Client, pool: Pool, config: Config
     pinAttempts: 0,
     inbox: [],
     seenWebhookIds: [],
+    // Automatic failover goes on where it was: the moves made count towards max_redispatches (and their companies are
+    // not tried again), and a booking the courier took as pending keeps its assign timeout from when it was made.
+    redispatchedFrom: d.redispatched_from,
+    bookedAt: d.booked_at ? d.booked_at.getTime() : null,
   });
   await countWorkflowRestart(pool, deliveryId);
   return true;

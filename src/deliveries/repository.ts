@@ -3,7 +3,6 @@
 // recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice. An event
 // takes the mode of its delivery.
 import type { Db, Pool, PoolClient } from '../db.js';
-import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
 import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import type { Address, Parcel } from '../schemas.js';
@@ -381,18 +380,6 @@ export async function quotedPayload(client: PoolClient, quoteId: string): Promis
   return rows[0];
 }
 
-/**
- * An Idempotency-Key stays bound to its delivery for the key's 24 h window only: an older delivery of the tenant
- * gives it up, so the key reused after that makes a new delivery.
- */
-export async function releaseExpiredIdempotencyKey(client: PoolClient, scope: Scope, idempotencyKey: string): Promise<void> {
-  await client.query(
-    `UPDATE deliveries SET idempotency_key = NULL
-      WHERE tenant_id = $1 AND livemode = $3 AND idempotency_key = $2 AND inserted_at < now() - ${IDEMPOTENCY_TTL}`,
-    [scope.tenantId, idempotencyKey, scope.livemode],
-  );
-}
-
 /** A new delivery's row, as create.ts decided it: the stored columns of a DeliveryRow, and the ones only creation sets. */
 export type NewDeliveryRow = Pick<
   DeliveryRow,
@@ -416,6 +403,8 @@ export type NewDeliveryRow = Pick<
   scheduled_delivery_at: string | null;
   sla_deadline_at: Date;
   idempotency_key: string | null;
+  /** sha256 of the request body's canonical JSON, beside idempotency_key: a reuse of the key with the same body replays. */
+  idempotency_request_hash: string | null;
   client_secret_hash: Buffer | null;
 };
 
@@ -423,7 +412,7 @@ export type NewDeliveryRow = Pick<
  * Inserts the delivery, marks its quote used and records `delivery.created`, on the creating transaction's client.
  * Returns the inserted row (without the courier's columns) and the event. The unique index on (tenant,
  * Idempotency-Key) makes the insert fail with constraint `deliveries_tenant_idempotency_key_idx` when the key made
- * another delivery within its window.
+ * another delivery (at any time: a delivery keeps its key).
  */
 export async function insertDelivery(
   client: PoolClient,
@@ -433,8 +422,8 @@ export async function insertDelivery(
   const inserted = await client.query(
     `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
        cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
-       client_secret_hash, livemode)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
+       client_secret_hash, livemode, idempotency_request_hash)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
      RETURNING *`,
     [
       row.id,
@@ -457,6 +446,7 @@ export async function insertDelivery(
       row.idempotency_key,
       row.client_secret_hash,
       row.livemode,
+      row.idempotency_request_hash,
     ],
   );
   await client.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1', [row.quote_id, row.id]);
@@ -472,6 +462,8 @@ export async function insertDelivery(
 export interface StartableDelivery {
   id: string;
   tenant_id: string;
+  /** The delivery's mode: it takes the dispatch policy of that mode. */
+  livemode: boolean;
   reference: string;
   company_id: string;
   courier_slug: string;
@@ -482,28 +474,29 @@ export interface StartableDelivery {
 }
 
 /**
- * The delivery this Idempotency-Key made from this quote within the key's window, with its `delivery.created` event
- * (a creation retried after its first attempt committed but never answered), or null.
+ * The delivery of this scope made under this Idempotency-Key, at any age (a delivery keeps its key), with its
+ * `delivery.created` event and what tells whether a new request is the same one: the request hash stored with the key
+ * (null on deliveries made before it was stored) and the quote. Null when the key made no delivery.
  */
 export async function deliveryByIdempotencyKey(
   client: PoolClient,
   scope: Scope,
   idempotencyKey: string,
-  quoteId: string,
-): Promise<{ row: DeliveryRow & StartableDelivery; event: DeliveryEventRow } | null> {
-  const { rows } = await client.query<DeliveryRow & StartableDelivery>(
-    `SELECT ${DELIVERY_COLUMNS}, e.id AS created_event_id, e.payload->>'status' AS initial_status
+): Promise<{ row: DeliveryRow & StartableDelivery; event: DeliveryEventRow; requestHash: string | null; quoteId: string } | null> {
+  const { rows } = await client.query<DeliveryRow & StartableDelivery & { idempotency_request_hash: string | null; quote_id: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, d.idempotency_request_hash, d.quote_id, e.id AS created_event_id, e.payload->>'status' AS initial_status
        FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
        JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
-      WHERE d.tenant_id = $1 AND d.livemode = $4 AND d.idempotency_key = $2 AND d.quote_id = $3 AND d.inserted_at >= now() - ${IDEMPOTENCY_TTL}`,
-    [scope.tenantId, idempotencyKey, quoteId, scope.livemode],
+      WHERE d.tenant_id = $1 AND d.livemode = $3 AND d.idempotency_key = $2`,
+    [scope.tenantId, idempotencyKey, scope.livemode],
   );
-  const row = rows[0];
-  if (!row) return null;
+  const found = rows[0];
+  if (!found) return null;
+  const { idempotency_request_hash: requestHash, quote_id: quoteId, ...row } = found;
   const events = await client.query<DeliveryEventRow>('SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1', [
     row.created_event_id,
   ]);
-  return { row, event: events.rows[0] };
+  return { row, event: events.rows[0], requestHash, quoteId };
 }
 
 /** Notes that the delivery's workflow was started (the reconciler skips it from then on). */
@@ -514,7 +507,7 @@ export async function markWorkflowStarted(pool: Pool, deliveryId: string): Promi
 /** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
 export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit = 100, onlyId: string | null = null): Promise<StartableDelivery[]> {
   const { rows } = await pool.query<StartableDelivery>(
-    `SELECT d.id, d.tenant_id, d.reference, d.company_id, c.slug AS courier_slug,
+    `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
             d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status
        FROM deliveries d
@@ -558,12 +551,29 @@ export async function trackingPageExtras(pool: Pool, deliveryId: string): Promis
   return rows[0] ?? null;
 }
 
-/** What automatic failover quotes again for a delivery: its tenant and mode, route, parcel and locked fee. */
+/**
+ * What automatic failover quotes again for a delivery: its tenant and mode, route, parcel, its current fee
+ * (`quoted_fee_aoa`, which follows each redispatch) and the fee locked at creation (`locked_fee_aoa`: the fee of the
+ * quote it was created from, `deliveries.quote_id`, which a redispatch never changes).
+ */
 export async function redispatchSource(
   pool: Pool,
   deliveryId: string,
-): Promise<{ tenant_id: string; livemode: boolean; origin: Address; destination: Address; parcel: Parcel; quoted_fee_aoa: number } | null> {
-  const { rows } = await pool.query('SELECT tenant_id, livemode, origin, destination, parcel, quoted_fee_aoa FROM deliveries WHERE id = $1', [deliveryId]);
+): Promise<{
+  tenant_id: string;
+  livemode: boolean;
+  origin: Address;
+  destination: Address;
+  parcel: Parcel;
+  quoted_fee_aoa: number;
+  locked_fee_aoa: number;
+} | null> {
+  const { rows } = await pool.query(
+    `SELECT d.tenant_id, d.livemode, d.origin, d.destination, d.parcel, d.quoted_fee_aoa, q.fee_aoa AS locked_fee_aoa
+       FROM deliveries d JOIN quotes q ON q.id = d.quote_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
   return rows[0] ?? null;
 }
 
@@ -580,16 +590,31 @@ export async function restartableDelivery(
   pool: Pool,
   deliveryId: string,
 ): Promise<
-  | (StartableDelivery & { status: Status; courier_tracking_ref: string | null; previous_status: Status | null; changed_at: Date; workflow_restarts: number })
+  | (StartableDelivery & {
+      status: Status;
+      courier_tracking_ref: string | null;
+      previous_status: Status | null;
+      changed_at: Date;
+      workflow_restarts: number;
+      /** Automatic failover: the companies it moved away from, oldest first (each delivery.redispatched with automatic: true). */
+      redispatched_from: string[];
+      /** When the current booking was made (delivery_bookings), for the assign timeout; null without one. */
+      booked_at: Date | null;
+    })
   | null
 > {
   const { rows } = await pool.query(
-    `SELECT d.id, d.tenant_id, d.reference, d.company_id, c.slug AS courier_slug,
+    `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
             d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status,
             d.status, d.courier_tracking_ref, d.updated_at AS changed_at, d.workflow_restarts,
             (SELECT s.payload->>'previous_status' FROM delivery_events s WHERE s.delivery_id = d.id AND s.event_type = 'delivery.stalled'
-              ORDER BY s.occurred_at DESC, s.seq DESC LIMIT 1) AS previous_status
+              ORDER BY s.occurred_at DESC, s.seq DESC LIMIT 1) AS previous_status,
+            ARRAY(SELECT r.payload->>'from_company_id' FROM delivery_events r
+                   WHERE r.delivery_id = d.id AND r.event_type = 'delivery.redispatched' AND r.payload->>'automatic' = 'true'
+                   ORDER BY r.occurred_at, r.seq) AS redispatched_from,
+            (SELECT b.booked_at FROM delivery_bookings b
+              WHERE b.delivery_id = d.id AND b.company_id = d.company_id AND b.tracking_ref = d.courier_tracking_ref) AS booked_at
        FROM deliveries d
        JOIN courier_companies c ON c.id = d.company_id
        JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'

@@ -9,7 +9,7 @@ import {
   EXAMPLE_TRACKING,
   EXAMPLE_WIDGET_DELIVERY,
 } from '../lib/examples.js';
-import { Address, Parcel, Timestamp, Uri } from '../schemas.js';
+import { Address, PaginationQuery, Parcel, Timestamp, Uri } from '../schemas.js';
 import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
 
 const dateTime = z.iso.datetime({ offset: true });
@@ -203,7 +203,7 @@ export const Pagination = z
   .object({ limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() })
   .meta({ id: 'Pagination', examples: [EXAMPLE_PAGINATION] });
 
-export const ListQuery = z.object({
+export const ListQuery = PaginationQuery.extend({
   status: z
     .string()
     .optional()
@@ -227,12 +227,4 @@ export const ListQuery = z.object({
   sort: z.enum(['inserted_at_desc', 'inserted_at_asc']).default('inserted_at_desc'),
   search: z.string().max(200).optional().describe('case-insensitive substring of reference, origin and destination city and address line'),
   company_id: z.uuid().optional().describe('the courier company now carrying it (it follows an automatic failover)'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(50)
-    .transform((v) => Math.min(v, 100))
-    .describe('1..100, default 50; larger values are clamped to 100'),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
 });

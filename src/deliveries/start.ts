@@ -28,8 +28,8 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
  * the delivery was not final (src/deliveries/recovery.ts); that start runs a new workflow where the first one ran.
  */
 export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery, restart?: DeliveryContinuedState): Promise<void> {
-  // Automatic failover as the tenant's policy stands now (absent when off: a failure before pickup stalls).
-  const redispatch = redispatchPolicyFor(await dispatchPolicyOf(pool, d.tenant_id), config.assignTimeoutUnitMs);
+  // Automatic failover as the tenant's policy of the delivery's mode stands now (absent when off: a failure before pickup stalls).
+  const redispatch = redispatchPolicyFor(await dispatchPolicyOf(pool, d.tenant_id, d.livemode), config.assignTimeoutUnitMs);
   const input: DeliveryWorkflowInput = {
     deliveryId: d.id,
     tenantId: d.tenant_id,

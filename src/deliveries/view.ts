@@ -27,13 +27,18 @@ export function trackingUrl(baseUrl: string, deliveryId: string) {
   return `${baseUrl}/track/${deliveryId}`;
 }
 
+/** What the merchant's and the widget's views of a delivery begin with. */
+const toBase = (d: DeliveryRow) => ({
+  id: d.id,
+  reference: d.reference,
+  status: d.status,
+  livemode: d.livemode,
+  inserted_at: d.inserted_at.toISOString(),
+});
+
 export function toSummary(d: DeliveryRow) {
   return {
-    id: d.id,
-    reference: d.reference,
-    status: d.status,
-    livemode: d.livemode,
-    inserted_at: d.inserted_at.toISOString(),
+    ...toBase(d),
     origin: d.origin,
     destination: d.destination,
     parcel: d.parcel,
@@ -68,11 +73,7 @@ const withoutContact = <A extends { contact?: unknown }>({ contact: _contact, ..
  */
 export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: string, full = false) {
   return {
-    id: d.id,
-    reference: d.reference,
-    status: d.status,
-    livemode: d.livemode,
-    inserted_at: d.inserted_at.toISOString(),
+    ...toBase(d),
     origin: full ? d.origin : withoutContact(d.origin),
     destination: full ? d.destination : withoutContact(d.destination),
     parcel: d.parcel,

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../schemas.js';
 import { Pagination } from '../deliveries/schemas.js';
-import type { ApiKeyRow } from './repository.js';
 
 /** Active keys per tenant and mode. */
 export const MAX_ACTIVE_KEYS = 50;
@@ -68,27 +67,3 @@ export const UpdateApiKeyBody = z
   .meta({ examples: [{ allowed_origins: ['https://loja-kianda.ao', 'https://www.loja-kianda.ao'] }] });
 
 export const ApiKeyIdParam = z.object({ id: z.uuid() });
-
-export const ApiKeyListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(50)
-    .transform((v) => Math.min(v, 100))
-    .describe('1..100, default 50; larger values are clamped to 100'),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
-});
-
-export function toApiKey(row: ApiKeyRow) {
-  return {
-    id: row.id,
-    kind: row.kind,
-    livemode: row.livemode,
-    prefix: row.prefix,
-    allowed_origins: row.allowed_origins,
-    status: row.revoked_at ? ('revoked' as const) : ('active' as const),
-    created_at: row.created_at.toISOString(),
-    revoked_at: row.revoked_at?.toISOString() ?? null,
-  };
-}

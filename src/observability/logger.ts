@@ -5,10 +5,25 @@
 import pino, { type Logger as Pino, type LoggerOptions } from 'pino';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
 
-/** Names of fields that hold secrets: keys, tokens, webhook and fleet secrets, the delivery PIN, client secrets. */
+/**
+ * Names of fields that hold secrets: keys, tokens, webhook and fleet secrets, the delivery PIN, client secrets, and the
+ * dashboard's: session cookies (request and response headers, parsed cookies, the session token), CSRF tokens (the
+ * header, the session's field), passwords and their hashes, set-password links and their tokens.
+ */
 const SECRET_FIELDS = [
   'authorization',
   'cookie',
+  'set-cookie',
+  'dashboard_session',
+  '__Host-dashboard_session',
+  'sessionToken',
+  'session_token',
+  'csrf_token',
+  'csrfToken',
+  'x-csrf-token',
+  'password_hash',
+  'passwordHash',
+  'set_password_url',
   'secret',
   'previous_secret',
   'fleet_secret',
@@ -25,8 +40,11 @@ const SECRET_FIELDS = [
   'password',
 ];
 
+/** A path step naming `field`: `.field`, or `["x-csrf-token"]` for a name that is not an identifier. */
+const step = (field: string) => (/^[A-Za-z_$][\w$]*$/.test(field) ? `.${field}` : `[${JSON.stringify(field)}]`);
+
 /** Every secret field at the top of a logged object and up to three levels down (req.headers.authorization, payload.pin ...). */
-export const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`, `*.*.*.${field}`]);
+export const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => ['', '*', '*.*', '*.*.*'].map((parent) => `${parent}${step(field)}`.replace(/^\./, '')));
 
 const SECRET_QUERY = /([?&](?:client_secret|secret|token|key|api_key|pin)=)[^&#]*/gi;
 

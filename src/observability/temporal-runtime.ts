@@ -3,21 +3,8 @@
 // loopback port and served with the worker's metrics (src/worker.ts). And the activity interceptor that adds the
 // delivery and tenant of an activity's input to its log lines.
 import { Runtime, makeTelemetryFilterString, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import net from 'node:net';
 import type { Logger as Pino } from 'pino';
 import { TemporalPinoLogger } from './logger.js';
-
-/** A free TCP port on 127.0.0.1 (for Temporal Core's metrics, which only the worker's own listener reads). */
-export async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Runtime.install, once per process, before any worker or NativeConnection. `coreMetricsAddress` (host:port): where

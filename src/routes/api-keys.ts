@@ -5,22 +5,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../deps.js';
 import { countActiveScopedKeys, findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from '../keys/repository.js';
-import {
-  ApiKey,
-  ApiKeyIdParam,
-  ApiKeyList,
-  ApiKeyListQuery,
-  ApiKeyWithSecret,
-  CreateApiKeyBody,
-  MAX_ACTIVE_KEYS,
-  UpdateApiKeyBody,
-  toApiKey,
-} from '../keys/schemas.js';
+import { ApiKey, ApiKeyIdParam, ApiKeyList, ApiKeyWithSecret, CreateApiKeyBody, MAX_ACTIVE_KEYS, UpdateApiKeyBody } from '../keys/schemas.js';
+import { toApiKey } from '../keys/view.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { createKey, normaliseOrigin } from '../lib/tenants.js';
 import { scopeOf } from '../plugins/auth.js';
-import { IdempotencyHeaders, problems } from '../schemas.js';
+import { IdempotencyHeaders, PaginationQuery, problems } from '../schemas.js';
 
 const TAG = ['api_keys'];
 
@@ -51,7 +42,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
         operationId: 'listApiKeys',
         summary: "List the tenant's API keys of the calling key's mode, newest first",
         description: 'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
-        querystring: ApiKeyListQuery,
+        querystring: PaginationQuery,
         response: { 200: ApiKeyList, ...problems(401, 422, 429) },
       },
     },

@@ -1,7 +1,7 @@
 // Deliveries: merchant surface (/v1/deliveries...) and widget surface (/v1/widget/deliveries...). Every read and
 // write is confined to the key's scope: its tenant and its mode (a test key's deliveries are test deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
@@ -74,9 +74,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     return found;
   };
 
-  async function create(request: FastifyRequest, body: CreateDeliveryInput, source: 'api' | 'widget') {
+  async function create(request: FastifyRequest, reply: FastifyReply, body: CreateDeliveryInput, source: 'api' | 'widget') {
     const key = request.headers['idempotency-key'];
     const created = await createDelivery(pool, config, scopeOf(request), body, source, typeof key === 'string' && key ? `${source}:${key}` : null);
+    if (created.replayed) {
+      // The delivery an earlier request under this key made (its idempotency record had expired): the same answer, as a
+      // replay. A widget delivery's client secret is not kept, so it is left out, as the idempotency plugin does.
+      reply.header('idempotent-replayed', 'true');
+      if (source === 'widget') reply.header('idempotent-replay-withheld', 'client_secret');
+      // A delivery whose workflow was started is not started again (its closed run may be gone from Temporal by now).
+      if (created.row.workflow_started_at) return created;
+    }
     try {
       await startDeliveryWorkflow(temporal, pool, config, created);
     } catch (err) {
@@ -122,7 +130,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       },
     },
     async (request, reply) => {
-      const { row, events } = await create(request, request.body, 'api');
+      const { row, events } = await create(request, reply, request.body, 'api');
       return reply.code(201).send(toDelivery(row, events, config.baseUrl));
     },
   );
@@ -319,7 +327,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const policy = await widgetPaymentPolicy(pool, request.auth!.keyId);
       const cash = applyWidgetPaymentPolicy(policy, body.payment_method, body.cash_collect_aoa);
       const tagged = { ...body, cash_collect_aoa: cash, options: { ...body.options, metadata: { ...body.options?.metadata, source: 'widget' } } };
-      const created = await create(request, tagged, 'widget');
+      const created = await create(request, reply, tagged, 'widget');
       if (created.client_secret) clientSecrets.set(request, created.client_secret);
       return reply.code(201).send(toDelivery(created.row, created.events, config.baseUrl));
     },

@@ -128,7 +128,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       try {
         // A job the delivery moved away from (automatic failover) changes nothing either: recorded as ignored.
         if (isFinal(delivery.status) || delivery.superseded) throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
-        await passFleetEvent(temporal, delivery, { eventType: event.event_type, occurredAt: event.occurred_at, payload: event.payload, webhookId });
+        await passFleetEvent(temporal, delivery, {
+          eventType: event.event_type,
+          occurredAt: event.occurred_at,
+          payload: event.payload,
+          webhookId,
+          companyId: courierId,
+        });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err; // not recorded: the courier retries the same webhook-id
         // The workflow has finished (the delivery is final) or the job was superseded, so the event changes nothing.

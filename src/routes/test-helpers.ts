@@ -136,6 +136,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
           occurredAt: new Date().toISOString(),
           payload: { note: 'test helper', ...(pin !== undefined ? { pin } : {}) },
           webhookId,
+          companyId: delivery.company_id,
         });
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) {

@@ -7,20 +7,10 @@ import type { AppDeps } from '../deps.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
-import { problems } from '../schemas.js';
+import { PaginationQuery, problems } from '../schemas.js';
 import { listUsers } from '../users/repository.js';
-import {
-  CreateUserBody,
-  DeletedUser,
-  PasswordLink,
-  UpdateUserBody,
-  User,
-  UserIdParam,
-  UserList,
-  UserListQuery,
-  UserWithLink,
-  toUser,
-} from '../users/schemas.js';
+import { CreateUserBody, DeletedUser, PasswordLink, UpdateUserBody, User, UserIdParam, UserList, UserWithLink } from '../users/schemas.js';
+import { toUser } from '../users/view.js';
 import { changeRole, createUser, newPasswordLink, removeUser } from '../users/service.js';
 
 const TAG = ['users'];
@@ -44,7 +34,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         tags: TAG,
         operationId: 'listUsers',
         summary: "List the tenant's dashboard users, oldest first",
-        querystring: UserListQuery,
+        querystring: PaginationQuery,
         response: { 200: UserList, ...problems(401, 403, 422, 429) },
       },
     },

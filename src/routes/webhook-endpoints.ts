@@ -8,7 +8,7 @@ import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
 import type { Scope } from '../lib/scope.js';
-import { IdempotencyHeaders, problems } from '../schemas.js';
+import { IdempotencyHeaders, PaginationQuery, problems } from '../schemas.js';
 import {
   countEndpoints,
   createEndpoint,
@@ -29,7 +29,6 @@ import {
   DeletedEndpoint,
   EndpointIdParam,
   EndpointList,
-  EndpointListQuery,
   ReplayBody,
   ReplayResponse,
   UpdateEndpointBody,
@@ -103,7 +102,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         tags: TAG,
         operationId: 'listWebhookEndpoints',
         summary: "List the tenant's webhook endpoints, newest first",
-        querystring: EndpointListQuery,
+        querystring: PaginationQuery,
         response: { 200: EndpointList, ...problems(401, 422, 429) },
       },
     },

@@ -45,23 +45,35 @@ export async function updateTenantPageSettings(
   return rows[0] ?? null;
 }
 
-/** The tenant's dispatch policy (src/tenants/dispatch-policy.ts); the defaults when it never set one. */
-export async function dispatchPolicyOf(pool: Pool, tenantId: string): Promise<DispatchPolicy> {
+/**
+ * The tenant's dispatch policy of one mode (src/tenants/dispatch-policy.ts): live and test mode each have their own, as
+ * everything else of test mode (docs/test-mode.md). The defaults when the tenant never set one for that mode.
+ */
+export async function dispatchPolicyOf(pool: Pool, tenantId: string, livemode: boolean): Promise<DispatchPolicy> {
   const { rows } = await pool.query<DispatchPolicy>(
     `SELECT auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids::text[] AS preferred_company_ids
-       FROM tenant_dispatch_policies WHERE tenant_id = $1`,
-    [tenantId],
+       FROM tenant_dispatch_policies WHERE tenant_id = $1 AND livemode = $2`,
+    [tenantId, livemode],
   );
   return rows[0] ?? { ...DEFAULT_DISPATCH_POLICY };
 }
 
-/** Stores the whole policy (the caller merged the change into the current one). */
-export async function saveDispatchPolicy(pool: Pool, tenantId: string, policy: DispatchPolicy): Promise<void> {
+/** Stores the whole policy of one mode (the caller merged the change into the current one). */
+export async function saveDispatchPolicy(pool: Pool, tenantId: string, livemode: boolean, policy: DispatchPolicy): Promise<void> {
   await pool.query(
-    `INSERT INTO tenant_dispatch_policies (tenant_id, auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (tenant_id) DO UPDATE SET auto_redispatch = $2, max_fee_increase_aoa = $3, max_redispatches = $4,
-       assign_timeout_minutes = $5, preferred_company_ids = $6, updated_at = now()`,
-    [tenantId, policy.auto_redispatch, policy.max_fee_increase_aoa, policy.max_redispatches, policy.assign_timeout_minutes, policy.preferred_company_ids],
+    `INSERT INTO tenant_dispatch_policies (tenant_id, livemode, auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes,
+                                           preferred_company_ids)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (tenant_id, livemode) DO UPDATE SET auto_redispatch = $3, max_fee_increase_aoa = $4, max_redispatches = $5,
+       assign_timeout_minutes = $6, preferred_company_ids = $7, updated_at = now()`,
+    [
+      tenantId,
+      livemode,
+      policy.auto_redispatch,
+      policy.max_fee_increase_aoa,
+      policy.max_redispatches,
+      policy.assign_timeout_minutes,
+      policy.preferred_company_ids,
+    ],
   );
 }

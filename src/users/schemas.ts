@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { Timestamp, Uri } from '../schemas.js';
 import { Pagination } from '../deliveries/schemas.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
-import type { UserRow } from './repository.js';
 import { ROLES } from './roles.js';
 
 const EXAMPLE_USER = {
@@ -57,17 +56,6 @@ export const UpdateUserBody = z.object({ role: Role }).meta({ examples: [{ role:
 
 export const UserIdParam = z.object({ id: z.uuid() });
 
-export const UserListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(50)
-    .transform((v) => Math.min(v, 100))
-    .describe('1..100, default 50; larger values are clamped to 100'),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
-});
-
 export const DeletedUser = z
   .object({ id: z.uuid(), deleted: z.literal(true) })
   .meta({ examples: [{ id: EXAMPLE_USER.id, deleted: true }] })
@@ -87,13 +75,5 @@ export const SetPasswordBody = z.object({
     .max(PASSWORD_MAX_LENGTH, `use at most ${PASSWORD_MAX_LENGTH} characters`),
 });
 
-export function toUser(row: UserRow) {
-  return {
-    id: row.id,
-    email: row.email,
-    role: row.role,
-    status: row.password_hash ? ('active' as const) : ('invited' as const),
-    created_at: row.created_at.toISOString(),
-    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? null,
-  };
-}
+// src/cli/admin.ts still imports it from here.
+export { toUser } from './view.js';

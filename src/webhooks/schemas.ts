@@ -1,6 +1,6 @@
 // Request and response schemas of /v1/webhook_endpoints (OpenAPI through the zod type provider).
 import { z } from 'zod';
-import { Timestamp, Uri } from '../schemas.js';
+import { PaginationQuery, Timestamp, Uri } from '../schemas.js';
 import { Pagination } from '../deliveries/schemas.js';
 import { EXAMPLE_CREATED_EVENT, EXAMPLE_PAGINATION, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
 import { EVENT_TYPES } from '../../workflows/deliveries/states.js';
@@ -89,18 +89,7 @@ export const WebhookAttempt = z
   })
   .meta({ id: 'WebhookAttempt', examples: [EXAMPLE_WEBHOOK_ATTEMPT] });
 
-export const EndpointListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(50)
-    .transform((v) => Math.min(v, 100))
-    .describe('1..100, default 50; larger values are clamped to 100'),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
-});
-
-export const AttemptListQuery = EndpointListQuery.extend({
+export const AttemptListQuery = PaginationQuery.extend({
   message_id: z.string().max(100).optional().describe('only the attempts of this message'),
   status: z.enum(['succeeded', 'failed', 'exhausted']).optional(),
 });

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EventEmitter } from 'node:events';
 import type { DeliveryActivities, RecordInput } from '../../activities/deliveries/activities.js';
-import type { RedispatchPlan } from '../../workflows/deliveries/definitions.js';
+import { CourierRejected, type RedispatchPlan } from '../../workflows/deliveries/definitions.js';
 
 export type Booking = Awaited<ReturnType<DeliveryActivities['dispatchDelivery']>>;
 /** A dispatch answer: called with the attempt number (1 for the first call of this delivery). */
@@ -39,7 +39,7 @@ export const courier = {
     async (attempt, deliveryId) => ({ tracking_ref: trackingRefOf(deliveryId, attempt), status, courierName: 'Fake Courier' }),
   /** A 4xx from the courier: final, as the real activity reports it. */
   rejects: (): DispatchScript => async () => {
-    throw ApplicationFailure.nonRetryable('fake courier: rejected (422)', 'CourierRejected', { status: 422 });
+    throw ApplicationFailure.nonRetryable('fake courier: rejected (422)', CourierRejected, { status: 422 });
   },
   /** The courier is down: every attempt fails (retryable). */
   fails: (): DispatchScript => async () => {

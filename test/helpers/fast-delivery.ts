@@ -1,8 +1,12 @@
 // The fast workflow tier's harness: delivery workflows on the run's real Temporal dev server, with in-memory fake
 // activities (fake-activities.ts) scripted per delivery. Shared by test/workflows/*.fast.test.ts.
 import { type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ROOT_DIR } from '../../src/config.js';
 import {
   fleetEventSignal,
   stateQuery,
@@ -25,10 +29,27 @@ export function useFakeWorker(): void {
     env = await startFakeWorker();
   });
   afterAll(async () => {
+    if (process.env.RECORD_HISTORIES) await recordHistories(process.env.RECORD_HISTORIES);
     // Stalled deliveries never end on their own: terminate what is still running.
     await Promise.all(handles.map((h) => h.terminate('test over').catch(() => undefined)));
     await env?.close();
   });
+}
+
+/**
+ * RECORD_HISTORIES=<version>: the histories of this file's deliveries, finished or still waiting (stalled), go into
+ * test/fixtures/histories/<version>/ as `<file>-<n>.history.bin`, beside those of test/lifecycle.test.ts, and replay
+ * there from then on (the shapes only this tier reaches: failover, superseded events, races).
+ */
+async function recordHistories(version: string) {
+  const folder = path.join(ROOT_DIR, 'test', 'fixtures', 'histories', version);
+  fs.mkdirSync(folder, { recursive: true });
+  const file = path.basename(expect.getState().testPath ?? 'fast', '.fast.test.ts');
+  let n = 0;
+  for (const handle of handles) {
+    const history = await handle.fetchHistory();
+    fs.writeFileSync(path.join(folder, `${file}-${String(++n).padStart(2, '0')}.history.bin`), temporal.api.history.v1.History.encode(history).finish());
+  }
 }
 
 /** No budget and a long payment window unless a test sets them; dispatch retries every 50 ms, 3 attempts. */
@@ -50,10 +71,9 @@ export type StartOptions = Partial<Omit<DeliveryWorkflowInput, 'timeouts'>> & {
   plans?: RedispatchPlan[];
 };
 
-/** Starts a delivery workflow on the fake worker's queue, its courier scripted by `dispatch` and `cancel`. */
-export async function startDelivery(options: StartOptions = {}) {
-  const { dispatch, cancel, plans, timeouts: t, ...fields } = options;
-  const input: DeliveryWorkflowInput = {
+/** A delivery workflow's input for the fake activities (fresh ids, a `pending` delivery), with `fields` over it. */
+export function fastDeliveryInput(fields: Partial<Omit<DeliveryWorkflowInput, 'timeouts'>> = {}, t: Partial<DeliveryTimeouts> = {}): DeliveryWorkflowInput {
+  return {
     deliveryId: randomUUID(),
     tenantId: randomUUID(),
     reference: 'DLV-FAST000000',
@@ -66,6 +86,12 @@ export async function startDelivery(options: StartOptions = {}) {
     ...fields,
     timeouts: timeouts(t),
   };
+}
+
+/** Starts a delivery workflow on the fake worker's queue, its courier scripted by `dispatch` and `cancel`. */
+export async function startDelivery(options: StartOptions = {}) {
+  const { dispatch, cancel, plans, timeouts: t, ...fields } = options;
+  const input = fastDeliveryInput(fields, t);
   env.fakes.script(input.deliveryId, { dispatch, cancel, redispatch: plans });
   const handle = await env.client.workflow.start(deliveryWorkflow, {
     taskQueue: env.taskQueue,

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { cancelUpdate, type RedispatchPlan, type RedispatchPolicy } from '../../workflows/deliveries/definitions.js';
+import { CourierRejected, cancelUpdate, type RedispatchPlan, type RedispatchPolicy } from '../../workflows/deliveries/definitions.js';
 import { courier, gatedDispatch, type DispatchScript } from '../helpers/fake-activities.js';
 import { env, startDelivery, stateWhen, useFakeWorker } from '../helpers/fast-delivery.js';
 
@@ -25,7 +25,7 @@ const next = (fee = 150_000): RedispatchPlan => ({
   oldFeeAoa: 150_000,
   quoteId: randomUUID(),
 });
-const rejected = () => ApplicationFailure.nonRetryable('fake courier: rejected (422)', 'CourierRejected', { status: 422 });
+const rejected = () => ApplicationFailure.nonRetryable('fake courier: rejected (422)', CourierRejected, { status: 422 });
 /** The first `n` bookings are refused; later ones (another company) book as `then`. */
 const rejectsFirst =
   (n: number, then: DispatchScript = courier.books()): DispatchScript =>
@@ -91,6 +91,42 @@ describe.concurrent('automatic failover (fast tier)', () => {
     await d.waitFor('delivery.pickup_ready');
     await d.fleet('failed');
     await expect(d.handle.result()).resolves.toEqual({ status: 'failed' });
+  });
+
+  it("the first company's events already on their way when it moved on are ignored (superseded_booking); the new company's count", async ({ expect }) => {
+    const plan = next();
+    const d = await startDelivery({ redispatch: policy(), plans: [plan] });
+    await d.waitFor('delivery.assigned');
+    const first = d.input.companyId;
+    // Both passed by the API before the failover moved the delivery: its `failed`, then a `pickup_ready` of the old job.
+    await d.fleet('failed', { companyId: first, webhookId: 'wh-failed' });
+    await d.fleet('pickup_ready', { companyId: first, webhookId: 'wh-late' });
+    const events = await d.waitFor('delivery.pickup_ready');
+    expect(events.map((e) => e.eventType)).toEqual([
+      'delivery.dispatched',
+      'delivery.assigned',
+      'delivery.redispatched',
+      'delivery.dispatched',
+      'delivery.assigned',
+      'delivery.pickup_ready',
+    ]);
+    expect(events.at(-1)).toMatchObject({
+      toStatus: null,
+      payload: { ignored: true, reason: 'superseded_booking', status: 'assigned', webhook_id: 'wh-late' },
+    });
+    expect((await stateWhen(d.handle, 'assigned')).status).toBe('assigned');
+    // The same event from the company it moved to is taken.
+    await d.fleet('pickup_ready', { companyId: plan.companyId!, webhookId: 'wh-new' });
+    await d.waitFor('delivery.pickup_ready', { webhook_id: 'wh-new' });
+    expect(await stateWhen(d.handle, 'pickup_ready')).toMatchObject({ status: 'pickup_ready', companyId: plan.companyId });
+  });
+
+  it('the failover a courier `failed` causes keeps its webhook-id (the test helper finds it)', async ({ expect }) => {
+    const d = await startDelivery({ redispatch: policy(), plans: [next()] });
+    await d.waitFor('delivery.assigned');
+    await d.fleet('failed', { webhookId: 'test_helper_1' });
+    const events = await d.waitFor('delivery.redispatched');
+    expect(events.at(-1)!.payload).toMatchObject({ reason: 'courier_failed', webhook_id: 'test_helper_1' });
   });
 
   it('no company qualifies: stalled as today, with what was tried', async ({ expect }) => {

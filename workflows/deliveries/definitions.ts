@@ -69,24 +69,34 @@ export type DeliveryInboxItem =
   /** Request Cancellation in the Temporal UI (a cancellation of the workflow), taken as a message, never an abrupt end. */
   | { kind: 'cancel_requested' };
 
-/** What a delivery workflow run hands to the next one when it continues as new. */
+/**
+ * What a delivery workflow run hands to the next one when it continues as new: the fields of the workflow's
+ * DeliveryState (delivery-state.ts), which holds them live (the webhook-ids as a Set, the failover fields always set).
+ */
 export interface DeliveryContinuedState {
+  /** The current status (changed through `enter`). */
   status: Status;
+  /** The status the delivery stalled from: where the operator's `resume` returns it. */
   previousStatus: Status | null;
+  /** The courier company booked, or to book. */
   companyId: string;
+  /** The courier's job, once booked. */
   trackingRef: string | null;
   /** When the current status was entered (epoch ms): state budgets keep counting across runs. */
   enteredAt: number;
+  /** The SLA deadline has stalled the delivery already (it does so once). */
   slaStalled: boolean;
+  /** The courier is to be booked (entering `pending`, or after a redispatch). */
   needsDispatch: boolean;
   /** Wrong PINs since the last (re)entry into a deliverable state. */
   pinAttempts: number;
-  /** Messages not handled yet. */
+  /** Messages (fleet events, operator actions) waiting for the main loop, oldest first. */
   inbox: DeliveryInboxItem[];
   /** The most recent fleet webhook-ids (bounded), so a courier's retry still counts once after the hand-over. */
   seenWebhookIds: string[];
-  /** Automatic failover: companies moved away from, and when the current booking was made (absent before failover). */
+  /** Automatic failover: the companies the delivery moved away from, oldest first (absent before failover). */
   redispatchedFrom?: string[];
+  /** When the current booking was made (epoch ms), for the assign timeout of automatic failover; null before one (absent before failover). */
   bookedAt?: number | null;
 }
 
@@ -99,6 +109,12 @@ export interface FleetEvent {
   pinVerified: boolean;
   /** The fleet webhook's `webhook-id`, kept in the event payload. */
   webhookId?: string;
+  /**
+   * The courier company that sent it (the API, the test helpers and the simulated couriers set it). When it is not the
+   * delivery's company any more (automatic failover or an operator moved it on while the event was on its way), the
+   * workflow records it as ignored, `superseded_booking`, and changes nothing. Absent (older senders): not checked.
+   */
+  companyId?: string;
 }
 
 export interface OperatorAction {

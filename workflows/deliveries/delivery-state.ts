@@ -6,31 +6,18 @@ import type { Status } from './states.js';
 /** Fleet webhook-ids a run hands over to the next one at continue-as-new (the most recent ones). */
 const SEEN_WEBHOOK_IDS_CARRIED = 1000;
 
+/** The fields of DeliveryContinuedState (definitions.ts), held live by one run; the constructor sets every one. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- declares the class's fields, all set in its constructor
+export interface DeliveryState extends Omit<DeliveryContinuedState, 'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt'> {
+  redispatchedFrom: string[];
+  bookedAt: number | null;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class DeliveryState {
-  /** The current status (changed through `enter`). */
-  status: Status;
-  /** The status the delivery stalled from: where the operator's `resume` returns it. */
-  previousStatus: Status | null;
-  /** The courier company booked, or to book. */
-  companyId: string;
-  /** The courier's job, once booked. */
-  trackingRef: string | null;
-  /** When the current status was entered (epoch ms): state budgets keep counting across runs. */
-  enteredAt: number;
-  /** The SLA deadline has stalled the delivery already (it does so once). */
-  slaStalled: boolean;
-  /** The courier is to be booked (entering `pending`, or after a redispatch). */
-  needsDispatch: boolean;
-  /** Wrong PINs since the last (re)entry into a deliverable state. */
-  pinAttempts: number;
-  /** Messages (fleet events, operator actions) waiting for the main loop, oldest first. */
   readonly inbox: DeliveryInboxItem[];
   /** Fleet webhook-ids seen: a courier retrying an event after a lost answer counts once. */
   readonly seenWebhookIds: Set<string>;
-  /** Automatic failover: the companies the delivery moved away from, oldest first. */
-  redispatchedFrom: string[];
-  /** When the current booking was made (epoch ms), for the assign timeout of automatic failover; null before one. */
-  bookedAt: number | null;
 
   /** A run that continues an earlier one (continue-as-new) starts from the state that run handed over. */
   constructor(input: DeliveryWorkflowInput) {

@@ -143,6 +143,10 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
    * on. A local activity's result can reach the workflow in a later workflow task than the one that ran it, and then
    * `workflowInfo().historyLength`, which decides the continue-as-new of a long run, is not the same at that point on
    * replay; with regular activities it is. A normal lifecycle has a handful of fleet events and never gets here.
+   *
+   * Not behind a patch: it shipped without one (999f7b0), and the runs of that version (bbac359, flooded ones included:
+   * test/fixtures/histories/bbac359/flooded.history.bin) must keep replaying. A pre-failover run flooded past
+   * LOCAL_RECORDS_MAX in one run stopped replaying with that version already; no patch added now could serve both.
    */
   let fleetSignalsThisRun = 0;
   const flooded = () => fleetSignalsThisRun > LOCAL_RECORDS_MAX;
@@ -407,14 +411,33 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     ...(event.webhookId ? { webhook_id: event.webhookId } : {}),
   });
 
+  /**
+   * An event from a company the delivery has moved away from (automatic failover, an operator's redispatch) while it was
+   * on its way: the API passed it before the move, or a simulated courier signalled it. It is about the old job, never
+   * the new booking. Events that name no company (older senders) are not checked.
+   */
+  const superseded = (event: FleetEvent) => event.companyId !== undefined && event.companyId !== state.companyId;
+
+  /** Why a fleet event changes nothing now, or null when the state machine takes it. */
+  const ignoredBecause = (event: FleetEvent): string | null => {
+    if (superseded(event)) return 'superseded_booking';
+    return FLEET_TRANSITIONS[event.eventType].from.includes(state.status) ? null : `not_allowed_from_${state.status}`;
+  };
+
   async function onFleetEvent(event: FleetEvent) {
     const rule = FLEET_TRANSITIONS[event.eventType];
     const payload = fleetPayload(event);
     const ignore = (reason: string, extra: Record<string, unknown> = {}) =>
       record(null, rule.eventType, { ...payload, ...extra, ignored: true, reason, status: state.status }, 'fleet_webhook');
-    if (!rule.from.includes(state.status)) return ignore(`not_allowed_from_${state.status}`);
-    // A courier that fails the job before pickup: with automatic failover, the next company takes it.
-    if (event.eventType === 'failed' && (await failover('courier_failed', { courier_payload: payload.courier }))) return;
+    const refused = ignoredBecause(event);
+    if (refused) return ignore(refused);
+    // A courier that fails the job before pickup: with automatic failover, the next company takes it. The outcome
+    // (delivery.redispatched, or delivery.stalled when no company qualifies) keeps the fleet webhook-id, as any
+    // recorded fleet event does, so the test helper that sent it (and an operator) finds what it became.
+    if (event.eventType === 'failed') {
+      const extra = { courier_payload: payload.courier, ...(event.webhookId ? { webhook_id: event.webhookId } : {}) };
+      if (await failover('courier_failed', extra)) return;
+    }
     const pinChecked = event.eventType === 'delivered' && input.requireDeliveryPin;
     if (pinChecked && !event.pinVerified) {
       await ignore('pin_mismatch', { pin_verified: false });
@@ -431,7 +454,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     let n = 0;
     while (n < inbox.length && n < IGNORED_BATCH_MAX) {
       const item = inbox[n];
-      if (item.kind !== 'fleet' || FLEET_TRANSITIONS[item.event.eventType].from.includes(state.status)) break;
+      if (item.kind !== 'fleet' || ignoredBecause(item.event) === null) break;
       n++;
     }
     return n;
@@ -452,7 +475,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
         eventType: FLEET_TRANSITIONS[event.eventType].eventType,
         occurredAt,
         source: 'fleet_webhook',
-        payload: { ...fleetPayload(event), ignored: true, reason: `not_allowed_from_${state.status}`, status: state.status },
+        payload: { ...fleetPayload(event), ignored: true, reason: ignoredBecause(event), status: state.status },
       };
     });
     await (lean && !flooded() ? local.recordIgnoredEvents : recordIgnoredEvents)({ deliveryId, tenantId, events });

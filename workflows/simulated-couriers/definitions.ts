@@ -12,6 +12,8 @@ export interface SimulatedCourierInput {
   moves: FleetEventType[];
   /** The pause before each of them (SIMULATED_COURIER_STEP_MS). */
   stepMs: number;
+  /** The company the job was booked with: each fleet event names it, so the delivery ignores it once moved on. */
+  companyId?: string;
 }
 
 export interface SimulatedCourierResult {

@@ -19,6 +19,7 @@ export async function simulatedCourierWorkflow(input: SimulatedCourierInput): Pr
         payload: { note: 'simulated test courier' },
         pinVerified: true,
         webhookId: `sim_${input.trackingRef}_${sent}`,
+        ...(input.companyId ? { companyId: input.companyId } : {}),
       });
     } catch {
       return { sent, stopped: 'delivery_closed' };

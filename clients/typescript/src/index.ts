@@ -40,6 +40,8 @@ export interface ClientOptions {
   maxRetryDelayMs?: number;
   /** Headers sent on every call (e.g. `Origin` for widget routes called outside a browser). */
   headers?: Record<string, string>;
+  /** Waits `ms` between two attempts [a timer]; tests pass their own to see the waits without spending them. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Methods that change something: they get an `Idempotency-Key`, which is also what makes retrying them safe. */
@@ -64,6 +66,7 @@ export function createClient(options: ClientOptions): DeliveryApiClient {
       maxRetries: options.maxRetries ?? 2,
       retryDelayMs: options.retryDelayMs ?? 500,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
+      sleep: options.sleep ?? sleep,
     }),
   });
   client.use(idempotencyKeys);
@@ -86,7 +89,7 @@ const idempotencyKeys: Middleware = {
  */
 function retrying(
   fetch: (request: Request) => Promise<Response>,
-  policy: { maxRetries: number; retryDelayMs: number; maxRetryDelayMs: number },
+  policy: { maxRetries: number; retryDelayMs: number; maxRetryDelayMs: number; sleep: (ms: number) => Promise<void> },
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const retryable = !CREATING_METHODS.has(request.method) || request.headers.has('idempotency-key');
@@ -98,14 +101,14 @@ function retrying(
         response = await fetch(last ? request : request.clone());
       } catch (error) {
         if (last || request.signal.aborted) throw error;
-        await sleep(backoff(policy.retryDelayMs, attempt));
+        await policy.sleep(backoff(policy.retryDelayMs, attempt));
         continue;
       }
       if (last || !RETRY_STATUSES(response.status)) return response;
       const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoff(policy.retryDelayMs, attempt);
       if (wait > policy.maxRetryDelayMs) return response;
       await response.body?.cancel();
-      await sleep(wait);
+      await policy.sleep(wait);
     }
   };
 }

@@ -447,7 +447,7 @@ export interface paths {
     get: operations['getDispatchPolicy'];
     /**
      * Change the dispatch policy
-     * @description Changes the fields sent; the others keep their values. Deliveries take the policy in effect when they are created. Every preferred company must be one the tenant can book (422 not_allowed otherwise).
+     * @description Changes the fields sent; the others keep their values. Deliveries take the policy in effect when they are created. Each mode has its own policy: a test key changes the one of test deliveries, a live key the one of live deliveries. Every preferred company must be one the tenant can book in the key's mode (422 not_allowed otherwise).
      */
     put: operations['updateDispatchPolicy'];
     post?: never;
@@ -2022,6 +2022,9 @@ export interface operations {
   listDeliveries: {
     parameters: {
       query?: {
+        /** @description 1..100, default 50; larger values are clamped to 100 */
+        limit?: number;
+        offset?: number;
         /** @description one status, or a comma-separated list */
         status?: string;
         /** @description created on or after (inclusive) */
@@ -2033,9 +2036,6 @@ export interface operations {
         search?: string;
         /** @description the courier company now carrying it (it follows an automatic failover) */
         company_id?: string;
-        /** @description 1..100, default 50; larger values are clamped to 100 */
-        limit?: number;
-        offset?: number;
       };
       header?: never;
       path?: never;

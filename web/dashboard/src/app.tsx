@@ -2,9 +2,9 @@
 // page the path names. Pages load their own data from the /v1 routes (./api.ts).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiProblem, currentSession, handleSessionEnded, setCsrfToken, setMode as setApiMode, signOut, type Session } from './api';
-import { LANGS, translate, type Lang } from './i18n';
+import { translate, type Lang } from './i18n';
 import { navigate, useRoute } from './router';
-import { AppContext, Link, Loading, roleAllows, useApp, type AppState } from './ui';
+import { AppContext, LangPicker, Link, Loading, roleAllows, useApp, type AppState } from './ui';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryPage } from './pages/delivery';
 import { NewDeliveryPage } from './pages/new-delivery';
@@ -183,16 +183,7 @@ function Shell({ session, lang, setLang, mode, setMode, onSignedOut }: ShellProp
               />
               {t('mode_test')}
             </label>
-            <label class="lang">
-              <span class="visually-hidden">{t('language')}</span>
-              <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
-                {LANGS.map((l) => (
-                  <option key={l} value={l}>
-                    {l === 'pt' ? 'Português' : 'English'}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <LangPicker class="lang" lang={lang} setLang={setLang} label={t('language')} />
             <span class="who">{t('signed_in_as', { email: session.user.email, role: t(`role_${session.user.role}`) })}</span>
             <button
               type="button"

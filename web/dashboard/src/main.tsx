@@ -4,4 +4,6 @@ import { render } from 'preact';
 import { App } from './app';
 import './styles.css';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+root.replaceChildren(); // the boot message (index.html) goes: render() diffs against what is there and could keep it
+render(<App />, root);

@@ -1,9 +1,9 @@
 // Pieces every page uses: the app's context (session, language, mode), links, loading and error states (the
-// problem+json `detail` as the API wrote it), a confirmation dialog, the one-time secret box, status badges.
+// problem+json `detail` as the API wrote it), the list table, a confirmation dialog, the one-time secret box, status badges.
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiProblem, NETWORK_ERROR, type Role, type Session } from './api';
-import { statusLabel, translate, type Lang, type MessageKey } from './i18n';
+import { LANGS, statusLabel, translate, type Lang, type MessageKey } from './i18n';
 import { BASE, follow } from './router';
 
 export interface AppState {
@@ -30,6 +30,22 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
     <a href={BASE + to} onClick={(e) => follow(e as unknown as MouseEvent, to)} {...rest}>
       {children}
     </a>
+  );
+}
+
+/** The language picker (the shell's header, the sign-in and set-password pages). */
+export function LangPicker(props: { lang: Lang; setLang: (lang: Lang) => void; label: string; class: string }) {
+  return (
+    <label class={props.class}>
+      <span class="visually-hidden">{props.label}</span>
+      <select value={props.lang} onChange={(e) => props.setLang((e.target as HTMLSelectElement).value as Lang)}>
+        {LANGS.map((l) => (
+          <option key={l} value={l}>
+            {l === 'pt' ? 'Português' : 'English'}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
@@ -63,6 +79,47 @@ export function ErrorBox({ error, t, onRetry }: { error: unknown; t: AppState['t
         </button>
       ) : null}
     </div>
+  );
+}
+
+/** A column of a ListTable: its header; `num` right-aligns it, `hidden` shows the header to screen readers only (actions). */
+export type Column = string | { label: string; num?: boolean; hidden?: boolean };
+
+/**
+ * A list loaded with useLoad, as every list page shows it: the loading state, the error with a retry, `empty` when it
+ * has no rows, else a table with a header cell per column and `row(item)` per item. Nothing while `data` is null.
+ */
+export function ListTable<R>(props: {
+  loaded: Loaded<{ data: R[] } | null>;
+  t: AppState['t'];
+  columns: (Column | false)[];
+  row: (item: R) => ComponentChildren;
+  empty?: string;
+  class?: string;
+}) {
+  const { loaded, t, row, empty } = props;
+  const columns = props.columns.filter((c): c is Column => c !== false).map((c) => (typeof c === 'string' ? { label: c } : c));
+  const rows = loaded.data?.data;
+  return (
+    <>
+      {loaded.loading && !loaded.data ? <Loading label={t('loading')} /> : null}
+      {loaded.error ? <ErrorBox error={loaded.error} t={t} onRetry={loaded.reload} /> : null}
+      {rows && rows.length === 0 && empty ? <p class="empty">{empty}</p> : null}
+      {rows && (rows.length > 0 || !empty) ? (
+        <table class={props.class ?? 'list'}>
+          <thead>
+            <tr>
+              {columns.map((c) => (
+                <th key={c.label} scope="col" class={c.num ? 'num' : undefined}>
+                  {c.hidden ? <span class="visually-hidden">{c.label}</span> : c.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>{rows.map(row)}</tbody>
+        </table>
+      ) : null}
+    </>
   );
 }
 

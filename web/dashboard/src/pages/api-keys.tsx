@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, call, type ApiKey } from '../api';
 import { formatDateTime } from '../format';
-import { ConfirmButton, ErrorBox, Loading, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+import { ConfirmButton, ErrorBox, ListTable, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
 
 const lines = (text: string) =>
   text
@@ -78,75 +78,55 @@ export function ApiKeysPage() {
       <h1 tabIndex={-1}>{t('keys_title')}</h1>
       {!mayManage ? <RoleNote text={t('live_keys_owner')} /> : null}
       {created ? <SecretBox label={t('key')} value={created} note={t('key_once')} /> : null}
-      {list.loading && !list.data ? <Loading label={t('loading')} /> : null}
-      {list.error ? <ErrorBox error={list.error} t={t} onRetry={list.reload} /> : null}
       {revoke.error ? <ErrorBox error={revoke.error} t={t} /> : null}
-      {list.data ? (
-        list.data.data.length === 0 ? (
-          <p class="empty">{t('no_keys')}</p>
-        ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">{t('key')}</th>
-                <th scope="col">{t('kind')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('allowed_origins')}</th>
-                <th scope="col">{t('created')}</th>
-                {mayManage ? (
-                  <th scope="col">
-                    <span class="visually-hidden">{t('revoke')}</span>
-                  </th>
+      <ListTable
+        loaded={list}
+        t={t}
+        empty={t('no_keys')}
+        columns={[t('key'), t('kind'), t('status'), t('allowed_origins'), t('created'), mayManage && { label: t('revoke'), hidden: true }]}
+        row={(k) => (
+          <tr key={k.id} data-key={k.id} data-status={k.status}>
+            <th scope="row" data-label={t('key')} class="mono">
+              {k.prefix}…
+            </th>
+            <td data-label={t('kind')}>{k.kind === 'secret' ? t('kind_secret') : t('kind_publishable')}</td>
+            <td data-label={t('status')}>
+              <span class={`badge ${k.status === 'active' ? 'ok' : 'off'}`}>{k.status === 'active' ? t('active') : t('revoked')}</span>
+              {k.revoked_at ? <span class="muted block">{formatDateTime(lang, k.revoked_at)}</span> : null}
+            </td>
+            <td data-label={t('allowed_origins')}>
+              {k.kind === 'publishable' ? (
+                <>
+                  <span class="mono wrap">{k.allowed_origins.join(', ') || t('none')}</span>
+                  {mayManage && k.status === 'active' ? <OriginsEditor apiKey={k} onSaved={list.refresh} /> : null}
+                </>
+              ) : (
+                t('none')
+              )}
+            </td>
+            <td data-label={t('created')}>{formatDateTime(lang, k.created_at)}</td>
+            {mayManage ? (
+              <td>
+                {k.status === 'active' ? (
+                  <ConfirmButton
+                    danger
+                    class="danger small"
+                    label={t('revoke')}
+                    question={t('revoke_confirm', { prefix: k.prefix })}
+                    disabled={revoke.busy}
+                    onConfirm={() =>
+                      revoke.run(async () => {
+                        await call(api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id: k.id } } }));
+                        list.refresh();
+                      })
+                    }
+                  />
                 ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((k) => (
-                <tr key={k.id} data-key={k.id} data-status={k.status}>
-                  <th scope="row" data-label={t('key')} class="mono">
-                    {k.prefix}…
-                  </th>
-                  <td data-label={t('kind')}>{k.kind === 'secret' ? t('kind_secret') : t('kind_publishable')}</td>
-                  <td data-label={t('status')}>
-                    <span class={`badge ${k.status === 'active' ? 'ok' : 'off'}`}>{k.status === 'active' ? t('active') : t('revoked')}</span>
-                    {k.revoked_at ? <span class="muted block">{formatDateTime(lang, k.revoked_at)}</span> : null}
-                  </td>
-                  <td data-label={t('allowed_origins')}>
-                    {k.kind === 'publishable' ? (
-                      <>
-                        <span class="mono wrap">{k.allowed_origins.join(', ') || t('none')}</span>
-                        {mayManage && k.status === 'active' ? <OriginsEditor apiKey={k} onSaved={list.refresh} /> : null}
-                      </>
-                    ) : (
-                      t('none')
-                    )}
-                  </td>
-                  <td data-label={t('created')}>{formatDateTime(lang, k.created_at)}</td>
-                  {mayManage ? (
-                    <td>
-                      {k.status === 'active' ? (
-                        <ConfirmButton
-                          danger
-                          class="danger small"
-                          label={t('revoke')}
-                          question={t('revoke_confirm', { prefix: k.prefix })}
-                          disabled={revoke.busy}
-                          onConfirm={() =>
-                            revoke.run(async () => {
-                              await call(api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id: k.id } } }));
-                              list.refresh();
-                            })
-                          }
-                        />
-                      ) : null}
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
+              </td>
+            ) : null}
+          </tr>
+        )}
+      />
 
       {mayManage ? (
         <form class="card stack" onSubmit={submit} aria-labelledby="h-create-key">

@@ -1,29 +1,23 @@
 // Signing in (email and password: a session cookie), and setting a password from the one-time link an owner sent.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiProblem, NETWORK_ERROR, setPassword, signIn, type Session } from '../api';
-import { LANGS, type Lang } from '../i18n';
+import type { Lang } from '../i18n';
 import { BASE } from '../router';
-import { useWords } from '../ui';
-
-function LangPicker({ lang, setLang, label }: { lang: Lang; setLang: (lang: Lang) => void; label: string }) {
-  return (
-    <label class="lang corner">
-      <span class="visually-hidden">{label}</span>
-      <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
-        {LANGS.map((l) => (
-          <option key={l} value={l}>
-            {l === 'pt' ? 'Português' : 'English'}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
+import { LangPicker, useWords } from '../ui';
 
 const detailOf = (err: unknown, networkText: string) => {
   const detail = err instanceof ApiProblem ? err.problem.detail : String(err);
   return detail === NETWORK_ERROR ? networkText : detail;
 };
+
+/** A form's error message, where the person filling it in is looking. */
+function FormError({ error }: { error: string | null }) {
+  return error ? (
+    <div class="error" role="alert">
+      <p>{error}</p>
+    </div>
+  ) : null;
+}
 
 export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; message: string | null; onSignedIn: (session: Session) => void }) {
   const t = useWords(props.lang);
@@ -52,7 +46,7 @@ export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; m
 
   return (
     <main id="main" class="narrow">
-      <LangPicker lang={props.lang} setLang={props.setLang} label={t('language')} />
+      <LangPicker class="lang corner" lang={props.lang} setLang={props.setLang} label={t('language')} />
       <h1 ref={heading} tabIndex={-1}>
         {t('sign_in_title')}
       </h1>
@@ -77,11 +71,7 @@ export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; m
             onInput={(e) => setPasswordValue((e.target as HTMLInputElement).value)}
           />
         </label>
-        {error ? (
-          <div class="error" role="alert">
-            <p>{error}</p>
-          </div>
-        ) : null}
+        <FormError error={error} />
         <button type="submit" class="primary" disabled={busy}>
           {busy ? t('signing_in') : t('sign_in')}
         </button>
@@ -125,7 +115,7 @@ export function SetPasswordPage(props: { lang: Lang; setLang: (lang: Lang) => vo
 
   return (
     <main id="main" class="narrow">
-      <LangPicker lang={props.lang} setLang={props.setLang} label={t('language')} />
+      <LangPicker class="lang corner" lang={props.lang} setLang={props.setLang} label={t('language')} />
       <h1 tabIndex={-1}>{t('set_password_title')}</h1>
       {done ? (
         <div class="card">
@@ -162,11 +152,7 @@ export function SetPasswordPage(props: { lang: Lang; setLang: (lang: Lang) => vo
               onInput={(e) => setAgain((e.target as HTMLInputElement).value)}
             />
           </label>
-          {error ? (
-            <div class="error" role="alert">
-              <p>{error}</p>
-            </div>
-          ) : null}
+          <FormError error={error} />
           <button type="submit" class="primary" disabled={busy}>
             {t('save_password')}
           </button>

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, call, type Role } from '../api';
 import { formatDateTime } from '../format';
-import { ConfirmButton, ErrorBox, Loading, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+import { ConfirmButton, ErrorBox, ListTable, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
 
 const ROLES: Role[] = ['viewer', 'developer', 'owner'];
 
@@ -41,87 +41,73 @@ export function UsersPage() {
       <h1 tabIndex={-1}>{t('users_title')}</h1>
       {link ? <SecretBox label={t('new_link')} value={link} note={t('link_once')} /> : null}
       {action.error ? <ErrorBox error={action.error} t={t} /> : null}
-      {list.loading && !list.data ? <Loading label={t('loading')} /> : null}
-      {list.error ? <ErrorBox error={list.error} t={t} onRetry={list.reload} /> : null}
-      {list.data ? (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">{t('email')}</th>
-              <th scope="col">{t('role')}</th>
-              <th scope="col">{t('user_status')}</th>
-              <th scope="col">{t('last_sign_in')}</th>
-              <th scope="col">
-                <span class="visually-hidden">{t('remove')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((u) => (
-              <tr key={u.id} data-user={u.email}>
-                <th scope="row" data-label={t('email')} class="wrap">
-                  {u.email}
-                </th>
-                <td data-label={t('role')}>
-                  <select
-                    aria-label={t('change_role', { email: u.email })}
-                    value={u.role}
+      <ListTable
+        loaded={list}
+        t={t}
+        columns={[t('email'), t('role'), t('user_status'), t('last_sign_in'), { label: t('remove'), hidden: true }]}
+        row={(u) => (
+          <tr key={u.id} data-user={u.email}>
+            <th scope="row" data-label={t('email')} class="wrap">
+              {u.email}
+            </th>
+            <td data-label={t('role')}>
+              <select
+                aria-label={t('change_role', { email: u.email })}
+                value={u.role}
+                disabled={action.busy}
+                onChange={(e) => {
+                  const next = (e.target as HTMLSelectElement).value as Role;
+                  void action
+                    .run(async () => {
+                      await call(api.PATCH('/v1/users/{id}', { params: { path: { id: u.id } }, body: { role: next } }));
+                    })
+                    .then(() => list.refresh()); // also puts a refused change back
+                }}
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {t(`role_${r}`)}
+                  </option>
+                ))}
+              </select>
+            </td>
+            <td data-label={t('user_status')}>{u.status === 'active' ? t('user_active') : t('user_invited')}</td>
+            <td data-label={t('last_sign_in')}>{formatDateTime(lang, u.last_sign_in_at)}</td>
+            <td>
+              <div class="actions">
+                <button
+                  type="button"
+                  class="secondary small"
+                  disabled={action.busy}
+                  onClick={() =>
+                    action.run(async () => {
+                      const answer = await call(api.POST('/v1/users/{id}/password_link', { params: { path: { id: u.id } } }));
+                      setLink(answer.set_password_url);
+                    })
+                  }
+                >
+                  {t('new_link')}
+                </button>
+                {u.id !== session.user.id ? (
+                  <ConfirmButton
+                    danger
+                    class="danger small"
+                    label={t('remove')}
+                    question={t('remove_confirm', { email: u.email })}
                     disabled={action.busy}
-                    onChange={(e) => {
-                      const next = (e.target as HTMLSelectElement).value as Role;
-                      void action
-                        .run(async () => {
-                          await call(api.PATCH('/v1/users/{id}', { params: { path: { id: u.id } }, body: { role: next } }));
-                        })
-                        .then(() => list.refresh()); // also puts a refused change back
-                    }}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {t(`role_${r}`)}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td data-label={t('user_status')}>{u.status === 'active' ? t('user_active') : t('user_invited')}</td>
-                <td data-label={t('last_sign_in')}>{formatDateTime(lang, u.last_sign_in_at)}</td>
-                <td>
-                  <div class="actions">
-                    <button
-                      type="button"
-                      class="secondary small"
-                      disabled={action.busy}
-                      onClick={() =>
-                        action.run(async () => {
-                          const answer = await call(api.POST('/v1/users/{id}/password_link', { params: { path: { id: u.id } } }));
-                          setLink(answer.set_password_url);
-                        })
-                      }
-                    >
-                      {t('new_link')}
-                    </button>
-                    {u.id !== session.user.id ? (
-                      <ConfirmButton
-                        danger
-                        class="danger small"
-                        label={t('remove')}
-                        question={t('remove_confirm', { email: u.email })}
-                        disabled={action.busy}
-                        onConfirm={() =>
-                          action.run(async () => {
-                            await call(api.DELETE('/v1/users/{id}', { params: { path: { id: u.id } } }));
-                            list.refresh();
-                          })
-                        }
-                      />
-                    ) : null}
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+                    onConfirm={() =>
+                      action.run(async () => {
+                        await call(api.DELETE('/v1/users/{id}', { params: { path: { id: u.id } } }));
+                        list.refresh();
+                      })
+                    }
+                  />
+                ) : null}
+              </div>
+            </td>
+          </tr>
+        )}
+      />
 
       <form class="card stack" onSubmit={invite} aria-labelledby="h-invite">
         <h2 id="h-invite">{t('invite_user')}</h2>

@@ -5,7 +5,7 @@ import { api, call } from '../api';
 import { formatDateTime, luandaLocal } from '../format';
 import { eventLabel } from '../i18n';
 import { navigate } from '../router';
-import { ConfirmButton, ErrorBox, Link, Loading, SecretBox, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
+import { ConfirmButton, ErrorBox, Link, ListTable, Loading, SecretBox, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
 
 const PAGE_SIZE = 25;
 const LIVE_MS = 3000;
@@ -128,70 +128,54 @@ export function WebhookEndpointPage({ id }: { id: string }) {
 
       <section aria-labelledby="h-attempts">
         <h2 id="h-attempts">{t('attempts_title')}</h2>
-        {attempts.loading && !attempts.data ? <Loading label={t('loading')} /> : null}
-        {attempts.error ? <ErrorBox error={attempts.error} t={t} onRetry={attempts.reload} /> : null}
-        {attempts.data ? (
-          attempts.data.data.length === 0 ? (
-            <p class="empty">{t('no_attempts')}</p>
-          ) : (
-            <table class="list attempts">
-              <thead>
-                <tr>
-                  <th scope="col">{t('attempted_at')}</th>
-                  <th scope="col">{t('event')}</th>
-                  <th scope="col">{t('result')}</th>
-                  <th scope="col" class="num">
-                    {t('http_status')}
-                  </th>
-                  <th scope="col" class="num">
-                    {t('latency')}
-                  </th>
-                  <th scope="col">{t('trigger')}</th>
-                  {mayChange ? (
-                    <th scope="col">
-                      <span class="visually-hidden">{t('replay')}</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {attempts.data.data.map((a) => (
-                  <tr key={a.id} data-attempt={a.id} data-message={a.message_id} data-trigger={a.trigger}>
-                    <td data-label={t('attempted_at')}>{formatDateTime(lang, a.attempted_at)}</td>
-                    <td data-label={t('event')}>
-                      {eventLabel(lang, a.event_type)}
-                      <span class="muted mono block">{a.message_id}</span>
-                    </td>
-                    <td data-label={t('result')}>
-                      <span class={`badge ${a.status === 'succeeded' ? 'ok' : 'bad'}`}>{t(`attempt_${a.status}`)}</span>
-                      {a.error ? <span class="muted block">{a.error}</span> : null}
-                    </td>
-                    <td data-label={t('http_status')} class="num">
-                      {a.status_code ?? t('none')}
-                    </td>
-                    <td data-label={t('latency')} class="num">
-                      {a.latency_ms === null ? t('none') : t('latency_ms', { ms: a.latency_ms })}
-                    </td>
-                    <td data-label={t('trigger')}>{t(`trigger_${a.trigger}`)}</td>
-                    {mayChange ? (
-                      <td>
-                        <button
-                          type="button"
-                          class="secondary small"
-                          disabled={action.busy || e.status !== 'enabled'}
-                          aria-label={t('replay_message', { id: a.message_id })}
-                          onClick={() => replay({ message_id: a.message_id })}
-                        >
-                          {t('replay')}
-                        </button>
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        ) : null}
+        <ListTable
+          loaded={attempts}
+          t={t}
+          empty={t('no_attempts')}
+          class="list attempts"
+          columns={[
+            t('attempted_at'),
+            t('event'),
+            t('result'),
+            { label: t('http_status'), num: true },
+            { label: t('latency'), num: true },
+            t('trigger'),
+            mayChange && { label: t('replay'), hidden: true },
+          ]}
+          row={(a) => (
+            <tr key={a.id} data-attempt={a.id} data-message={a.message_id} data-trigger={a.trigger}>
+              <td data-label={t('attempted_at')}>{formatDateTime(lang, a.attempted_at)}</td>
+              <td data-label={t('event')}>
+                {eventLabel(lang, a.event_type)}
+                <span class="muted mono block">{a.message_id}</span>
+              </td>
+              <td data-label={t('result')}>
+                <span class={`badge ${a.status === 'succeeded' ? 'ok' : 'bad'}`}>{t(`attempt_${a.status}`)}</span>
+                {a.error ? <span class="muted block">{a.error}</span> : null}
+              </td>
+              <td data-label={t('http_status')} class="num">
+                {a.status_code ?? t('none')}
+              </td>
+              <td data-label={t('latency')} class="num">
+                {a.latency_ms === null ? t('none') : t('latency_ms', { ms: a.latency_ms })}
+              </td>
+              <td data-label={t('trigger')}>{t(`trigger_${a.trigger}`)}</td>
+              {mayChange ? (
+                <td>
+                  <button
+                    type="button"
+                    class="secondary small"
+                    disabled={action.busy || e.status !== 'enabled'}
+                    aria-label={t('replay_message', { id: a.message_id })}
+                    onClick={() => replay({ message_id: a.message_id })}
+                  >
+                    {t('replay')}
+                  </button>
+                </td>
+              ) : null}
+            </tr>
+          )}
+        />
         {attempts.data && (offset > 0 || attempts.data.pagination.has_more) ? (
           <nav class="pager" aria-label={t('pagination')}>
             <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>

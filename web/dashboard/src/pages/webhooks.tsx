@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../../../clients/typescript/src/index';
 import { api, call } from '../api';
 import { formatDateTime } from '../format';
 import { eventLabel } from '../i18n';
-import { ErrorBox, Link, Loading, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+import { ErrorBox, Link, ListTable, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
 
 export function WebhooksPage() {
   const { t, lang, can } = useApp();
@@ -39,41 +39,27 @@ export function WebhooksPage() {
   return (
     <>
       <h1 tabIndex={-1}>{t('webhooks_title')}</h1>
-      {list.loading && !list.data ? <Loading label={t('loading')} /> : null}
-      {list.error ? <ErrorBox error={list.error} t={t} onRetry={list.reload} /> : null}
-      {list.data ? (
-        list.data.data.length === 0 ? (
-          <p class="empty">{t('no_endpoints')}</p>
-        ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">{t('url')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('events')}</th>
-                <th scope="col">{t('created')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((e) => (
-                <tr key={e.id} data-endpoint={e.id}>
-                  <th scope="row" data-label={t('url')}>
-                    <Link to={`/webhooks/${e.id}`} class="mono wrap">
-                      {e.url}
-                    </Link>
-                    {e.description ? <span class="muted block">{e.description}</span> : null}
-                  </th>
-                  <td data-label={t('status')}>
-                    <span class={`badge ${e.status === 'enabled' ? 'ok' : 'off'}`}>{e.status === 'enabled' ? t('enabled') : t('disabled')}</span>
-                  </td>
-                  <td data-label={t('events')}>{e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}</td>
-                  <td data-label={t('created')}>{formatDateTime(lang, e.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
+      <ListTable
+        loaded={list}
+        t={t}
+        empty={t('no_endpoints')}
+        columns={[t('url'), t('status'), t('events'), t('created')]}
+        row={(e) => (
+          <tr key={e.id} data-endpoint={e.id}>
+            <th scope="row" data-label={t('url')}>
+              <Link to={`/webhooks/${e.id}`} class="mono wrap">
+                {e.url}
+              </Link>
+              {e.description ? <span class="muted block">{e.description}</span> : null}
+            </th>
+            <td data-label={t('status')}>
+              <span class={`badge ${e.status === 'enabled' ? 'ok' : 'off'}`}>{e.status === 'enabled' ? t('enabled') : t('disabled')}</span>
+            </td>
+            <td data-label={t('events')}>{e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}</td>
+            <td data-label={t('created')}>{formatDateTime(lang, e.created_at)}</td>
+          </tr>
+        )}
+      />
 
       {secret ? (
         <>
