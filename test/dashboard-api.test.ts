@@ -266,6 +266,18 @@ describe('the session in place of a secret key on /v1', () => {
     }
   });
 
+  it('a sign-in sweeps sessions expired over an hour ago; one expired more recently still says "expired"', async () => {
+    const old = await signIn(await userWith('viewer'));
+    const recent = await signIn(await userWith('viewer'));
+    await stack.pool.query(`UPDATE dashboard_sessions SET idle_expires_at = now() - interval '61 minutes' WHERE user_id = $1`, [old.userId]);
+    await stack.pool.query(`UPDATE dashboard_sessions SET idle_expires_at = now() - interval '59 minutes' WHERE user_id = $1`, [recent.userId]);
+    await signIn(await userWith('viewer')); // any sign-in sweeps
+    const left = await stack.pool.query<{ user_id: string }>('SELECT user_id FROM dashboard_sessions WHERE user_id = ANY($1)', [[old.userId, recent.userId]]);
+    expect(left.rows.map((r) => r.user_id)).toEqual([recent.userId]);
+    expect((await old.request('GET', '/v1/deliveries', { csrf: null })).body.detail).toBe('Your dashboard session has ended; sign in again.');
+    expect((await recent.request('GET', '/v1/deliveries', { csrf: null })).body.detail).toBe('Your dashboard session expired; sign in again.');
+  });
+
   it('a short idle timeout (DASHBOARD_SESSION_IDLE_MS) ends a session left unused', async () => {
     const short = await startStack({ dashboard: { ...stack.config.dashboard, sessionIdleMs: 1500 } });
     try {

@@ -152,15 +152,18 @@ export async function deleteSession(pool: Pool, idHash: Buffer): Promise<void> {
   await pool.query('DELETE FROM dashboard_sessions WHERE id_hash = $1', [idHash]);
 }
 
+/** How long an expired session is kept, so that its owner coming back is told "expired" rather than "has ended". */
+const EXPIRED_SESSION_KEPT = "interval '1 hour'";
+
 /**
- * Deletes up to `batch` expired sessions and expired set-password links (of every user). Sign-in calls it, so neither
- * table grows past the live rows and one batch: they need no purge job of their own.
+ * Deletes up to `batch` sessions expired for over an hour and expired set-password links (of every user). Sign-in
+ * calls it, so neither table grows past the live rows and one batch: they need no purge job of their own.
  */
 export async function deleteExpired(pool: Pool, batch = 1000): Promise<void> {
   await pool.query(
     `DELETE FROM dashboard_sessions WHERE ctid = ANY (ARRAY(
-       SELECT ctid FROM dashboard_sessions WHERE expires_at <= now() LIMIT $1)) OR ctid = ANY (ARRAY(
-       SELECT ctid FROM dashboard_sessions WHERE idle_expires_at <= now() LIMIT $1))`,
+       SELECT ctid FROM dashboard_sessions WHERE expires_at <= now() - ${EXPIRED_SESSION_KEPT} LIMIT $1)) OR ctid = ANY (ARRAY(
+       SELECT ctid FROM dashboard_sessions WHERE idle_expires_at <= now() - ${EXPIRED_SESSION_KEPT} LIMIT $1))`,
     [batch],
   );
   await pool.query(`DELETE FROM user_password_links WHERE ctid = ANY (ARRAY(SELECT ctid FROM user_password_links WHERE expires_at <= now() LIMIT $1))`, [
