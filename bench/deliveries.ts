@@ -3,6 +3,8 @@
 // 1. create: POST /v1/deliveries with workflows running (API and worker in this process, a rate-card courier
 //    booked "by fleet", so no courier HTTP) against the floor: one bare Postgres transaction doing the same
 //    statements plus one bare StartWorkflow. Targets: p50 <= 1.5x the floor, >= 100 creates/s, 0 errors.
+//    Then the same creates again with the worker stopped, for reading: how much of the gap is the API itself and how
+//    much the workflows the creates start, running on the same two cores.
 // 2. list: 1,000,000 deliveries over 100 tenants (loaded once into database delivery_api_bench_list and kept),
 //    p95 of GET /v1/deliveries per query shape against the same SQL run bare (the repository function the
 //    route calls). Targets: p95 <= 20 ms, and <= 1.5x the bare SQL or within 2 ms of it.
@@ -43,7 +45,7 @@ async function benchCreate(): Promise<boolean> {
     await linkCouriers(pool, tenant.tenant_id, courier.slug);
 
     // Quotes made ahead: the benchmark measures creation, not quoting.
-    const needed = Math.ceil(DURATION_S * 400 + 2000);
+    const needed = Math.ceil(DURATION_S * 600 + 2000);
     say(`Preparing ${needed.toLocaleString('en')} quotes`);
     const quoteIds = await quotesAhead(pool, tenant.tenant_id, courier.courier_id, BODY, needed, 123_400);
     const nextQuote = () => {
@@ -91,8 +93,15 @@ async function benchCreate(): Promise<boolean> {
     say(`Measuring: ${DURATION_S} s per scenario, concurrency ${CONCURRENCY}`);
     const floorResult = await load('floor', DURATION_S, CONCURRENCY, floor);
     const createResult = await load('create', DURATION_S, CONCURRENCY, create);
+    // The same creates with the worker stopped: what the API itself costs, apart from the workflows it starts.
+    await stack.stopWorker();
+    const aloneResult = await load('create, worker stopped', DURATION_S, CONCURRENCY, create);
 
-    const rows = [summarise(floorResult, 'floor: bare transaction + bare StartWorkflow'), summarise(createResult, 'POST /v1/deliveries (workflows running)')];
+    const rows = [
+      summarise(floorResult, 'floor: bare transaction + bare StartWorkflow'),
+      summarise(createResult, 'POST /v1/deliveries (workflows running)'),
+      summarise(aloneResult, 'POST /v1/deliveries (worker stopped)'),
+    ];
     console.log('');
     console.table(rows);
     const ratio = rows[1]['p50 ms'] / rows[0]['p50 ms'];
@@ -104,6 +113,7 @@ async function benchCreate(): Promise<boolean> {
     console.log(
       `create p50 = ${ratio.toFixed(2)}x the floor (target <= 1.5x); ${rows[1]['req/s']} creates/s (target >= 100); ${createResult.errors} errors (target 0)   ${ok ? 'PASS' : 'FAIL'}`,
     );
+    console.log(`with the worker stopped, create p50 = ${(rows[2]['p50 ms'] / rows[0]['p50 ms']).toFixed(2)}x the floor (for reading only: no target)`);
     console.log(
       `${running.toLocaleString('en')} deliveries created, ${started.toLocaleString('en')} with a started workflow. ${machineLine()}; API, worker and load generator in one process.`,
     );

@@ -157,6 +157,8 @@ export interface BenchStack {
   databaseUrl: string;
   /** Runs `fn` at cleanup (last registered, first run). */
   onCleanup(fn: () => Promise<unknown>): void;
+  /** Stops the stack's worker (if it has one) before the end of the run: what runs next has no workflows running. */
+  stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -165,6 +167,36 @@ export interface BenchStackOptions {
   database?: string;
   withWorker?: boolean;
   config?: Partial<Config>;
+}
+
+/** The worker in this process, polling the stack's task queue until stopped (at cleanup at the latest). */
+async function benchWorker(
+  cleanups: Cleanups,
+  config: Config,
+  databaseUrl: string,
+  temporal: Client,
+  temporalAddress: string,
+): Promise<{ worker: Worker; stop: () => Promise<void> }> {
+  say('Worker in this process');
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+  });
+  const native = await NativeConnection.connect({ address: temporalAddress });
+  const workerPool = createPool(databaseUrl, 20);
+  const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.bench.js'));
+  const worker = await createWorker({ config, pool: workerPool, connection: native, bundlePath, temporal });
+  const running = worker.run();
+  let stopped: Promise<void> | null = null;
+  const stop = () =>
+    (stopped ??= (async () => {
+      worker.shutdown();
+      await running.catch(() => {});
+      await native.close();
+      await workerPool.end();
+    })());
+  cleanups.push(stop);
+  return { worker, stop };
 }
 
 export async function startBenchStack(options: BenchStackOptions = {}): Promise<BenchStack> {
@@ -193,31 +225,24 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection, namespace: config.temporalNamespace });
 
-    let worker: Worker | null = null;
-    if (options.withWorker) {
-      say('Worker in this process');
-      Runtime.install({
-        logger: new DefaultLogger('WARN'),
-        telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
-      });
-      const native = await NativeConnection.connect({ address: temporalAddress });
-      const workerPool = createPool(databaseUrl, 20);
-      const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.bench.js'));
-      worker = await createWorker({ config, pool: workerPool, connection: native, bundlePath, temporal });
-      const running = worker.run();
-      cleanups.push(async () => {
-        worker!.shutdown();
-        await running.catch(() => {});
-        await native.close();
-        await workerPool.end();
-      });
-    }
+    const started = options.withWorker ? await benchWorker(cleanups, config, databaseUrl, temporal, temporalAddress) : null;
 
     say('API in this process');
     const app = await buildApp({ config, pool, temporal }, { logger: false });
     await app.listen({ port, host: '127.0.0.1' });
     cleanups.push(() => app.close());
-    return { config, pool, temporal, app, url: config.baseUrl, worker, databaseUrl, onCleanup: (fn) => cleanups.push(fn), close };
+    return {
+      config,
+      pool,
+      temporal,
+      app,
+      url: config.baseUrl,
+      worker: started?.worker ?? null,
+      databaseUrl,
+      onCleanup: (fn) => cleanups.push(fn),
+      stopWorker: async () => started?.stop(),
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
