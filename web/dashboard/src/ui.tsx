@@ -180,6 +180,61 @@ export function useAction() {
   return { busy, error, run, clear: () => setError(null) };
 }
 
+type Action = ReturnType<typeof useAction>;
+
+/** A button that runs `change` as `action`, disabled while the action is busy. */
+export function ActionButton(props: { action: Action; change: () => Promise<unknown>; class: string; children: ComponentChildren }) {
+  const { action, change } = props;
+  return (
+    <button type="button" class={props.class} disabled={action.busy} onClick={() => action.run(change)}>
+      {props.children}
+    </button>
+  );
+}
+
+/** A form's actions row with its one submit button. */
+export function SubmitActions(props: { label: string; disabled: boolean; class?: string }) {
+  return (
+    <div class="actions">
+      <button type="submit" class={props.class ?? 'primary'} disabled={props.disabled}>
+        {props.label}
+      </button>
+    </div>
+  );
+}
+
+/** The keys of a form's state object that hold text. */
+type TextField<F> = { [K in keyof F]: F[K] extends string ? K : never }[keyof F] & string;
+
+/** A labelled input bound to one text field of a form's state object: typing sets `{ ...value, [field]: text }`. */
+export function FieldInput<F extends object>(props: {
+  label: string;
+  value: F;
+  field: TextField<F>;
+  onChange: (value: F) => void;
+  name: string;
+  type: 'text' | 'tel' | 'number' | 'datetime-local';
+  required?: boolean;
+  min?: number;
+  step?: number;
+  inputMode?: 'numeric' | 'decimal';
+  autoComplete?: string;
+}) {
+  const { label, value, field, onChange, type, ...input } = props;
+  return (
+    <label>
+      {label}
+      {/* preact types each input type apart; every one of these takes a text value */}
+      <input
+        type={type as 'text'}
+        {...input}
+        value={value[field] as string}
+        onInput={(e) => onChange({ ...value, [field]: (e.target as HTMLInputElement).value })}
+      />
+    </label>
+  );
+}
+
 /** A button that asks first, in a modal dialog (Escape or "go back" closes it; focus returns to the button). */
 export function ConfirmButton(props: { label: string; question: string; onConfirm: () => void; danger?: boolean; disabled?: boolean; class?: string }) {
   const { t } = useApp();
@@ -214,6 +269,14 @@ export function ConfirmButton(props: { label: string; question: string; onConfir
         </div>
       </dialog>
     </>
+  );
+}
+
+/** A list row's dangerous change (remove, revoke): asks first, then runs `change` as `action`. */
+export function RowDangerButton(props: { label: string; question: string; action: Action; change: () => Promise<unknown> }) {
+  const { action, change } = props;
+  return (
+    <ConfirmButton danger class="danger small" label={props.label} question={props.question} disabled={action.busy} onConfirm={() => action.run(change)} />
   );
 }
 

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, call, type ApiKey } from '../api';
 import { formatDateTime } from '../format';
-import { ConfirmButton, ErrorBox, ListTable, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+import { ErrorBox, ListTable, RoleNote, RowDangerButton, SecretBox, SubmitActions, useAction, useApp, useLoad, useTitle } from '../ui';
 
 const lines = (text: string) =>
   text
@@ -63,6 +63,12 @@ export function ApiKeysPage() {
   const [created, setCreated] = useState<string | null>(null);
   const mayManage = can(mode === 'live' ? 'owner' : 'developer');
 
+  // A revoked key stays in the list, marked revoked.
+  const revokeKey = async (id: string) => {
+    await call(api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id } } }));
+    list.refresh();
+  };
+
   const submit = (event: Event) => {
     event.preventDefault();
     void create.run(async () => {
@@ -108,19 +114,7 @@ export function ApiKeysPage() {
             {mayManage ? (
               <td>
                 {k.status === 'active' ? (
-                  <ConfirmButton
-                    danger
-                    class="danger small"
-                    label={t('revoke')}
-                    question={t('revoke_confirm', { prefix: k.prefix })}
-                    disabled={revoke.busy}
-                    onConfirm={() =>
-                      revoke.run(async () => {
-                        await call(api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id: k.id } } }));
-                        list.refresh();
-                      })
-                    }
-                  />
+                  <RowDangerButton label={t('revoke')} question={t('revoke_confirm', { prefix: k.prefix })} action={revoke} change={() => revokeKey(k.id)} />
                 ) : null}
               </td>
             ) : null}
@@ -151,11 +145,7 @@ export function ApiKeysPage() {
             </label>
           ) : null}
           {create.error ? <ErrorBox error={create.error} t={t} /> : null}
-          <div class="actions">
-            <button type="submit" class="primary" disabled={create.busy}>
-              {t('create_key')}
-            </button>
-          </div>
+          <SubmitActions label={t('create_key')} disabled={create.busy} />
         </form>
       ) : null}
     </>

@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, call, type QuoteEntry } from '../api';
 import { formatAoa, formatDateTime, parseAoa } from '../format';
 import { navigate } from '../router';
-import { ErrorBox, RoleNote, useAction, useApp, useTitle } from '../ui';
+import { ErrorBox, FieldInput, RoleNote, SubmitActions, useAction, useApp, useTitle } from '../ui';
 
 interface AddressForm {
   address_line: string;
@@ -35,17 +35,16 @@ const toAddress = (a: AddressForm) => ({
 function AddressFields({ legend, prefix, value, onChange }: { legend: string; prefix: string; value: AddressForm; onChange: (a: AddressForm) => void }) {
   const { t } = useApp();
   const field = (name: keyof AddressForm, label: string, required = true, type: 'text' | 'tel' = 'text', autoComplete?: string) => (
-    <label>
-      {label}
-      <input
-        type={type as 'text'}
-        name={`${prefix}-${name}`}
-        required={required}
-        autoComplete={autoComplete}
-        value={value[name]}
-        onInput={(e) => onChange({ ...value, [name]: (e.target as HTMLInputElement).value })}
-      />
-    </label>
+    <FieldInput
+      label={label}
+      type={type}
+      name={`${prefix}-${name}`}
+      required={required}
+      autoComplete={autoComplete}
+      value={value}
+      field={name}
+      onChange={onChange}
+    />
   );
   return (
     <fieldset class="card stack">
@@ -143,39 +142,21 @@ export function NewDeliveryPage() {
         <fieldset class="card stack">
           <legend>{t('parcel')}</legend>
           <div class="row">
-            <label>
-              {t('weight_grams')}
-              <input
-                type="number"
-                name="weight"
-                min={1}
-                step={1}
-                required
-                inputMode="numeric"
-                value={parcel.weight}
-                onInput={(e) => setParcel({ ...parcel, weight: (e.target as HTMLInputElement).value })}
-              />
-            </label>
-            <label>
-              {t('declared_value_kz')}
-              <input
-                type="text"
-                name="declared"
-                inputMode="decimal"
-                value={parcel.value}
-                onInput={(e) => setParcel({ ...parcel, value: (e.target as HTMLInputElement).value })}
-              />
-            </label>
-          </div>
-          <label>
-            {t('description')}
-            <input
-              type="text"
-              name="description"
-              value={parcel.description}
-              onInput={(e) => setParcel({ ...parcel, description: (e.target as HTMLInputElement).value })}
+            <FieldInput
+              label={t('weight_grams')}
+              type="number"
+              name="weight"
+              min={1}
+              step={1}
+              required
+              inputMode="numeric"
+              value={parcel}
+              field="weight"
+              onChange={setParcel}
             />
-          </label>
+            <FieldInput label={t('declared_value_kz')} type="text" name="declared" inputMode="decimal" value={parcel} field="value" onChange={setParcel} />
+          </div>
+          <FieldInput label={t('description')} type="text" name="description" value={parcel} field="description" onChange={setParcel} />
           <div class="row">
             <label>
               {t('payment_method')}
@@ -190,25 +171,20 @@ export function NewDeliveryPage() {
               </select>
             </label>
             {payment.method === 'cod' ? (
-              <label>
-                {t('cash_collect_kz')}
-                <input
-                  type="text"
-                  name="cash"
-                  inputMode="decimal"
-                  required
-                  value={payment.cash}
-                  onInput={(e) => setPayment({ ...payment, cash: (e.target as HTMLInputElement).value })}
-                />
-              </label>
+              <FieldInput
+                label={t('cash_collect_kz')}
+                type="text"
+                name="cash"
+                inputMode="decimal"
+                required
+                value={payment}
+                field="cash"
+                onChange={setPayment}
+              />
             ) : null}
           </div>
         </fieldset>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={quoting.busy}>
-            {quoting.busy ? t('getting_quotes') : t('get_quotes')}
-          </button>
-        </div>
+        <SubmitActions label={quoting.busy ? t('getting_quotes') : t('get_quotes')} disabled={quoting.busy} />
       </form>
       {quoting.busy ? (
         <p role="status" class="loading">
@@ -238,13 +214,7 @@ export function NewDeliveryPage() {
             </fieldset>
           )}
           {creating.error ? <ErrorBox error={creating.error} t={t} /> : null}
-          {quotes.length ? (
-            <div class="actions">
-              <button type="submit" class="primary" disabled={creating.busy || !chosen}>
-                {creating.busy ? t('creating') : t('create_delivery')}
-              </button>
-            </div>
-          ) : null}
+          {quotes.length ? <SubmitActions label={creating.busy ? t('creating') : t('create_delivery')} disabled={creating.busy || !chosen} /> : null}
         </form>
       ) : null}
     </>

@@ -80,6 +80,23 @@ export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; m
   );
 }
 
+/** A new password's input (typed twice: the password, then again). */
+function NewPassword({ label, value, setValue }: { label: string; value: string; setValue: (value: string) => void }) {
+  return (
+    <label>
+      {label}
+      <input
+        type="password"
+        autoComplete="new-password"
+        minLength={12}
+        required
+        value={value}
+        onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+      />
+    </label>
+  );
+}
+
 export function SetPasswordPage(props: { lang: Lang; setLang: (lang: Lang) => void }) {
   const t = useWords(props.lang);
   const token = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -130,28 +147,8 @@ export function SetPasswordPage(props: { lang: Lang; setLang: (lang: Lang) => vo
         </p>
       ) : (
         <form onSubmit={submit} class="card stack">
-          <label>
-            {t('new_password')}
-            <input
-              type="password"
-              autoComplete="new-password"
-              minLength={12}
-              required
-              value={password}
-              onInput={(e) => setPasswordValue((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label>
-            {t('confirm_password')}
-            <input
-              type="password"
-              autoComplete="new-password"
-              minLength={12}
-              required
-              value={again}
-              onInput={(e) => setAgain((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <NewPassword label={t('new_password')} value={password} setValue={setPasswordValue} />
+          <NewPassword label={t('confirm_password')} value={again} setValue={setAgain} />
           <FormError error={error} />
           <button type="submit" class="primary" disabled={busy}>
             {t('save_password')}

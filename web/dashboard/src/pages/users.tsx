@@ -3,9 +3,30 @@
 import { useState } from 'preact/hooks';
 import { api, call, type Role } from '../api';
 import { formatDateTime } from '../format';
-import { ConfirmButton, ErrorBox, ListTable, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+import {
+  ActionButton,
+  ErrorBox,
+  ListTable,
+  RoleNote,
+  RowDangerButton,
+  SecretBox,
+  SubmitActions,
+  useAction,
+  useApp,
+  useLoad,
+  useTitle,
+  type AppState,
+} from '../ui';
 
 const ROLES: Role[] = ['viewer', 'developer', 'owner'];
+
+/** The options of a role select (a user's row, the invitation). */
+const roleOptions = (t: AppState['t']) =>
+  ROLES.map((r) => (
+    <option key={r} value={r}>
+      {t(`role_${r}`)}
+    </option>
+  ));
 
 export function UsersPage() {
   const { t, lang, can, session } = useApp();
@@ -36,6 +57,12 @@ export function UsersPage() {
     });
   };
 
+  // Removing a user ends their sessions at once.
+  const remove = async (id: string) => {
+    await call(api.DELETE('/v1/users/{id}', { params: { path: { id } } }));
+    list.refresh();
+  };
+
   return (
     <>
       <h1 tabIndex={-1}>{t('users_title')}</h1>
@@ -64,44 +91,25 @@ export function UsersPage() {
                     .then(() => list.refresh()); // also puts a refused change back
                 }}
               >
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {t(`role_${r}`)}
-                  </option>
-                ))}
+                {roleOptions(t)}
               </select>
             </td>
             <td data-label={t('user_status')}>{u.status === 'active' ? t('user_active') : t('user_invited')}</td>
             <td data-label={t('last_sign_in')}>{formatDateTime(lang, u.last_sign_in_at)}</td>
             <td>
               <div class="actions">
-                <button
-                  type="button"
+                <ActionButton
                   class="secondary small"
-                  disabled={action.busy}
-                  onClick={() =>
-                    action.run(async () => {
-                      const answer = await call(api.POST('/v1/users/{id}/password_link', { params: { path: { id: u.id } } }));
-                      setLink(answer.set_password_url);
-                    })
-                  }
+                  action={action}
+                  change={async () => {
+                    const answer = await call(api.POST('/v1/users/{id}/password_link', { params: { path: { id: u.id } } }));
+                    setLink(answer.set_password_url);
+                  }}
                 >
                   {t('new_link')}
-                </button>
+                </ActionButton>
                 {u.id !== session.user.id ? (
-                  <ConfirmButton
-                    danger
-                    class="danger small"
-                    label={t('remove')}
-                    question={t('remove_confirm', { email: u.email })}
-                    disabled={action.busy}
-                    onConfirm={() =>
-                      action.run(async () => {
-                        await call(api.DELETE('/v1/users/{id}', { params: { path: { id: u.id } } }));
-                        list.refresh();
-                      })
-                    }
-                  />
+                  <RowDangerButton label={t('remove')} question={t('remove_confirm', { email: u.email })} action={action} change={() => remove(u.id)} />
                 ) : null}
               </div>
             </td>
@@ -119,19 +127,11 @@ export function UsersPage() {
           <label>
             {t('role')}
             <select name="role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {t(`role_${r}`)}
-                </option>
-              ))}
+              {roleOptions(t)}
             </select>
           </label>
         </div>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={action.busy}>
-            {t('invite')}
-          </button>
-        </div>
+        <SubmitActions label={t('invite')} disabled={action.busy} />
       </form>
     </>
   );

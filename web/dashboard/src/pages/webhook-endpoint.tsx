@@ -5,7 +5,22 @@ import { api, call } from '../api';
 import { formatDateTime, luandaLocal } from '../format';
 import { eventLabel } from '../i18n';
 import { navigate } from '../router';
-import { ConfirmButton, ErrorBox, Link, ListTable, Loading, SecretBox, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
+import {
+  ActionButton,
+  ConfirmButton,
+  ErrorBox,
+  FieldInput,
+  Link,
+  ListTable,
+  Loading,
+  SecretBox,
+  SubmitActions,
+  useAction,
+  useApp,
+  useInterval,
+  useLoad,
+  useTitle,
+} from '../ui';
 
 const PAGE_SIZE = 25;
 const LIVE_MS = 3000;
@@ -91,19 +106,16 @@ export function WebhookEndpointPage({ id }: { id: string }) {
                 })
               }
             />
-            <button
-              type="button"
+            <ActionButton
               class="secondary"
-              disabled={action.busy}
-              onClick={() =>
-                action.run(async () => {
-                  await call(api.PATCH('/v1/webhook_endpoints/{id}', { ...path, body: { status: e.status === 'enabled' ? 'disabled' : 'enabled' } }));
-                  endpoint.refresh();
-                })
-              }
+              action={action}
+              change={async () => {
+                await call(api.PATCH('/v1/webhook_endpoints/{id}', { ...path, body: { status: e.status === 'enabled' ? 'disabled' : 'enabled' } }));
+                endpoint.refresh();
+              }}
             >
               {e.status === 'enabled' ? t('disable') : t('enable')}
-            </button>
+            </ActionButton>
             <ConfirmButton
               danger
               label={t('delete')}
@@ -199,31 +211,10 @@ export function WebhookEndpointPage({ id }: { id: string }) {
         >
           <h2 id="h-range">{t('replay_range_title')}</h2>
           <div class="row">
-            <label>
-              {t('replay_since')}
-              <input
-                type="datetime-local"
-                name="since"
-                required
-                value={range.since}
-                onInput={(ev) => setRange({ ...range, since: (ev.target as HTMLInputElement).value })}
-              />
-            </label>
-            <label>
-              {t('replay_until')}
-              <input
-                type="datetime-local"
-                name="until"
-                value={range.until}
-                onInput={(ev) => setRange({ ...range, until: (ev.target as HTMLInputElement).value })}
-              />
-            </label>
+            <FieldInput label={t('replay_since')} type="datetime-local" name="since" required value={range} field="since" onChange={setRange} />
+            <FieldInput label={t('replay_until')} type="datetime-local" name="until" value={range} field="until" onChange={setRange} />
           </div>
-          <div class="actions">
-            <button type="submit" class="secondary" disabled={action.busy || e.status !== 'enabled'}>
-              {t('replay_range')}
-            </button>
-          </div>
+          <SubmitActions label={t('replay_range')} class="secondary" disabled={action.busy || e.status !== 'enabled'} />
         </form>
       ) : null}
     </>

@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../../../clients/typescript/src/index';
 import { api, call } from '../api';
 import { formatDateTime } from '../format';
 import { eventLabel } from '../i18n';
-import { ErrorBox, Link, ListTable, RoleNote, SecretBox, useAction, useApp, useLoad, useTitle } from '../ui';
+import { ErrorBox, Link, ListTable, RoleNote, SecretBox, SubmitActions, useAction, useApp, useLoad, useTitle } from '../ui';
 
 export function WebhooksPage() {
   const { t, lang, can } = useApp();
@@ -106,11 +106,7 @@ export function WebhooksPage() {
               ) : null}
             </fieldset>
             {create.error ? <ErrorBox error={create.error} t={t} /> : null}
-            <div class="actions">
-              <button type="submit" class="primary" disabled={create.busy}>
-                {t('add_endpoint')}
-              </button>
-            </div>
+            <SubmitActions label={t('add_endpoint')} disabled={create.busy} />
           </form>
         ) : (
           <RoleNote text={t('not_allowed_role', { role: t('role_viewer') })} />
