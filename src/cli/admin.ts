@@ -1,6 +1,6 @@
 // The admin command line (the "developer dashboard" for now): tenants, keys, courier companies, deliveries.
 //   npm run --silent admin -- tenant create --name "Loja X" --allowed-origin https://shop.example --json
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option, type OptionValues } from 'commander';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../config.js';
 import { connectTemporal } from '../temporal.js';
@@ -27,7 +27,7 @@ import { DispatchPolicy } from '../tenants/dispatch-policy.js';
 import { isUuid } from '../lib/uuid.js';
 import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
 import { ApiError } from '../lib/problem.js';
-import { listUsers, userByEmail, userById } from '../users/repository.js';
+import { listUsers, userByEmail, userById, type UserRow } from '../users/repository.js';
 import { ROLES } from '../users/roles.js';
 import { toUser } from '../users/schemas.js';
 import { createUser, newPasswordLink, removeUser } from '../users/service.js';
@@ -44,6 +44,10 @@ const origin = (value: string, previous: string[] = []) => {
     throw new InvalidArgumentError(`"${value}" is not an origin (expected scheme://host[:port]).`);
   }
 };
+/** --allowed-origin, repeatable: the origins given, normalised. */
+const allowedOrigins = (description: string) => new Option('--allowed-origin <origin>', description).default([]).argParser(origin);
+/** --key: the publishable key a command changes, by id. */
+const publishableKey = () => new Option('--key <id>', 'publishable key id').argParser(uuid).makeOptionMandatory();
 const int = (value: string) => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a non-negative whole number.`);
   return Number(value);
@@ -100,7 +104,7 @@ export function buildProgram(
     .command('create')
     .description('Create a tenant with a live and a test pair of keys, each a secret and a publishable key (shown once)')
     .requiredOption('--name <name>', 'tenant name', text)
-    .option('--allowed-origin <origin>', 'origin allowed for the publishable keys (repeatable)', origin, [])
+    .addOption(allowedOrigins('origin allowed for the publishable keys (repeatable)'))
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const created = await createTenant(getPool(), opts.name, opts.allowedOrigin);
@@ -220,7 +224,7 @@ export function buildProgram(
     .addOption(
       new Option('--mode <mode>', 'live keys work on live objects, test keys (sk_test_, pk_test_) on test objects').choices([...KEY_MODES]).default('live'),
     )
-    .option('--allowed-origin <origin>', 'origin allowed for a publishable key (repeatable)', origin, [])
+    .addOption(allowedOrigins('origin allowed for a publishable key (repeatable)'))
     .option('--json', 'print JSON')
     .action(async (opts) => {
       if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
@@ -264,8 +268,8 @@ export function buildProgram(
   key
     .command('origins')
     .description('Set the allowed origins of a publishable key')
-    .requiredOption('--key <id>', 'publishable key id', uuid)
-    .option('--allowed-origin <origin>', 'allowed origin (repeatable)', origin, [])
+    .addOption(publishableKey())
+    .addOption(allowedOrigins('allowed origin (repeatable)'))
     .option('--json', 'print JSON')
     .action(async (opts) => {
       if (!(await setAllowedOrigins(getPool(), opts.key, opts.allowedOrigin))) throw new UsageError('No such publishable key.');
@@ -274,7 +278,7 @@ export function buildProgram(
   key
     .command('policy')
     .description("Set the payment methods a publishable key's widget may book (default: prepaid,bank_transfer) and the cod amount")
-    .requiredOption('--key <id>', 'publishable key id', uuid)
+    .addOption(publishableKey())
     .requiredOption('--payment-methods <methods>', `comma-separated, of ${PAYMENT_METHODS.join(', ')}`, list)
     .option('--cod-amount-aoa <centavos>', 'with cod: the amount the courier collects on every widget delivery (else the widget sends it, above zero)', int)
     .option('--json', 'print JSON')
@@ -351,32 +355,28 @@ export function buildProgram(
       const data = rows.map(toUser);
       print(opts.json, { data }, data.map((u) => `${u.id}  ${u.email}  ${u.role}  ${u.status}`).join('\n') || '(no users)');
     });
-  user
-    .command('link <user>')
-    .description('A new one-time set-password link for a user (by id or email); earlier links stop working')
-    .requiredOption('--tenant <id>', 'tenant id', uuid)
-    .option('--json', 'print JSON')
-    .action(async (who: string, opts) => {
-      const found = await userNamed(opts.tenant, who);
-      const config = getConfig();
-      const link = await newPasswordLink(getPool(), config.dashboard, config.baseUrl, opts.tenant, found.id);
-      if (!link) throw new UsageError(`No user "${who}".`);
-      print(
-        opts.json,
-        { user_id: found.id, set_password_url: link.set_password_url, set_password_expires_at: link.set_password_expires_at },
-        link.set_password_url,
-      );
-    });
-  user
-    .command('remove <user>')
-    .description('Remove a user (by id or email); its sessions end at once')
-    .requiredOption('--tenant <id>', 'tenant id', uuid)
-    .option('--json', 'print JSON')
-    .action(async (who: string, opts) => {
-      const found = await userNamed(opts.tenant, who);
-      await asUsage(() => removeUser(getPool(), opts.tenant, found.id));
-      print(opts.json, { user_id: found.id, removed: true }, `Removed ${found.email}; its sessions ended.`);
-    });
+  /** `user <name> <user>`: `run` on one user of --tenant, named (`who`) by id or email. */
+  const userCommand = (name: string, description: string, run: (found: UserRow, opts: OptionValues, who: string) => Promise<void>) =>
+    user
+      .command(`${name} <user>`)
+      .description(description)
+      .requiredOption('--tenant <id>', 'tenant id', uuid)
+      .option('--json', 'print JSON')
+      .action(async (who: string, opts) => run(await userNamed(opts.tenant, who), opts, who));
+  userCommand('link', 'A new one-time set-password link for a user (by id or email); earlier links stop working', async (found, opts, who) => {
+    const config = getConfig();
+    const link = await newPasswordLink(getPool(), config.dashboard, config.baseUrl, opts.tenant, found.id);
+    if (!link) throw new UsageError(`No user "${who}".`);
+    print(
+      opts.json,
+      { user_id: found.id, set_password_url: link.set_password_url, set_password_expires_at: link.set_password_expires_at },
+      link.set_password_url,
+    );
+  });
+  userCommand('remove', 'Remove a user (by id or email); its sessions end at once', async (found, opts) => {
+    await asUsage(() => removeUser(getPool(), opts.tenant, found.id));
+    print(opts.json, { user_id: found.id, removed: true }, `Removed ${found.email}; its sessions ended.`);
+  });
 
   const courier = program.command('courier').description('Courier companies');
   courier

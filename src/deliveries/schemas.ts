@@ -98,13 +98,18 @@ export const DeliveryEvent = z
 
 const Status = z.enum(STATUSES);
 
+/** The fields the merchant's and the widget's delivery views start with; `livemode` as that view describes it. */
+const deliveryHead = (livemode: string) => ({
+  id: z.uuid(),
+  reference: z.string(),
+  status: Status,
+  livemode: z.boolean().describe(livemode),
+  inserted_at: Timestamp,
+});
+
 export const DeliverySummary = z
   .object({
-    id: z.uuid(),
-    reference: z.string(),
-    status: Status,
-    livemode: z.boolean().describe('false: a test delivery (made with a test key; simulated courier, test webhooks only)'),
-    inserted_at: Timestamp,
+    ...deliveryHead('false: a test delivery (made with a test key; simulated courier, test webhooks only)'),
     origin: Address.optional(),
     destination: Address.optional(),
     parcel: Parcel.optional(),
@@ -136,11 +141,7 @@ export const Delivery = DeliverySummary.extend({
 
 export const WidgetDelivery = z
   .object({
-    id: z.uuid(),
-    reference: z.string(),
-    status: Status,
-    livemode: z.boolean().describe('false: a test delivery'),
-    inserted_at: Timestamp,
+    ...deliveryHead('false: a test delivery'),
     origin: Address,
     destination: Address,
     parcel: Parcel,

@@ -2,7 +2,7 @@
 // leaves the API in.
 import { z } from 'zod';
 import { Timestamp } from '../schemas.js';
-import { Pagination } from '../deliveries/schemas.js';
+import { pageOf, withSecret } from '../lib/schema-builders.js';
 
 /** Active keys per tenant and mode. */
 export const MAX_ACTIVE_KEYS = 50;
@@ -19,7 +19,6 @@ const EXAMPLE_KEY = {
   created_at: '2026-11-23T09:15:04.218Z',
   revoked_at: null,
 };
-const EXAMPLE_PAGINATION = { limit: 50, offset: 0, has_more: false };
 
 const Origins = z
   .array(z.string().trim().min(1).max(300))
@@ -27,6 +26,11 @@ const Origins = z
   .describe(
     `Publishable keys: the origins (scheme://host[:port]) whose pages may use the key, at most ${MAX_ORIGINS}. Stored lower-cased, default ports dropped.`,
   );
+
+/** The `secret` of a creation answer. */
+const SECRET =
+  'The whole key (`sk_live_`, `pk_live_`, `sk_test_` or `pk_test_` + 32 letters and digits). Shown only in this response: only its hash is kept. ' +
+  'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`).';
 
 export const ApiKey = z
   .object({
@@ -41,19 +45,9 @@ export const ApiKey = z
   })
   .meta({ id: 'ApiKey', examples: [EXAMPLE_KEY] });
 
-export const ApiKeyWithSecret = ApiKey.extend({
-  secret: z
-    .string()
-    .optional()
-    .describe(
-      'The whole key (`sk_live_`, `pk_live_`, `sk_test_` or `pk_test_` + 32 letters and digits). Shown only in this response: only its hash is kept. ' +
-        'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`).',
-    ),
-}).meta({ id: 'ApiKeyWithSecret', examples: [{ ...EXAMPLE_KEY, secret: 'pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2' }] });
+export const ApiKeyWithSecret = withSecret(ApiKey, 'ApiKeyWithSecret', SECRET, { ...EXAMPLE_KEY, secret: 'pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2' });
 
-export const ApiKeyList = z
-  .object({ data: z.array(ApiKey), pagination: Pagination })
-  .meta({ examples: [{ data: [EXAMPLE_KEY], pagination: EXAMPLE_PAGINATION }] });
+export const ApiKeyList = pageOf(ApiKey, EXAMPLE_KEY);
 
 export const CreateApiKeyBody = z
   .object({

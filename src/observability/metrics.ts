@@ -16,70 +16,66 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Seconds; webhooks are retried for up to about 3 days (WEBHOOK_SCHEDULE_MS). */
 const WEBHOOK_DELAY_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 18_000, 36_000, 86_400, 259_200];
 
+/** A counter in this registry. */
+function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [registry] });
+}
+/** A histogram in this registry, with its buckets (seconds). */
+function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+  return new Histogram({ name, help, labelNames, buckets, registers: [registry] });
+}
+
 // --- API ---------------------------------------------------------------------------------------------------------
-export const httpRequests = new Counter({
-  name: 'http_requests_total',
-  help: 'API requests answered, by method, matched route pattern and status code.',
-  labelNames: ['method', 'route', 'status_code'] as const,
-  registers: [registry],
-});
-export const httpRequestDuration = new Histogram({
-  name: 'http_request_duration_seconds',
-  help: 'API request latency (received to answered), by method, matched route pattern and status code.',
-  labelNames: ['method', 'route', 'status_code'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+export const httpRequests = counter('http_requests_total', 'API requests answered, by method, matched route pattern and status code.', [
+  'method',
+  'route',
+  'status_code',
+]);
+export const httpRequestDuration = histogram(
+  'http_request_duration_seconds',
+  'API request latency (received to answered), by method, matched route pattern and status code.',
+  ['method', 'route', 'status_code'],
+  LATENCY_BUCKETS,
+);
 
 // --- Couriers (API quotes and worker bookings/cancellations) -----------------------------------------------------
-export const courierCallDuration = new Histogram({
-  name: 'delivery_courier_call_duration_seconds',
-  help: 'Calls to courier companies (quote, book, cancel), by courier slug, operation and outcome (ok, unavailable, rejected, error).',
-  labelNames: ['courier', 'operation', 'outcome'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
-export const courierCallErrors = new Counter({
-  name: 'delivery_courier_call_errors_total',
-  help: 'Failed courier calls, by courier slug, operation and error: unavailable (timeout, network, 5xx, not the protocol), rejected (a final 4xx), error (anything else).',
-  labelNames: ['courier', 'operation', 'error'] as const,
-  registers: [registry],
-});
+export const courierCallDuration = histogram(
+  'delivery_courier_call_duration_seconds',
+  'Calls to courier companies (quote, book, cancel), by courier slug, operation and outcome (ok, unavailable, rejected, error).',
+  ['courier', 'operation', 'outcome'],
+  LATENCY_BUCKETS,
+);
+export const courierCallErrors = counter(
+  'delivery_courier_call_errors_total',
+  'Failed courier calls, by courier slug, operation and error: unavailable (timeout, network, 5xx, not the protocol), rejected (a final 4xx), error (anything else).',
+  ['courier', 'operation', 'error'],
+);
 
 // --- Deliveries (worker) -----------------------------------------------------------------------------------------
-export const deliveryTransitions = new Counter({
-  name: 'delivery_transitions_total',
-  help: 'Delivery events recorded by the delivery workflows (status changes and dispatches; ignored fleet events excluded), by event type.',
-  labelNames: ['type'] as const,
-  registers: [registry],
-});
-export const deliveryStalls = new Counter({
-  name: 'delivery_stalls_total',
-  help: 'Deliveries that went to stalled, by reason and courier slug.',
-  labelNames: ['reason', 'courier'] as const,
-  registers: [registry],
-});
-export const deliveryRedispatches = new Counter({
-  name: 'delivery_redispatches_total',
-  help: 'Deliveries moved to another booking: automatic failover (automatic="true", by its reason) or an operator (automatic="false").',
-  labelNames: ['automatic', 'reason'] as const,
-  registers: [registry],
-});
+export const deliveryTransitions = counter(
+  'delivery_transitions_total',
+  'Delivery events recorded by the delivery workflows (status changes and dispatches; ignored fleet events excluded), by event type.',
+  ['type'],
+);
+export const deliveryStalls = counter('delivery_stalls_total', 'Deliveries that went to stalled, by reason and courier slug.', ['reason', 'courier']);
+export const deliveryRedispatches = counter(
+  'delivery_redispatches_total',
+  'Deliveries moved to another booking: automatic failover (automatic="true", by its reason) or an operator (automatic="false").',
+  ['automatic', 'reason'],
+);
 
 // --- Merchant webhooks (worker) ----------------------------------------------------------------------------------
-export const webhookAttempts = new Counter({
-  name: 'delivery_webhook_attempts_total',
-  help: 'Merchant webhook attempts, by outcome (succeeded, retry, final, exhausted, inactive) and trigger (event, replay ...).',
-  labelNames: ['outcome', 'trigger'] as const,
-  registers: [registry],
-});
-export const webhookDelay = new Histogram({
-  name: 'delivery_webhook_delay_seconds',
-  help: 'Time from a delivery event to its webhook: stage="first_attempt" when the first attempt starts, stage="delivered" when an attempt succeeds.',
-  labelNames: ['stage'] as const,
-  buckets: WEBHOOK_DELAY_BUCKETS,
-  registers: [registry],
-});
+export const webhookAttempts = counter(
+  'delivery_webhook_attempts_total',
+  'Merchant webhook attempts, by outcome (succeeded, retry, final, exhausted, inactive) and trigger (event, replay ...).',
+  ['outcome', 'trigger'],
+);
+export const webhookDelay = histogram(
+  'delivery_webhook_delay_seconds',
+  'Time from a delivery event to its webhook: stage="first_attempt" when the first attempt starts, stage="delivered" when an attempt succeeds.',
+  ['stage'],
+  WEBHOOK_DELAY_BUCKETS,
+);
 
 /**
  * Deliveries by status, read from Postgres when scraped (at most once per `cacheMs`: several Prometheus servers or a

@@ -11,7 +11,8 @@ import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { createKey, normaliseOrigin } from '../lib/tenants.js';
 import { scopeOf } from '../plugins/auth.js';
-import { IdempotencyHeaders, PaginationQuery, problems } from '../schemas.js';
+import { problems } from '../schemas.js';
+import { idempotent, listRoute, objectAction } from './route-helpers.js';
 
 const TAG = ['api_keys'];
 
@@ -34,42 +35,27 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
   // revoke may come without a body even when the client says application/json.
   parseJsonBodies(app, { allowEmpty: true });
 
-  app.get(
-    '/v1/api_keys',
-    {
-      schema: {
-        tags: TAG,
-        operationId: 'listApiKeys',
-        summary: "List the tenant's API keys of the calling key's mode, newest first",
-        description: 'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
-        querystring: PaginationQuery,
-        response: { 200: ApiKeyList, ...problems(401, 422, 429) },
-      },
-    },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const { rows, hasMore } = await listScopedKeys(pool, scopeOf(request), limit, offset);
-      return { data: rows.map(toApiKey), pagination: { limit, offset, has_more: hasMore } };
-    },
-  );
+  listRoute(app, '/v1/api_keys', toApiKey, (request, limit, offset) => listScopedKeys(pool, scopeOf(request), limit, offset), {
+    tags: TAG,
+    operationId: 'listApiKeys',
+    summary: "List the tenant's API keys of the calling key's mode, newest first",
+    description: 'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
+    response: { 200: ApiKeyList, ...problems(401, 422, 429) },
+  });
 
   app.post(
     '/v1/api_keys',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'createApiKey',
-        summary: 'Create an API key',
-        description:
-          'A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the calling key’s mode: a live key creates live keys, ' +
-          'a test key test keys. The whole key is in `secret`, returned only in this response. ' +
-          `At most ${MAX_ACTIVE_KEYS} active keys per mode (422 api_key_limit_reached).`,
-        headers: IdempotencyHeaders,
-        body: CreateApiKeyBody,
-        response: { 201: ApiKeyWithSecret, ...problems(401, 409, 413, 422, 429) },
-      },
-    },
+    idempotent({
+      tags: TAG,
+      operationId: 'createApiKey',
+      summary: 'Create an API key',
+      description:
+        'A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the calling key’s mode: a live key creates live keys, ' +
+        'a test key test keys. The whole key is in `secret`, returned only in this response. ' +
+        `At most ${MAX_ACTIVE_KEYS} active keys per mode (422 api_key_limit_reached).`,
+      body: CreateApiKeyBody,
+      response: { 201: ApiKeyWithSecret, ...problems(401, 409, 413, 422, 429) },
+    }),
     async (request, reply) => {
       const scope = scopeOf(request);
       const { kind, allowed_origins: wanted } = request.body;
@@ -88,19 +74,15 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
 
   app.patch(
     '/v1/api_keys/:id',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'updateApiKey',
-        summary: "Change a publishable key's allowed origins",
-        description: 'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key.',
-        headers: IdempotencyHeaders,
-        params: ApiKeyIdParam,
-        body: UpdateApiKeyBody,
-        response: { 200: ApiKey, ...problems(401, 404, 409, 413, 422, 429) },
-      },
-    },
+    idempotent({
+      tags: TAG,
+      operationId: 'updateApiKey',
+      summary: "Change a publishable key's allowed origins",
+      description: 'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key.',
+      params: ApiKeyIdParam,
+      body: UpdateApiKeyBody,
+      response: { 200: ApiKey, ...problems(401, 404, 409, 413, 422, 429) },
+    }),
     async (request) => {
       const scope = scopeOf(request);
       const key = await findScopedKey(pool, scope, request.params.id);
@@ -115,27 +97,14 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
     },
   );
 
-  app.post(
-    '/v1/api_keys/:id/revoke',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'revokeApiKey',
-        summary: 'Revoke an API key',
-        description:
-          'From now on the key gets 401. Revoking a revoked key answers it as it is (its first revocation time). ' +
-          'A key may revoke itself: create its successor first.',
-        headers: IdempotencyHeaders,
-        params: ApiKeyIdParam,
-        response: { 200: ApiKey, ...problems(401, 404, 409, 422, 429) },
-      },
-    },
-    async (request) => {
-      const revoked = await revokeScopedKey(pool, scopeOf(request), request.params.id);
-      if (!revoked) throw notFound('API key');
-      return toApiKey(revoked);
-    },
-  );
+  objectAction(app, '/v1/api_keys/:id/revoke', 'API key', toApiKey, (scope, id) => revokeScopedKey(pool, scope, id), {
+    tags: TAG,
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description:
+      'From now on the key gets 401. Revoking a revoked key answers it as it is (its first revocation time). ' +
+      'A key may revoke itself: create its successor first.',
+    response: { 200: ApiKey, ...problems(401, 404, 409, 422, 429) },
+  });
 };
 export default routes;

@@ -13,17 +13,18 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { passFleetEvent } from '../deliveries/fleet-events.js';
-import { eventOfFleetWebhook, findDelivery, findDeliveryWithEvents, type DeliveryRow } from '../deliveries/repository.js';
+import { eventOfFleetWebhook } from '../deliveries/repository.js';
 import { Delivery } from '../deliveries/schemas.js';
 import { ensureDeliveryWorkflow } from '../deliveries/start.js';
 import { toDelivery } from '../deliveries/view.js';
 import { parseJsonBodies } from '../lib/json-body.js';
-import { ApiError, notFound } from '../lib/problem.js';
+import { ApiError } from '../lib/problem.js';
 import type { Scope } from '../lib/scope.js';
 import { scopeOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../workflows/deliveries/definitions.js';
 import { FLEET_TRANSITIONS, STALL_REASONS, testHelperRefusal, type Status } from '../../workflows/deliveries/states.js';
+import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 /** How long a helper waits for the workflow to record its step before answering 503 test_helper_pending. */
 const STEP_WAIT_MS = 10_000;
@@ -68,15 +69,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   // expire_payment_window (and a stall with its default reason) may come without a body.
   parseJsonBodies(app, { allowEmpty: true });
 
-  const load = async (scope: Scope, id: string): Promise<DeliveryRow> => {
-    const delivery = await findDelivery(pool, scope, id);
-    if (!delivery) throw notFound();
-    return delivery;
-  };
+  const load = (scope: Scope, id: string) => loadDelivery(pool, scope, id);
+  /** The Delivery a helper answers with. */
   const answer = async (scope: Scope, id: string) => {
-    const found = await findDeliveryWithEvents(pool, scope, id);
-    if (!found) throw notFound();
-    return toDelivery(found.delivery, found.events, config.baseUrl);
+    const { delivery, events } = await loadDeliveryWithEvents(pool, scope, id);
+    return toDelivery(delivery, events, config.baseUrl);
   };
 
   const common = {

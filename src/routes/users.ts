@@ -7,11 +7,12 @@ import type { AppDeps } from '../deps.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
-import { PaginationQuery, problems } from '../schemas.js';
+import { problems } from '../schemas.js';
 import { listUsers } from '../users/repository.js';
 import { CreateUserBody, DeletedUser, PasswordLink, UpdateUserBody, User, UserIdParam, UserList, UserWithLink } from '../users/schemas.js';
 import { toUser } from '../users/view.js';
 import { changeRole, createUser, newPasswordLink, removeUser } from '../users/service.js';
+import { listRoute } from './route-helpers.js';
 
 const TAG = ['users'];
 
@@ -27,23 +28,12 @@ function tenantOf(request: FastifyRequest): string {
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => {
   parseJsonBodies(app, { allowEmpty: true });
 
-  app.get(
-    '/v1/users',
-    {
-      schema: {
-        tags: TAG,
-        operationId: 'listUsers',
-        summary: "List the tenant's dashboard users, oldest first",
-        querystring: PaginationQuery,
-        response: { 200: UserList, ...problems(401, 403, 422, 429) },
-      },
-    },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const { rows, hasMore } = await listUsers(pool, tenantOf(request), limit, offset);
-      return { data: rows.map(toUser), pagination: { limit, offset, has_more: hasMore } };
-    },
-  );
+  listRoute(app, '/v1/users', toUser, (request, limit, offset) => listUsers(pool, tenantOf(request), limit, offset), {
+    tags: TAG,
+    operationId: 'listUsers',
+    summary: "List the tenant's dashboard users, oldest first",
+    response: { 200: UserList, ...problems(401, 403, 422, 429) },
+  });
 
   app.post(
     '/v1/users',

@@ -8,7 +8,7 @@ import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
 import type { Scope } from '../lib/scope.js';
-import { IdempotencyHeaders, PaginationQuery, problems } from '../schemas.js';
+import { problems } from '../schemas.js';
 import {
   countEndpoints,
   createEndpoint,
@@ -39,6 +39,7 @@ import { toAttempt, toEndpoint, toEndpointWithSecret } from '../webhooks/view.js
 import { checkWebhookUrl } from '../webhooks/url.js';
 import type { WebhookReplayInput } from '../../workflows/webhooks/definitions.js';
 import { webhookReplayWorkflow } from '../../workflows/webhooks/workflows.js';
+import { idempotent, listRoute, objectAction } from './route-helpers.js';
 
 /** Endpoints per tenant. */
 export const MAX_ENDPOINTS = 20;
@@ -59,6 +60,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     return endpoint;
   };
 
+  // The routes on one endpoint: its id in the path.
+  const onEndpoint = { tags: TAG, params: EndpointIdParam };
+
   const checkUrl = async (url: string) => {
     const problem = await checkWebhookUrl(url, config.allowLoopbackWebhooks);
     if (problem) throw validationFailed([{ pointer: '/url', code: problem.code, detail: problem.detail }]);
@@ -66,23 +70,19 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
 
   app.post(
     '/v1/webhook_endpoints',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'createWebhookEndpoint',
-        summary: 'Register a webhook endpoint',
-        description:
-          'Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). ' +
-          'The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). ' +
-          'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached; rotate the secret to get a new one. ' +
-          `At most ${MAX_ENDPOINTS} endpoints per tenant and mode (422 webhook_endpoint_limit_reached). ` +
-          'Registered with a test key, the endpoint is a test endpoint (livemode false): it receives the notifications of test deliveries only.',
-        headers: IdempotencyHeaders,
-        body: CreateEndpointBody,
-        response: { 201: WebhookEndpointWithSecret, ...problems(401, 409, 413, 422, 429) },
-      },
-    },
+    idempotent({
+      tags: TAG,
+      operationId: 'createWebhookEndpoint',
+      summary: 'Register a webhook endpoint',
+      description:
+        'Notifications of delivery events are POSTed to `url`, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature). ' +
+        'The signing `secret` is returned only in this response. `events` limits which event types are sent (default: all). ' +
+        'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached; rotate the secret to get a new one. ' +
+        `At most ${MAX_ENDPOINTS} endpoints per tenant and mode (422 webhook_endpoint_limit_reached). ` +
+        'Registered with a test key, the endpoint is a test endpoint (livemode false): it receives the notifications of test deliveries only.',
+      body: CreateEndpointBody,
+      response: { 201: WebhookEndpointWithSecret, ...problems(401, 409, 413, 422, 429) },
+    }),
     async (request, reply) => {
       const scope = scopeOf(request);
       const body = request.body;
@@ -95,32 +95,20 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
   );
 
-  app.get(
-    '/v1/webhook_endpoints',
-    {
-      schema: {
-        tags: TAG,
-        operationId: 'listWebhookEndpoints',
-        summary: "List the tenant's webhook endpoints, newest first",
-        querystring: PaginationQuery,
-        response: { 200: EndpointList, ...problems(401, 422, 429) },
-      },
-    },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const { rows, hasMore } = await listEndpoints(pool, scopeOf(request), limit, offset);
-      return { data: rows.map(toEndpoint), pagination: { limit, offset, has_more: hasMore } };
-    },
-  );
+  listRoute(app, '/v1/webhook_endpoints', toEndpoint, (request, limit, offset) => listEndpoints(pool, scopeOf(request), limit, offset), {
+    tags: TAG,
+    operationId: 'listWebhookEndpoints',
+    summary: "List the tenant's webhook endpoints, newest first",
+    response: { 200: EndpointList, ...problems(401, 422, 429) },
+  });
 
   app.get(
     '/v1/webhook_endpoints/:id',
     {
       schema: {
-        tags: TAG,
+        ...onEndpoint,
         operationId: 'getWebhookEndpoint',
         summary: 'A webhook endpoint (without its secret)',
-        params: EndpointIdParam,
         response: { 200: WebhookEndpoint, ...problems(401, 404, 429) },
       },
     },
@@ -129,19 +117,14 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
 
   app.patch(
     '/v1/webhook_endpoints/:id',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'updateWebhookEndpoint',
-        summary: 'Change a webhook endpoint',
-        description: 'Change `url`, `events` or `description`; `status: "enabled"` re-enables an endpoint that was disabled (e.g. after a 410 Gone answer).',
-        headers: IdempotencyHeaders,
-        params: EndpointIdParam,
-        body: UpdateEndpointBody,
-        response: { 200: WebhookEndpoint, ...problems(401, 404, 409, 413, 422, 429) },
-      },
-    },
+    idempotent({
+      ...onEndpoint,
+      operationId: 'updateWebhookEndpoint',
+      summary: 'Change a webhook endpoint',
+      description: 'Change `url`, `events` or `description`; `status: "enabled"` re-enables an endpoint that was disabled (e.g. after a 410 Gone answer).',
+      body: UpdateEndpointBody,
+      response: { 200: WebhookEndpoint, ...problems(401, 404, 409, 413, 422, 429) },
+    }),
     async (request) => {
       const scope = scopeOf(request);
       await load(scope, request.params.id);
@@ -154,59 +137,39 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
 
   app.delete(
     '/v1/webhook_endpoints/:id',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'deleteWebhookEndpoint',
-        summary: 'Delete a webhook endpoint',
-        description: 'Nothing more is sent to it, retries included. Its attempt log is no longer readable.',
-        headers: IdempotencyHeaders,
-        params: EndpointIdParam,
-        response: { 200: DeletedEndpoint, ...problems(401, 404, 409, 422, 429) },
-      },
-    },
+    idempotent({
+      ...onEndpoint,
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Delete a webhook endpoint',
+      description: 'Nothing more is sent to it, retries included. Its attempt log is no longer readable.',
+      response: { 200: DeletedEndpoint, ...problems(401, 404, 409, 422, 429) },
+    }),
     async (request) => {
-      const scope = scopeOf(request);
-      if (!(await deleteEndpoint(pool, scope, request.params.id))) throw notFound('Webhook endpoint');
+      if (!(await deleteEndpoint(pool, scopeOf(request), request.params.id))) throw notFound('Webhook endpoint');
       return { id: request.params.id, deleted: true as const };
     },
   );
 
-  app.post(
-    '/v1/webhook_endpoints/:id/rotate_secret',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'rotateWebhookEndpointSecret',
-        summary: "Rotate an endpoint's signing secret",
-        description:
-          'Returns the new `secret` (shown only here). For 24 hours every notification carries two signatures in webhook-signature ' +
-          '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages. ' +
-          'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached.',
-        headers: IdempotencyHeaders,
-        params: EndpointIdParam,
-        response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
-      },
-    },
-    async (request) => {
-      const rotated = await rotateSecret(pool, scopeOf(request), request.params.id);
-      if (!rotated) throw notFound('Webhook endpoint');
-      return toEndpointWithSecret(rotated);
-    },
-  );
+  objectAction(app, '/v1/webhook_endpoints/:id/rotate_secret', 'Webhook endpoint', toEndpointWithSecret, (scope, id) => rotateSecret(pool, scope, id), {
+    tags: TAG,
+    operationId: 'rotateWebhookEndpointSecret',
+    summary: "Rotate an endpoint's signing secret",
+    description:
+      'Returns the new `secret` (shown only here). For 24 hours every notification carries two signatures in webhook-signature ' +
+      '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages. ' +
+      'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached.',
+    response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
+  });
 
   app.get(
     '/v1/webhook_endpoints/:id/attempts',
     {
       schema: {
-        tags: TAG,
+        ...onEndpoint,
         operationId: 'listWebhookEndpointAttempts',
         summary: "An endpoint's delivery attempts, newest first",
         description:
           'One row per HTTP attempt (succeeded or failed, with status code, latency and error), plus an `exhausted` row when a message ran out of retries.',
-        params: EndpointIdParam,
         querystring: AttemptListQuery,
         response: { 200: AttemptList, ...problems(401, 404, 422, 429) },
       },
@@ -221,22 +184,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
 
   app.post(
     '/v1/webhook_endpoints/:id/replay',
-    {
-      config: { idempotent: true },
-      schema: {
-        tags: TAG,
-        operationId: 'replayWebhookEndpointMessages',
-        summary: 'Resend messages to this endpoint',
-        description:
-          'One message (`message_id`, the webhook-id), or every message created in [`since`, `until`] whose type the endpoint takes. ' +
-          'Resent with the same webhook-id and body (receivers dedupe on webhook-id), on the retry schedule; attempts are logged with trigger `replay`. ' +
-          `202 with how many. 422 message_not_found; 422 replay_range_too_large above ${MAX_REPLAY} messages; 409 webhook_endpoint_disabled.`,
-        headers: IdempotencyHeaders,
-        params: EndpointIdParam,
-        body: ReplayBody,
-        response: { 202: ReplayResponse, ...problems(401, 404, 409, 413, 422, 429) },
-      },
-    },
+    idempotent({
+      ...onEndpoint,
+      operationId: 'replayWebhookEndpointMessages',
+      summary: 'Resend messages to this endpoint',
+      description:
+        'One message (`message_id`, the webhook-id), or every message created in [`since`, `until`] whose type the endpoint takes. ' +
+        'Resent with the same webhook-id and body (receivers dedupe on webhook-id), on the retry schedule; attempts are logged with trigger `replay`. ' +
+        `202 with how many. 422 message_not_found; 422 replay_range_too_large above ${MAX_REPLAY} messages; 409 webhook_endpoint_disabled.`,
+      body: ReplayBody,
+      response: { 202: ReplayResponse, ...problems(401, 404, 409, 413, 422, 429) },
+    }),
     async (request, reply) => {
       const scope = scopeOf(request);
       const endpoint = await load(scope, request.params.id);

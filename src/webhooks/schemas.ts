@@ -1,8 +1,8 @@
 // Request and response schemas of /v1/webhook_endpoints (OpenAPI through the zod type provider).
 import { z } from 'zod';
 import { PaginationQuery, Timestamp, Uri } from '../schemas.js';
-import { Pagination } from '../deliveries/schemas.js';
-import { EXAMPLE_CREATED_EVENT, EXAMPLE_PAGINATION, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
+import { EXAMPLE_CREATED_EVENT, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
+import { pageOf, withSecret } from '../lib/schema-builders.js';
 import { EVENT_TYPES } from '../../workflows/deliveries/states.js';
 
 const dateTime = z.iso.datetime({ offset: true });
@@ -26,6 +26,10 @@ const Url = z
     'http(s) URL the notifications are POSTed to. Loopback, private, link-local and other special-use addresses (and names resolving to them) are refused (422 private_address).',
   );
 const Description = z.string().trim().max(500).describe('Free text for your own reference.');
+/** The `secret` of a creation or rotation answer. */
+const SECRET =
+  '`whsec_` + base64: the signing secret. Shown only in this response; store it now. ' +
+  'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached.';
 
 export const CreateEndpointBody = z
   .object({
@@ -63,15 +67,10 @@ export const WebhookEndpoint = z
   })
   .meta({ id: 'WebhookEndpoint', examples: [EXAMPLE_WEBHOOK_ENDPOINT] });
 
-export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
-  secret: z
-    .string()
-    .optional()
-    .describe(
-      '`whsec_` + base64: the signing secret. Shown only in this response; store it now. ' +
-        'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached.',
-    ),
-}).meta({ id: 'WebhookEndpointWithSecret', examples: [{ ...EXAMPLE_WEBHOOK_ENDPOINT, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }] });
+export const WebhookEndpointWithSecret = withSecret(WebhookEndpoint, 'WebhookEndpointWithSecret', SECRET, {
+  ...EXAMPLE_WEBHOOK_ENDPOINT,
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+});
 
 export const WebhookAttempt = z
   .object({
@@ -120,11 +119,7 @@ export const ReplayBody = z
 export const ReplayResponse = z
   .object({ replayed: z.number().int().describe('how many messages are being resent') })
   .meta({ id: 'WebhookReplay', examples: [{ replayed: 1 }] });
-export const EndpointList = z
-  .object({ data: z.array(WebhookEndpoint), pagination: Pagination })
-  .meta({ examples: [{ data: [EXAMPLE_WEBHOOK_ENDPOINT], pagination: EXAMPLE_PAGINATION }] });
-export const AttemptList = z
-  .object({ data: z.array(WebhookAttempt), pagination: Pagination })
-  .meta({ examples: [{ data: [EXAMPLE_WEBHOOK_ATTEMPT], pagination: EXAMPLE_PAGINATION }] });
+export const EndpointList = pageOf(WebhookEndpoint, EXAMPLE_WEBHOOK_ENDPOINT);
+export const AttemptList = pageOf(WebhookAttempt, EXAMPLE_WEBHOOK_ATTEMPT);
 export const EndpointIdParam = z.object({ id: z.uuid() });
 export const DeletedEndpoint = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ examples: [{ id: EXAMPLE_WEBHOOK_ENDPOINT.id, deleted: true }] });

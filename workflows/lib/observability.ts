@@ -7,13 +7,7 @@
 //    unchanged (test/lifecycle.test.ts). Whether a run is traced comes from its start headers, which are in its
 //    history: the choice is the same on replay.
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
-import {
-  workflowInfo,
-  type WorkflowInboundCallsInterceptor,
-  type WorkflowInterceptors,
-  type WorkflowInternalsInterceptor,
-  type WorkflowOutboundCallsInterceptor,
-} from '@temporalio/workflow';
+import { workflowInfo, type WorkflowInboundCallsInterceptor, type WorkflowInterceptors, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 import {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryInternalsInterceptor,
@@ -63,58 +57,55 @@ interface Run {
   otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | null;
 }
 
+/** The run's OpenTelemetry interceptors (once traced). */
+type Otel = NonNullable<Run['otel']>;
+/** An interceptor method, as far as passing a call on goes. */
+type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
+
 // The methods are plain functions returning `next`'s promise (never `async`): passing through adds no yield point.
-class Inbound implements WorkflowInboundCallsInterceptor {
-  constructor(private readonly run: Run) {}
-
-  execute: NonNullable<WorkflowInboundCallsInterceptor['execute']> = (input, next) => {
-    this.run.ids = idsOf(input.args[0]);
-    if (!carriesTrace(input.headers)) return next(input);
-    this.run.otel = {
-      inbound: new OpenTelemetryInboundInterceptor(),
-      outbound: new OpenTelemetryOutboundInterceptor(),
-      internals: new OpenTelemetryInternalsInterceptor(),
-    };
-    return this.run.otel.inbound.execute(input, next);
-  };
-  handleSignal: NonNullable<WorkflowInboundCallsInterceptor['handleSignal']> = (input, next) =>
-    this.run.otel ? this.run.otel.inbound.handleSignal(input, next) : next(input);
-  handleUpdate: NonNullable<WorkflowInboundCallsInterceptor['handleUpdate']> = (input, next) =>
-    this.run.otel ? this.run.otel.inbound.handleUpdate(input, next) : next(input);
-  validateUpdate: NonNullable<WorkflowInboundCallsInterceptor['validateUpdate']> = (input, next) =>
-    this.run.otel ? this.run.otel.inbound.validateUpdate(input, next) : next(input);
-  handleQuery: NonNullable<WorkflowInboundCallsInterceptor['handleQuery']> = (input, next) =>
-    this.run.otel ? this.run.otel.inbound.handleQuery(input, next) : next(input);
+/**
+ * The interceptor `methods` that hand each call to the run's OpenTelemetry interceptor of that `kind` when the run is
+ * traced, and straight to `next` when it is not.
+ */
+function otelWhenTraced<K extends keyof Otel, M extends keyof Otel[K]>(run: Run, kind: K, methods: readonly M[]): Pick<Otel[K], M> {
+  const picked: Partial<Record<M, Method>> = {};
+  for (const method of methods) {
+    picked[method] = (input, next) => (run.otel ? (run.otel[kind] as Record<M, Method>)[method](input, next) : next(input));
+  }
+  return picked as Pick<Otel[K], M>;
 }
 
-class Outbound implements WorkflowOutboundCallsInterceptor {
-  constructor(private readonly run: Run) {}
-
-  scheduleActivity: NonNullable<WorkflowOutboundCallsInterceptor['scheduleActivity']> = (input, next) =>
-    this.run.otel ? this.run.otel.outbound.scheduleActivity(input, next) : next(input);
-  scheduleLocalActivity: NonNullable<WorkflowOutboundCallsInterceptor['scheduleLocalActivity']> = (input, next) =>
-    this.run.otel ? this.run.otel.outbound.scheduleLocalActivity(input, next) : next(input);
-  startChildWorkflowExecution: NonNullable<WorkflowOutboundCallsInterceptor['startChildWorkflowExecution']> = (input, next) =>
-    this.run.otel ? this.run.otel.outbound.startChildWorkflowExecution(input, next) : next(input);
-  signalWorkflow: NonNullable<WorkflowOutboundCallsInterceptor['signalWorkflow']> = (input, next) =>
-    this.run.otel ? this.run.otel.outbound.signalWorkflow(input, next) : next(input);
-  continueAsNew: NonNullable<WorkflowOutboundCallsInterceptor['continueAsNew']> = (input, next) =>
-    this.run.otel ? this.run.otel.outbound.continueAsNew(input, next) : next(input);
-  getLogAttributes: NonNullable<WorkflowOutboundCallsInterceptor['getLogAttributes']> = (input, next) => {
-    this.run.ids ??= idsOfDeliveryWorkflow();
-    const attributes = { ...this.run.ids, ...input };
-    // Traced: the line also carries the active span's trace_id and span_id.
-    return this.run.otel ? this.run.otel.outbound.getLogAttributes(attributes, next) : next(attributes);
+/** Sees the input (ids, trace context) first; the rest as otelWhenTraced. */
+function inbound(run: Run): WorkflowInboundCallsInterceptor {
+  return {
+    execute: (input, next) => {
+      run.ids = idsOf(input.args[0]);
+      if (!carriesTrace(input.headers)) return next(input);
+      run.otel = {
+        inbound: new OpenTelemetryInboundInterceptor(),
+        outbound: new OpenTelemetryOutboundInterceptor(),
+        internals: new OpenTelemetryInternalsInterceptor(),
+      };
+      return run.otel.inbound.execute(input, next);
+    },
+    ...otelWhenTraced(run, 'inbound', ['handleSignal', 'handleUpdate', 'validateUpdate', 'handleQuery']),
   };
 }
 
-class Internals implements WorkflowInternalsInterceptor {
-  constructor(private readonly run: Run) {}
-
-  dispose: NonNullable<WorkflowInternalsInterceptor['dispose']> = (input, next) => (this.run.otel ? this.run.otel.internals.dispose(input, next) : next(input));
+/** Adds the ids (and, traced, the span) to every log line; the rest as otelWhenTraced. */
+function outbound(run: Run): WorkflowOutboundCallsInterceptor {
+  return {
+    ...otelWhenTraced(run, 'outbound', ['scheduleActivity', 'scheduleLocalActivity', 'startChildWorkflowExecution', 'signalWorkflow', 'continueAsNew']),
+    getLogAttributes: (input, next) => {
+      run.ids ??= idsOfDeliveryWorkflow();
+      const attributes = { ...run.ids, ...input };
+      // Traced: the line also carries the active span's trace_id and span_id.
+      return run.otel ? run.otel.outbound.getLogAttributes(attributes, next) : next(attributes);
+    },
+  };
 }
 
 export const interceptors = (): WorkflowInterceptors => {
   const run: Run = { ids: null, otel: null };
-  return { inbound: [new Inbound(run)], outbound: [new Outbound(run)], internals: [new Internals(run)] };
+  return { inbound: [inbound(run)], outbound: [outbound(run)], internals: [otelWhenTraced(run, 'internals', ['dispose'])] };
 };
