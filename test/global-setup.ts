@@ -7,6 +7,7 @@ import { ROOT_DIR } from '../src/config.js';
 import { buildWorkflowBundle } from '../src/workflow-bundle.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { ensureChromium } from '../scripts/lib/chromium.js';
+import { ensureClientSchema } from '../scripts/lib/client-schema.js';
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
 
 declare module 'vitest' {
@@ -22,6 +23,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const log = (line: string) => console.log(`[setup] ${line}`);
   const started = Date.now();
+  ensureClientSchema(log); // `npm test` generated it already; a file run alone on a fresh clone needs it too
   const pg = await resolvePostgres(log);
   const databaseUrl = databaseUrlFor(pg.serverUrl, `delivery_api_test_${Date.now()}_${process.pid}`);
   await ensureDatabase(databaseUrl);

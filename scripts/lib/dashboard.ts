@@ -8,6 +8,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT_DIR } from '../../src/config.js';
 import { DASHBOARD_OUT } from '../../src/pages/dashboard-asset.js';
+import { ensureClientSchema } from './client-schema.js';
 
 export const DASHBOARD_ROOT = path.join(ROOT_DIR, 'web', 'dashboard');
 /** What the first page may weigh, gzip: the sign-in page a merchant waits for on a phone. */
@@ -85,6 +86,7 @@ const viteConfig = (outDir: string) => ({
  * half-written build. Returns the first page's weight.
  */
 export async function buildDashboard(log: (line: string) => void = console.log): Promise<{ totalGzip: number }> {
+  ensureClientSchema(log); // the dashboard calls the API through the typed client
   const { build } = await import('vite');
   const started = Date.now();
   const tmp = `${DASHBOARD_OUT}.${process.pid}.tmp`;
