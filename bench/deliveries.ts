@@ -1,7 +1,7 @@
 // npm run bench:deliveries — delivery creation and the list endpoint, each beside its floor in the same run.
 //
-// 1. create: POST /v1/deliveries with workflows running (API and worker in this process, a rate-card courier
-//    booked "by fleet", so no courier HTTP) against the floor: one bare Postgres transaction doing the same
+// 1. create: POST /v1/deliveries with workflows running (the production build's API and worker, each in its own
+//    process as in production; a rate-card courier booked "by fleet", so no courier HTTP) against the floor: one bare Postgres transaction doing the same
 //    statements plus one bare StartWorkflow. Targets: p50 <= 1.5x the floor, >= 100 creates/s, 0 errors.
 //    Then the same creates again with the worker stopped, for reading: how much of the gap is the API itself and how
 //    much the workflows the creates start, running on the same two cores.
@@ -15,7 +15,20 @@ import { Pool as HttpPool } from 'undici';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
 import { seedDeliveries } from '../scripts/lib/seed-deliveries.js';
-import { load, machineLine, pct, quotesAhead, say, startBenchStack, summarise } from './lib.js';
+import { Client, Connection } from '@temporalio/client';
+import {
+  benchDatabaseWithPool,
+  benchTemporal,
+  cleanupList,
+  load,
+  machineLine,
+  pct,
+  productionStack,
+  quotesAhead,
+  say,
+  startBenchStack,
+  summarise,
+} from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -31,9 +44,15 @@ const BODY = {
 };
 
 async function benchCreate(): Promise<boolean> {
-  const stack = await startBenchStack({ withWorker: true });
+  const { cleanups, cleanup } = cleanupList();
   try {
-    const { pool, temporal, config } = stack;
+    const { databaseUrl, pool } = await benchDatabaseWithPool(cleanups);
+    const { address: temporalAddress } = await benchTemporal(cleanups);
+    const connection = await Connection.connect({ address: temporalAddress });
+    cleanups.push(() => connection.close());
+    const temporal = new Client({ connection });
+    const taskQueue = `bench-create-${Date.now()}`;
+    const { apiUrl, stopWorker } = await productionStack(cleanups, { databaseUrl, temporalAddress, taskQueue });
     const tenant = await createTenant(pool, 'bench merchant');
     const courier = await createCourier(pool, {
       name: 'Bench Fleet',
@@ -67,15 +86,15 @@ async function benchCreate(): Promise<boolean> {
         await client.query('UPDATE quotes SET fee_aoa = fee_aoa WHERE id = $1', [floorQuotes]);
         await client.query('INSERT INTO bench_floor (id, body) VALUES ($1, $2)', [randomUUID(), { event: 'created' }]);
         await client.query('COMMIT');
-        await temporal.workflow.start('floorWorkflow', { taskQueue: `${config.taskQueue}-floor`, workflowId: `floor-${id}`, args: [{ id }] });
+        await temporal.workflow.start('floorWorkflow', { taskQueue: `${taskQueue}-floor`, workflowId: `floor-${id}`, args: [{ id }] });
       } finally {
         client.release();
       }
       return true;
     };
 
-    const api = new HttpPool(stack.url, { connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
-    stack.onCleanup(() => api.close());
+    const api = new HttpPool(apiUrl, { connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
+    cleanups.push(() => api.close());
     const create = async () => {
       const res = await api.request({
         path: '/v1/deliveries',
@@ -94,7 +113,7 @@ async function benchCreate(): Promise<boolean> {
     const floorResult = await load('floor', DURATION_S, CONCURRENCY, floor);
     const createResult = await load('create', DURATION_S, CONCURRENCY, create);
     // The same creates with the worker stopped: what the API itself costs, apart from the workflows it starts.
-    await stack.stopWorker();
+    await stopWorker();
     const aloneResult = await load('create, worker stopped', DURATION_S, CONCURRENCY, create);
 
     const rows = [
@@ -115,11 +134,11 @@ async function benchCreate(): Promise<boolean> {
     );
     console.log(`with the worker stopped, create p50 = ${(rows[2]['p50 ms'] / rows[0]['p50 ms']).toFixed(2)}x the floor (for reading only: no target)`);
     console.log(
-      `${running.toLocaleString('en')} deliveries created, ${started.toLocaleString('en')} with a started workflow. ${machineLine()}; API, worker and load generator in one process.`,
+      `${running.toLocaleString('en')} deliveries created, ${started.toLocaleString('en')} with a started workflow. ${machineLine()}; API and worker each in its own process (the production build), load generator and floor in this one.`,
     );
     return ok;
   } finally {
-    await stack.close();
+    await cleanup();
   }
 }
 

@@ -3,6 +3,7 @@
 // process, optionally a worker) that cleans up after itself.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
+import { Pool as HttpPool } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig, ROOT_DIR, type Config } from '../src/config.js';
 import { createPool, type Pool } from '../src/db.js';
@@ -19,7 +21,15 @@ import type { QuoteRequest } from '../src/quotes/schemas.js';
 import { buildWorkflowBundle } from '../src/workflow-bundle.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
-import { freePort } from '../scripts/lib/net.js';
+import { freePort, waitForPort } from '../scripts/lib/net.js';
+import { Proc, productionBuild } from '../scripts/lib/processes.js';
+
+/** What the lifecycle and memory benchmarks quote and book, through the API, with the simulator's couriers. */
+export const QUOTE_BODY = {
+  origin: { address_line: 'Rua Rainha Ginga 29', city: 'Luanda', province: 'Luanda' },
+  destination: { address_line: 'Avenida Deolinda Rodrigues 512', city: 'Luanda', province: 'Luanda' },
+  parcel: { weight_grams: 1200 },
+};
 
 export const say = (line: string) => console.log(`\x1b[36m==>\x1b[0m ${line}`);
 
@@ -119,6 +129,14 @@ export async function benchDatabase(cleanups: Cleanups, name?: string): Promise<
   return databaseUrl;
 }
 
+/** A fresh benchmark database (dropped at the end) and a small pool on it (closed at the end). */
+export async function benchDatabaseWithPool(cleanups: Cleanups): Promise<{ databaseUrl: string; pool: Pool }> {
+  const databaseUrl = await benchDatabase(cleanups);
+  const pool = createPool(databaseUrl, 4);
+  cleanups.push(() => pool.end());
+  return { databaseUrl, pool };
+}
+
 /** Temporal for a benchmark: TEMPORAL_ADDRESS when set, else a dev server of its own (its pid, for CPU accounting). */
 export async function benchTemporal(cleanups: Cleanups): Promise<{ address: string; pid: number | null }> {
   if (process.env.TEMPORAL_ADDRESS) {
@@ -147,6 +165,62 @@ export async function webhookReceiver(cleanups: Cleanups): Promise<{ url: string
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received: () => received };
 }
 
+/** A merchant's HTTP client of the API (JSON in, JSON out, the secret key), closed with the other cleanups. */
+export function merchantApi(cleanups: Cleanups, apiUrl: string, secretKey: string, connections: number) {
+  const client = new HttpPool(apiUrl, { connections });
+  cleanups.push(() => client.close());
+  return async (method: 'GET' | 'POST', pathname: string, body?: unknown) => {
+    const res = await client.request({
+      method,
+      path: pathname,
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as any };
+  };
+}
+
+/** Registers the benchmark's webhook receiver as the tenant's one endpoint. */
+export async function registerEndpoint(call: ReturnType<typeof merchantApi>, url: string): Promise<void> {
+  const endpoint = await call('POST', '/v1/webhook_endpoints', { url });
+  if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.json)}`);
+}
+
+/**
+ * The production build (npm run build), then the API and the worker, each in its own process with the production
+ * flags (npm run start:api / start:worker), on the benchmark's database and Temporal; stopped with the cleanups.
+ */
+export async function productionStack(
+  cleanups: Cleanups,
+  options: { databaseUrl: string; temporalAddress: string; taskQueue: string },
+): Promise<{ apiUrl: string; api: ChildProcess; worker: ChildProcess; stopWorker: () => Promise<void> }> {
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: options.databaseUrl,
+    TEMPORAL_ADDRESS: options.temporalAddress,
+    PORT: String(apiPort),
+    PUBLIC_BASE_URL: apiUrl,
+    TEMPORAL_TASK_QUEUE: options.taskQueue,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    ALLOW_LOOPBACK_WEBHOOKS: 'true', // the webhook receiver listens on 127.0.0.1
+  };
+  say('Production build (npm run build), then the API and the worker, each in its own process');
+  productionBuild();
+  const start = (script: 'start:api' | 'start:worker'): Proc => {
+    const proc = Proc.production(script, script, { env });
+    cleanups.push(() => proc.stop());
+    proc.start();
+    return proc;
+  };
+  const worker = start('start:worker');
+  const api = start('start:api');
+  await waitForPort(apiPort, '127.0.0.1', 60_000);
+  return { apiUrl, api: api.child!, worker: worker.child!, stopWorker: () => worker.stop() };
+}
+
 export interface BenchStack {
   config: Config;
   pool: Pool;
@@ -157,8 +231,6 @@ export interface BenchStack {
   databaseUrl: string;
   /** Runs `fn` at cleanup (last registered, first run). */
   onCleanup(fn: () => Promise<unknown>): void;
-  /** Stops the stack's worker (if it has one) before the end of the run: what runs next has no workflows running. */
-  stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -170,13 +242,7 @@ export interface BenchStackOptions {
 }
 
 /** The worker in this process, polling the stack's task queue until stopped (at cleanup at the latest). */
-async function benchWorker(
-  cleanups: Cleanups,
-  config: Config,
-  databaseUrl: string,
-  temporal: Client,
-  temporalAddress: string,
-): Promise<{ worker: Worker; stop: () => Promise<void> }> {
+async function benchWorker(cleanups: Cleanups, config: Config, databaseUrl: string, temporal: Client, temporalAddress: string): Promise<Worker> {
   say('Worker in this process');
   Runtime.install({
     logger: new DefaultLogger('WARN'),
@@ -187,16 +253,13 @@ async function benchWorker(
   const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.bench.js'));
   const worker = await createWorker({ config, pool: workerPool, connection: native, bundlePath, temporal });
   const running = worker.run();
-  let stopped: Promise<void> | null = null;
-  const stop = () =>
-    (stopped ??= (async () => {
-      worker.shutdown();
-      await running.catch(() => {});
-      await native.close();
-      await workerPool.end();
-    })());
-  cleanups.push(stop);
-  return { worker, stop };
+  cleanups.push(async () => {
+    worker.shutdown();
+    await running.catch(() => {});
+    await native.close();
+    await workerPool.end();
+  });
+  return worker;
 }
 
 export async function startBenchStack(options: BenchStackOptions = {}): Promise<BenchStack> {
@@ -225,7 +288,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection, namespace: config.temporalNamespace });
 
-    const started = options.withWorker ? await benchWorker(cleanups, config, databaseUrl, temporal, temporalAddress) : null;
+    const worker = options.withWorker ? await benchWorker(cleanups, config, databaseUrl, temporal, temporalAddress) : null;
 
     say('API in this process');
     const app = await buildApp({ config, pool, temporal }, { logger: false });
@@ -237,10 +300,9 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       temporal,
       app,
       url: config.baseUrl,
-      worker: started?.worker ?? null,
+      worker,
       databaseUrl,
       onCleanup: (fn) => cleanups.push(fn),
-      stopWorker: async () => started?.stop(),
       close,
     };
   } catch (err) {

@@ -22,18 +22,29 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
-import { Pool as HttpPool } from 'undici';
-import { createPool, type Pool } from '../src/db.js';
+import type { Pool } from '../src/db.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from '../workflows/system/workflows.js';
-import { dropDatabase } from '../scripts/lib/postgres.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
-import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
-import { benchDatabase, benchTemporal, cleanupList, machineLine, pct, pidsMatching, postmasterOf, say, stackCpu, webhookReceiver } from './lib.js';
-import { Proc, productionBuild } from '../scripts/lib/processes.js';
+import {
+  benchDatabaseWithPool,
+  benchTemporal,
+  cleanupList,
+  merchantApi,
+  QUOTE_BODY,
+  productionStack,
+  registerEndpoint,
+  machineLine,
+  pct,
+  pidsMatching,
+  postmasterOf,
+  say,
+  stackCpu,
+  webhookReceiver,
+} from './lib.js';
 
 const RATES = (process.env.BENCH_RATES ?? '1,2,3,4,6,8,12,16').split(',').map(Number);
 const STEP_S = Number(process.env.BENCH_STEP_S ?? 60);
@@ -43,12 +54,6 @@ const SAMPLE = Number(process.env.BENCH_SAMPLE ?? 20);
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? (process.env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : 'dev server');
 /** Deliveries younger than this are not backlog: the simulator's own delays (booking + four moves) and some slack. */
 const BACKLOG_AFTER_MS = 5 * STEP_MS + 1500;
-
-const BODY = {
-  origin: { address_line: 'Rua Rainha Ginga 29', city: 'Luanda', province: 'Luanda' },
-  destination: { address_line: 'Avenida Deolinda Rodrigues 512', city: 'Luanda', province: 'Luanda' },
-  parcel: { weight_grams: 1200 },
-};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -259,10 +264,7 @@ const per = (c: HistoryCounts, n: number) => ({
 async function main() {
   const { cleanups, cleanup } = cleanupList();
   try {
-    const databaseUrl = await benchDatabase(cleanups, `delivery_api_bench_lifecycle_${Date.now()}`);
-    cleanups.push(() => dropDatabase(databaseUrl));
-    const pool = createPool(databaseUrl, 4);
-    cleanups.push(() => pool.end());
+    const { databaseUrl, pool } = await benchDatabaseWithPool(cleanups);
     const postmaster = await postmasterOf(pool);
 
     const { address: temporalAddress, pid: devServerPid } = await benchTemporal(cleanups);
@@ -288,51 +290,19 @@ async function main() {
 
     const receiver = await webhookReceiver(cleanups);
 
-    const apiPort = await freePort();
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
     const taskQueue = `lifecycle-${Date.now()}`;
-    const env = {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporalAddress,
-      PORT: String(apiPort),
-      PUBLIC_BASE_URL: apiUrl,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      ALLOW_LOOPBACK_WEBHOOKS: 'true', // the receiver listens on 127.0.0.1
-    };
-    say('Production build (npm run build), then the API and the worker, each in its own process');
-    productionBuild();
-    const worker = Proc.production('worker', 'start:worker', { env });
-    worker.start();
-    cleanups.push(() => worker.stop());
-    const api = Proc.production('api', 'start:api', { env });
-    api.start();
-    cleanups.push(() => api.stop());
-    await waitForPort(apiPort, '127.0.0.1', 60_000);
-    pids.api = api.child!.pid!;
-    pids.worker = worker.child!.pid!;
+    const { apiUrl, api, worker } = await productionStack(cleanups, { databaseUrl, temporalAddress, taskQueue });
+    pids.api = api.pid!;
+    pids.worker = worker.pid!;
 
-    const client = new HttpPool(apiUrl, { connections: 64 });
-    cleanups.push(() => client.close());
-    const call = async (method: 'GET' | 'POST', pathname: string, body?: unknown) => {
-      const res = await client.request({
-        method,
-        path: pathname,
-        headers: { authorization: `Bearer ${tenant.secret_key}`, 'content-type': 'application/json' },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.statusCode, json: (await res.body.json()) as any };
-    };
-    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url });
-    if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.json)}`);
+    const call = merchantApi(cleanups, apiUrl, tenant.secret_key, 64);
+    await registerEndpoint(call, receiver.url);
 
     // ---- the product: quote + create through the API; the simulator drives each delivery to delivered ----
     const createOne = async (): Promise<string | null> => {
-      const quotes = await call('POST', '/v1/quotes', BODY);
+      const quotes = await call('POST', '/v1/quotes', QUOTE_BODY);
       if (quotes.status !== 200 || !quotes.json.data.length) return null;
-      const created = await call('POST', '/v1/deliveries', { quote_id: quotes.json.data[0].quote_id, ...BODY });
+      const created = await call('POST', '/v1/deliveries', { quote_id: quotes.json.data[0].quote_id, ...QUOTE_BODY });
       return created.status === 201 ? created.json.id : null;
     };
     const openDeliveries = async (ids: string[], olderThanMs: number) =>

@@ -1,7 +1,7 @@
 // Connections to Temporal. Development talks plain gRPC to the local dev server; a real cluster or Temporal Cloud
 // takes TLS (server CA, SNI name), mTLS (client certificate and key) and/or an API key, from TEMPORAL_TLS_* and
 // TEMPORAL_API_KEY. The API's Connection and the worker's NativeConnection are built from the same options.
-import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, type TLSConfig, type Workflow, type WorkflowStartOptions } from '@temporalio/client';
 import fs from 'node:fs';
 import type { Config } from './config.js';
 import { temporalClientInterceptors } from './observability/tracing.js';
@@ -63,4 +63,17 @@ export function temporalClient(connection: Connection, namespace: string): Clien
 export async function connectTemporal(config: TemporalConfig): Promise<Client> {
   const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '10s' });
   return temporalClient(connection, config.temporalNamespace);
+}
+
+/**
+ * Starts a workflow that runs at most once per workflow id (its reuse policy rejects a duplicate): a start that finds
+ * the id taken (running, or run already) counts as done, so the callers (a retried activity, the reconciler, a second
+ * worker) can all try it.
+ */
+export async function startWorkflowOnce<T extends Workflow>(client: Client, workflow: T, options: WorkflowStartOptions<T>): Promise<void> {
+  try {
+    await client.workflow.start(workflow, options);
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }

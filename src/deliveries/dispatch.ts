@@ -4,13 +4,14 @@
 // Test mode: a test delivery is booked with a simulated test courier only, a live one never with a simulated courier
 // (the mode of the company must be the delivery's: no real courier is ever called for a test delivery). A simulated
 // courier that moves by itself gets its movement workflow once booked (workflows/simulated-couriers).
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { adapterFor } from '../couriers/adapters/index.js';
 import type { BookingResult } from '../couriers/adapters/adapter.js';
 import { simulatedMoves } from '../couriers/adapters/simulated.js';
 import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
+import { startWorkflowOnce } from '../temporal.js';
 import { CourierNotFound, DeliveryNotFound } from '../../workflows/deliveries/definitions.js';
 import { simulatedCourierWorkflowId } from '../../workflows/simulated-couriers/definitions.js';
 import { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
@@ -59,16 +60,12 @@ export function createDispatchService(deps: {
   async function startSimulatedMovement(deliveryId: string, courier: CourierRow, trackingRef: string) {
     const moves = courier.adapter === 'simulated' ? simulatedMoves(courier.slug) : [];
     if (moves.length === 0 || !deps.temporal) return;
-    try {
-      await deps.temporal.workflow.start(simulatedCourierWorkflow, {
-        taskQueue: config.taskQueue,
-        workflowId: simulatedCourierWorkflowId(deliveryId, trackingRef),
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs, companyId: courier.id }],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startWorkflowOnce(deps.temporal, simulatedCourierWorkflow, {
+      taskQueue: config.taskQueue,
+      workflowId: simulatedCourierWorkflowId(deliveryId, trackingRef),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs, companyId: courier.id }],
+    });
   }
 
   return {

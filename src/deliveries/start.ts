@@ -4,9 +4,10 @@
 // it finished a no-op (WorkflowExecutionAlreadyStartedError, taken as started): a finished delivery is
 // never run twice.
 import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
+import { startWorkflowOnce } from '../temporal.js';
 import { deliveryWorkflowId, type DeliveryContinuedState, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
 import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
@@ -24,10 +25,32 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
 }
 
 /**
- * Starts the delivery's workflow. `restart`: the state to start from when its earlier workflow was closed by hand while
- * the delivery was not final (src/deliveries/recovery.ts); that start runs a new workflow where the first one ran.
+ * Starts the delivery's workflow and records the start (workflow_started_at). `restart`: the state to start from when
+ * its earlier workflow was closed by hand while the delivery was not final (src/deliveries/recovery.ts); that start
+ * runs a new workflow where the first one ran.
  */
 export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery, restart?: DeliveryContinuedState): Promise<void> {
+  await startWorkflowOf(client, pool, config, d, restart);
+  await markWorkflowStarted(pool, d.id);
+}
+
+/**
+ * The create route's start: the merchant's answer waits for the workflow to start, not for the record of it (a second
+ * commit). Should the record fail (`onRecordError`), the reconciler finds the delivery and starts its workflow again,
+ * which finds the running one: harmless.
+ */
+export async function startCreatedDeliveryWorkflow(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  d: StartableDelivery,
+  onRecordError: (err: Error) => void,
+): Promise<void> {
+  await startWorkflowOf(client, pool, config, d);
+  markWorkflowStarted(pool, d.id).catch(onRecordError);
+}
+
+async function startWorkflowOf(client: Client, pool: Pool, config: Config, d: StartableDelivery, restart?: DeliveryContinuedState): Promise<void> {
   // Automatic failover as the tenant's policy of the delivery's mode stands now (absent when off: a failure before pickup stalls).
   const redispatch = redispatchPolicyFor(await dispatchPolicyOf(pool, d.tenant_id, d.livemode), config.assignTimeoutUnitMs);
   const input: DeliveryWorkflowInput = {
@@ -46,25 +69,20 @@ export async function startDeliveryWorkflow(client: Client, pool: Pool, config: 
     ...(redispatch ? { redispatch } : {}),
     ...(restart ? { continued: restart } : {}),
   };
-  try {
-    await client.workflow.start(deliveryWorkflow, {
-      taskQueue: config.taskQueue,
-      workflowId: deliveryWorkflowId(d.id),
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: DeliveryStatusKey, value: restart?.status ?? d.initial_status },
-        { key: TenantIdKey, value: d.tenant_id },
-        { key: DeliveryReferenceKey, value: d.reference },
-        { key: CourierSlugKey, value: d.courier_slug },
-      ],
-    });
-  } catch (err) {
-    // The workflow ran and finished already (its start was not recorded here): nothing to start.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  await markWorkflowStarted(pool, d.id);
+  // The workflow may have run and finished already (its start was not recorded here): nothing to start then.
+  await startWorkflowOnce(client, deliveryWorkflow, {
+    taskQueue: config.taskQueue,
+    workflowId: deliveryWorkflowId(d.id),
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: [
+      { key: DeliveryStatusKey, value: restart?.status ?? d.initial_status },
+      { key: TenantIdKey, value: d.tenant_id },
+      { key: DeliveryReferenceKey, value: d.reference },
+      { key: CourierSlugKey, value: d.courier_slug },
+    ],
+  });
 }
 
 /** A workflow must exist before it can take an update (a cancel, a test helper): starts it when the reconciler has not yet. */

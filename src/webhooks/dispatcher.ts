@@ -5,13 +5,14 @@
 // event, started with the client: nothing reports back to the delivery workflow). A message whose worker died before
 // it was dispatched is found by the sweeper (sweepUndispatched) and handed to the same workflow, which skips the
 // endpoints that took it already: at least once per (event, endpoint), always under the same webhook-id.
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { inTransaction, type Pool } from '../db.js';
 import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } from '../deliveries/repository.js';
 import type { EventType } from '../../workflows/deliveries/states.js';
 import { markMessageDispatched, undispatchedMessages } from './repository.js';
 import { storeWebhookMessage, type PreparedMessage } from './sender.js';
 import type { Config } from '../config.js';
+import { startWorkflowOnce } from '../temporal.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE_MS,
   webhookFanoutWorkflowId,
@@ -63,17 +64,14 @@ interface Logger {
 
 /** Starts the retry workflow of an event's message (idempotent: one per event). */
 export async function startWebhookRetries(temporal: Client, config: Pick<Config, 'taskQueue'>, input: WebhookFanoutInput): Promise<void> {
-  try {
-    await temporal.workflow.start(webhookFanoutWorkflow, {
-      taskQueue: config.taskQueue,
-      workflowId: webhookFanoutWorkflowId(input.eventId),
-      args: [input],
-      // One run per event, ever: a closed one (an earlier fan-out of the same event) is not run again.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // the sweeper or another worker got there first
-  }
+  // One run per event, ever: a closed one (an earlier fan-out of the same event) is not run again, and a start that
+  // the sweeper or another worker made first counts.
+  await startWorkflowOnce(temporal, webhookFanoutWorkflow, {
+    taskQueue: config.taskQueue,
+    workflowId: webhookFanoutWorkflowId(input.eventId),
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
 }
 
 export function createWebhookDispatcher(deps: {
