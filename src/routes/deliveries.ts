@@ -6,7 +6,7 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { createDelivery, type CreateDeliveryInput } from '../deliveries/create.js';
-import { deliveryEvents, findDelivery, findDeliveryWithEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
+import { deliveryEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from '../deliveries/repository.js';
 import { clientSecretMatches } from '../deliveries/client-secret.js';
 import {
   CreateDeliveryBody,
@@ -14,23 +14,24 @@ import {
   DeliveryEvent,
   DeliverySummary,
   ListQuery,
-  Pagination,
   WidgetCreateDeliveryBody,
   WidgetCreatedDelivery,
   WidgetDelivery,
   WidgetDeliveryQuery,
 } from '../deliveries/schemas.js';
-import { ensureDeliveryWorkflow, startDeliveryWorkflow } from '../deliveries/start.js';
+import { ensureDeliveryWorkflow, startCreatedDeliveryWorkflow } from '../deliveries/start.js';
 import { toDelivery, toEvent, toSummary, toWidgetDelivery } from '../deliveries/view.js';
-import { ApiError, notFound } from '../lib/problem.js';
+import { ApiError } from '../lib/problem.js';
 import { bothSurfaces } from '../lib/surfaces.js';
-import { EXAMPLE_DELIVERY, EXAMPLE_DELIVERY_SUMMARY, EXAMPLE_PAGINATION } from '../lib/examples.js';
+import { EXAMPLE_DELIVERY, EXAMPLE_DELIVERY_SUMMARY } from '../lib/examples.js';
+import { pageOf } from '../lib/schema-builders.js';
 import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../lib/widget-policy.js';
 import { scopeOf } from '../plugins/auth.js';
 import type { Scope } from '../lib/scope.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
 import { CANCELLABLE_STATUSES } from '../../workflows/deliveries/states.js';
+import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 const DeliveryIdParam = z.object({ delivery_id: z.uuid() });
 
@@ -62,17 +63,8 @@ function rejectQuoteBypass(request: FastifyRequest) {
 }
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
-  const load = async (scope: Scope, id: string): Promise<DeliveryRow> => {
-    const delivery = await findDelivery(pool, scope, id);
-    if (!delivery) throw notFound();
-    return delivery;
-  };
-  /** The delivery and its events as of one moment (a status change never falls between them). */
-  const loadWithEvents = async (scope: Scope, id: string) => {
-    const found = await findDeliveryWithEvents(pool, scope, id);
-    if (!found) throw notFound();
-    return found;
-  };
+  const load = (scope: Scope, id: string) => loadDelivery(pool, scope, id);
+  const loadWithEvents = (scope: Scope, id: string) => loadDeliveryWithEvents(pool, scope, id);
 
   async function create(request: FastifyRequest, reply: FastifyReply, body: CreateDeliveryInput, source: 'api' | 'widget') {
     const key = request.headers['idempotency-key'];
@@ -86,7 +78,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       if (created.row.workflow_started_at) return created;
     }
     try {
-      await startDeliveryWorkflow(temporal, pool, config, created);
+      await startCreatedDeliveryWorkflow(temporal, pool, config, created, (err) =>
+        request.log.warn({ err, deliveryId: created.id }, 'workflow started, but recording it failed; the reconciler will record it'),
+      );
     } catch (err) {
       // Committed but not started: the worker's reconciler starts it shortly. The merchant still gets its delivery.
       request.log.error({ err, deliveryId: created.id }, 'workflow start failed; the reconciler will retry');
@@ -144,9 +138,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         summary: "List the tenant's deliveries",
         querystring: ListQuery,
         response: {
-          200: z
-            .object({ data: z.array(DeliverySummary), pagination: Pagination })
-            .meta({ examples: [{ data: [EXAMPLE_DELIVERY_SUMMARY], pagination: EXAMPLE_PAGINATION }] }),
+          200: pageOf(DeliverySummary, EXAMPLE_DELIVERY_SUMMARY),
           ...problems(401, 422, 429),
         },
       },
