@@ -1,5 +1,6 @@
 // API keys as stored (api_keys): only their SHA-256 hash is kept (src/lib/keys.ts makes and hashes them).
 import type { Pool } from '../db.js';
+import { keyChanged } from './cache.js';
 import type { KeyKind, KeyMode } from '../lib/keys.js';
 import type { Scope } from '../lib/scope.js';
 import type { PaymentMethod } from '../../workflows/deliveries/states.js';
@@ -52,12 +53,14 @@ export async function revokeKeyRow(pool: Pool, by: { id: string } | { hash: Buff
       : 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_hash = $1 RETURNING id',
     ['id' in by ? by.id : by.hash],
   );
+  if (rows[0]) keyChanged(rows[0].id);
   return rows[0]?.id ?? null;
 }
 
 /** Replaces a publishable key's allowed origins. Returns false when there is no such publishable key. */
 export async function setAllowedOrigins(pool: Pool, keyId: string, origins: string[]): Promise<boolean> {
   const { rowCount } = await pool.query(`UPDATE api_keys SET allowed_origins = $2 WHERE id = $1 AND kind = 'publishable'`, [keyId, origins]);
+  keyChanged(keyId);
   return rowCount === 1;
 }
 
@@ -138,6 +141,7 @@ export async function revokeScopedKey(pool: Pool, scope: Scope, id: string): Pro
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE tenant_id = $1 AND livemode = $2 AND id = $3 RETURNING ${API_KEY_COLUMNS}`,
     [scope.tenantId, scope.livemode, id],
   );
+  keyChanged(id);
   return rows[0] ?? null;
 }
 
@@ -148,5 +152,6 @@ export async function setScopedAllowedOrigins(pool: Pool, scope: Scope, id: stri
      RETURNING ${API_KEY_COLUMNS}`,
     [scope.tenantId, scope.livemode, id, origins],
   );
+  keyChanged(id);
   return rows[0] ?? null;
 }

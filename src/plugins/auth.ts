@@ -10,6 +10,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { Pool } from '../db.js';
+import { KeyCache } from '../keys/cache.js';
 import { keyByHash } from '../keys/repository.js';
 import { hashKey, keyPrefix, parseKey, sameHash, type KeyKind } from '../lib/keys.js';
 import { unauthorized } from '../lib/problem.js';
@@ -38,6 +39,11 @@ export function authModeFor(request: FastifyRequest): AuthMode {
 export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
   const adminTokenHash = opts.adminToken ? hashKey(opts.adminToken) : null;
   app.decorateRequest('auth', null);
+  // The keys this process authenticated, forgotten the moment they change (src/keys/cache.ts).
+  const keys = new KeyCache(opts.pool, (err) =>
+    app.log.warn({ err }, 'API key cache: lost its Postgres listener; asking Postgres on every request until it is back'),
+  );
+  app.addHook('onClose', () => keys.close());
 
   app.addHook('onRequest', async (request, reply) => {
     // No route (404) and CORS preflights carry no credentials.
@@ -76,7 +82,7 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
       );
     }
     const hash = hashKey(key);
-    const row = await keyByHash(opts.pool, hash, kind);
+    const row = await keys.lookup(hash, kind, () => keyByHash(opts.pool, hash, kind));
     if (!row || !sameHash(row.key_hash, hash) || row.revoked_at) throw unauthorized('Invalid or revoked API key.');
     // Every later line of this request (its handler's, "request completed") names the tenant and the key (its id).
     request.log = reply.log = request.log.child({ tenantId: row.tenant_id, keyId: row.id });
