@@ -16,7 +16,7 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   {
     name: 'deliveries',
     script: 'bench/deliveries.ts',
-    what: 'POST /v1/deliveries with workflows running, beside a bare transaction + bare StartWorkflow; GET /v1/deliveries over 1,000,000 rows per query shape, beside the same SQL run bare.',
+    what: 'POST /v1/deliveries (API and worker in their own processes, workflows running), beside a bare transaction + bare StartWorkflow, each alone and in the same seconds; GET /v1/deliveries over 1,000,000 rows per query shape, beside the same SQL run bare.',
   },
   {
     name: 'webhooks',
