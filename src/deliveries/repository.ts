@@ -50,6 +50,14 @@ export const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.reference, d.status, d.liv
   d.delivery_pin, d.scheduled_pickup_at, d.scheduled_delivery_at, d.sla_deadline_at, d.metadata, d.workflow_started_at,
   d.inserted_at, d.updated_at`;
 
+/** What a list shows of a delivery (toSummary, src/deliveries/view.ts): a page reads these columns only. */
+const SUMMARY_COLUMNS = `d.id, d.reference, d.status, d.livemode, c.name AS courier_name, d.origin, d.destination, d.parcel, d.quoted_fee_aoa,
+  d.courier_tracking_ref, d.inserted_at`;
+export type DeliverySummaryRow = Pick<
+  DeliveryRow,
+  'id' | 'reference' | 'status' | 'livemode' | 'courier_name' | 'origin' | 'destination' | 'parcel' | 'quoted_fee_aoa' | 'courier_tracking_ref' | 'inserted_at'
+>;
+
 /** `d.id = $1`, and the scope's tenant and mode as $2 and $3 when there is one (a null scope reads any: public tracking). */
 const SCOPED = '($2::uuid IS NULL OR (d.tenant_id = $2 AND d.livemode = $3))';
 const scopeParams = (scope: Scope | null) => [scope?.tenantId ?? null, scope?.livemode ?? null];
@@ -127,7 +135,7 @@ export interface ListFilter {
 }
 
 /** One page of the scope's deliveries (tenant and mode), fetching one extra row to tell whether there are more. */
-export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): Promise<{ rows: DeliveryRow[]; hasMore: boolean }> {
+export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): Promise<{ rows: DeliverySummaryRow[]; hasMore: boolean }> {
   const where = ['d.tenant_id = $1', 'd.livemode = $2'];
   const params: unknown[] = [scope.tenantId, scope.livemode];
   const add = (sql: (p: string) => string, value: unknown) => {
@@ -145,13 +153,13 @@ export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): P
   params.push(f.limit + 1, f.offset);
   // Two steps: the page's ids from an index (an index-only scan for most shapes, deep offsets included),
   // then only those rows in full.
-  const { rows } = await pool.query<DeliveryRow>(
+  const { rows } = await pool.query<DeliverySummaryRow>(
     `WITH page AS (
        SELECT d.id, d.inserted_at FROM deliveries d
         WHERE ${where.join(' AND ')}
         ORDER BY d.inserted_at ${dir}, d.id ${dir}
         LIMIT $${params.length - 1} OFFSET $${params.length})
-     SELECT ${DELIVERY_COLUMNS} FROM page JOIN deliveries d ON d.id = page.id JOIN courier_companies c ON c.id = d.company_id
+     SELECT ${SUMMARY_COLUMNS} FROM page JOIN deliveries d ON d.id = page.id JOIN courier_companies c ON c.id = d.company_id
       ORDER BY page.inserted_at ${dir}, page.id ${dir}`,
     params,
   );

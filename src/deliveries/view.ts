@@ -1,6 +1,6 @@
 // The shapes deliveries leave the API in: full (merchant), summary (lists, webhooks), widget (trimmed),
 // public tracking (reference, status, event types and times only).
-import type { DeliveryEventRow, DeliveryRow } from './repository.js';
+import type { DeliveryEventRow, DeliveryRow, DeliverySummaryRow } from './repository.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -28,7 +28,7 @@ export function trackingUrl(baseUrl: string, deliveryId: string) {
 }
 
 /** What the merchant's and the widget's views of a delivery begin with. */
-const toBase = (d: DeliveryRow) => ({
+const toBase = (d: DeliverySummaryRow) => ({
   id: d.id,
   reference: d.reference,
   status: d.status,
@@ -37,7 +37,7 @@ const toBase = (d: DeliveryRow) => ({
 });
 
 /** A list's row (50 a page). Object.assign, not a spread of toBase: a spread costs ten times as much per row. */
-export function toSummary(d: DeliveryRow) {
+export function toSummary(d: DeliverySummaryRow) {
   return Object.assign(toBase(d), {
     origin: d.origin,
     destination: d.destination,
