@@ -129,6 +129,9 @@ export const Courier = z
   })
   .meta({ id: 'Courier', examples: [EXAMPLE_COURIER] });
 
+/** `:id` in a route's path: the id of the caller's object the route is about. */
+export const IdParam = z.object({ id: z.uuid() });
+
 export const DeliveryId = z.object({ id: z.uuid() });
 
 export const IdempotencyHeaders = z.object({

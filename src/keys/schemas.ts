@@ -59,5 +59,3 @@ export const CreateApiKeyBody = z
 export const UpdateApiKeyBody = z
   .object({ allowed_origins: Origins })
   .meta({ examples: [{ allowed_origins: ['https://loja-kianda.ao', 'https://www.loja-kianda.ao'] }] });
-
-export const ApiKeyIdParam = z.object({ id: z.uuid() });

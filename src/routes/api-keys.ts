@@ -5,13 +5,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../deps.js';
 import { countActiveScopedKeys, findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from '../keys/repository.js';
-import { ApiKey, ApiKeyIdParam, ApiKeyList, ApiKeyWithSecret, CreateApiKeyBody, MAX_ACTIVE_KEYS, UpdateApiKeyBody } from '../keys/schemas.js';
+import { ApiKey, ApiKeyList, ApiKeyWithSecret, CreateApiKeyBody, MAX_ACTIVE_KEYS, UpdateApiKeyBody } from '../keys/schemas.js';
 import { toApiKey } from '../keys/view.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { createKey, normaliseOrigin } from '../lib/tenants.js';
 import { scopeOf } from '../plugins/auth.js';
-import { problems } from '../schemas.js';
+import { IdParam, problems } from '../schemas.js';
 import { idempotent, listRoute, objectAction } from './route-helpers.js';
 
 const TAG = ['api_keys'];
@@ -79,7 +79,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       operationId: 'updateApiKey',
       summary: "Change a publishable key's allowed origins",
       description: 'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key.',
-      params: ApiKeyIdParam,
+      params: IdParam,
       body: UpdateApiKeyBody,
       response: { 200: ApiKey, ...problems(401, 404, 409, 413, 422, 429) },
     }),

@@ -2,11 +2,10 @@
 // one object named by its id (revoke a key, rotate a secret). Each registers or builds ordinary Fastify routes.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { notFound } from '../lib/problem.js';
 import type { Scope } from '../lib/scope.js';
 import { scopeOf } from '../plugins/auth.js';
-import { IdempotencyHeaders, PaginationQuery } from '../schemas.js';
+import { IdParam, IdempotencyHeaders, PaginationQuery } from '../schemas.js';
 
 /** The Fastify instance a route module registers on. */
 type App = Parameters<FastifyPluginAsyncZod>[0];
@@ -58,7 +57,7 @@ export function objectAction<Row>(
   act: (scope: Scope, id: string) => Promise<Row | null>,
   doc: RouteDoc,
 ): void {
-  app.post(url, idempotent({ ...doc, params: z.object({ id: z.uuid() }) }), async (request) => {
+  app.post(url, idempotent({ ...doc, params: IdParam }), async (request) => {
     const row = await act(scopeOf(request), request.params.id);
     if (!row) throw notFound(what);
     return view(row);

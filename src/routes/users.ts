@@ -7,9 +7,9 @@ import type { AppDeps } from '../deps.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
-import { problems } from '../schemas.js';
+import { IdParam, problems } from '../schemas.js';
 import { listUsers } from '../users/repository.js';
-import { CreateUserBody, DeletedUser, PasswordLink, UpdateUserBody, User, UserIdParam, UserList, UserWithLink } from '../users/schemas.js';
+import { CreateUserBody, DeletedUser, PasswordLink, UpdateUserBody, User, UserList, UserWithLink } from '../users/schemas.js';
 import { toUser } from '../users/view.js';
 import { changeRole, createUser, newPasswordLink, removeUser } from '../users/service.js';
 import { listRoute } from './route-helpers.js';
@@ -67,7 +67,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         operationId: 'updateUser',
         summary: "Change a user's role",
         description: 'The change applies to the user’s open sessions at once. 409 last_owner for the account’s only owner.',
-        params: UserIdParam,
+        params: IdParam,
         body: UpdateUserBody,
         response: { 200: User, ...problems(401, 403, 404, 409, 413, 422, 429) },
       },
@@ -84,7 +84,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         summary: 'A new set-password link for a user',
         description:
           'For a user who lost the first link or their password; earlier links stop working. The password changes, and the user’s sessions end, only when the link is used.',
-        params: UserIdParam,
+        params: IdParam,
         response: { 200: PasswordLink, ...problems(401, 403, 404, 422, 429) },
       },
     },
@@ -103,7 +103,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         operationId: 'deleteUser',
         summary: 'Remove a dashboard user',
         description: 'Every session of the user ends at once. 409 last_owner for the account’s only owner.',
-        params: UserIdParam,
+        params: IdParam,
         response: { 200: DeletedUser, ...problems(401, 403, 404, 409, 422, 429) },
       },
     },

@@ -8,7 +8,7 @@ import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
 import type { Scope } from '../lib/scope.js';
-import { problems } from '../schemas.js';
+import { IdParam, problems } from '../schemas.js';
 import {
   countEndpoints,
   createEndpoint,
@@ -27,7 +27,6 @@ import {
   AttemptListQuery,
   CreateEndpointBody,
   DeletedEndpoint,
-  EndpointIdParam,
   EndpointList,
   ReplayBody,
   ReplayResponse,
@@ -61,7 +60,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   };
 
   // The routes on one endpoint: its id in the path.
-  const onEndpoint = { tags: TAG, params: EndpointIdParam };
+  const onEndpoint = { tags: TAG, params: IdParam };
 
   const checkUrl = async (url: string) => {
     const problem = await checkWebhookUrl(url, config.allowLoopbackWebhooks);

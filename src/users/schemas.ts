@@ -54,8 +54,6 @@ export const CreateUserBody = z
 
 export const UpdateUserBody = z.object({ role: Role }).meta({ examples: [{ role: 'viewer' }] });
 
-export const UserIdParam = z.object({ id: z.uuid() });
-
 export const DeletedUser = z
   .object({ id: z.uuid(), deleted: z.literal(true) })
   .meta({ examples: [{ id: EXAMPLE_USER.id, deleted: true }] })

@@ -121,5 +121,4 @@ export const ReplayResponse = z
   .meta({ id: 'WebhookReplay', examples: [{ replayed: 1 }] });
 export const EndpointList = pageOf(WebhookEndpoint, EXAMPLE_WEBHOOK_ENDPOINT);
 export const AttemptList = pageOf(WebhookAttempt, EXAMPLE_WEBHOOK_ATTEMPT);
-export const EndpointIdParam = z.object({ id: z.uuid() });
 export const DeletedEndpoint = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ examples: [{ id: EXAMPLE_WEBHOOK_ENDPOINT.id, deleted: true }] });
