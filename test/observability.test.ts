@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompanyConfig, Simulator } from '../simulator/server.js';
 import { ROOT_DIR, loadConfig } from '../src/config.js';
-import { createLogger } from '../src/observability/logger.js';
+import { censorLine, createLogger } from '../src/observability/logger.js';
 import { startMetricsServer, type MetricsServer } from '../src/observability/metrics-server.js';
 import { freePort } from '../src/lib/net.js';
 import { createUser } from '../src/users/service.js';
@@ -371,7 +371,7 @@ describe('logs', () => {
     expect(all).toContain('client_secret=[redacted]');
   });
 
-  it('censor the fields that hold secrets wherever code logs them (pino redact)', () => {
+  it('censor the fields that hold secrets wherever code logs them (censorLine)', () => {
     const out: string[] = [];
     const logger = createLogger('info', 'check', { write: (line: string) => void out.push(line) });
     logger.info(
@@ -397,5 +397,25 @@ describe('logs', () => {
     for (const secret of censored) expect(line, secret).not.toContain(secret);
     expect(JSON.parse(line)).toMatchObject({ user: { email: 'ana@loja.test' }, session: { csrf_token: '[redacted]' } });
     expect(JSON.parse(line)).toMatchObject({ endpoint: { url: 'https://shop.test/hooks', secret: '[redacted]' }, event: { payload: { pin: '[redacted]' } } });
+  });
+
+  it('censor at any depth, in bindings and arrays too; pass a line with no secret field through as it is; withhold one that cannot be read', () => {
+    const out: string[] = [];
+    const logger = createLogger('info', 'check', { write: (line: string) => void out.push(line) });
+    logger.child({ tenant: { secret_key: 'sk_live_VVVV' } }).warn({ a: { b: { c: { d: { e: { token: 'WWWW' } } } } }, list: [{ password: 'XXXX' }] }, 'deep');
+    logger.info({ delivery: { id: 'd1', status: 'created' } }, 'nothing secret');
+    expect(out).toHaveLength(2);
+    for (const secret of ['VVVV', 'WWWW', 'XXXX']) expect(out[0], secret).not.toContain(secret);
+    expect(JSON.parse(out[0])).toMatchObject({
+      tenant: { secret_key: '[redacted]' },
+      a: { b: { c: { d: { e: { token: '[redacted]' } } } } },
+      list: [{ password: '[redacted]' }],
+    });
+    expect(JSON.parse(out[1])).toMatchObject({ delivery: { id: 'd1', status: 'created' }, msg: 'nothing secret' });
+    const plain = '{"level":30,"msg":"no secret here"}\n';
+    expect(censorLine(plain)).toBe(plain);
+    const broken = '{"level":30,"token":"YYYY", not json';
+    expect(censorLine(broken)).not.toContain('YYYY');
+    expect(JSON.parse(censorLine(broken))).toMatchObject({ level: 50, msg: expect.stringContaining('withheld') });
   });
 });
