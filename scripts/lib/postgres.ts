@@ -65,7 +65,7 @@ export async function resolvePostgres(log: (line: string) => void = console.log)
   const forceEmbedded = process.env.POSTGRES_FALLBACK === 'embedded';
   if (!forceEmbedded && (await reachable(local))) return { serverUrl: local, source: 'local', stop: async () => {} };
 
-  log('No Postgres on 127.0.0.1:5432: starting an embedded PostgreSQL 15 in .data/postgres ...');
+  log(`${forceEmbedded ? 'POSTGRES_FALLBACK=embedded' : 'No Postgres on 127.0.0.1:5432'}: starting an embedded PostgreSQL 15 in .data/postgres ...`);
   fs.mkdirSync(DATA_DIR, { recursive: true });
   const server = await startEmbeddedPostgres(path.join(DATA_DIR, 'postgres'), EMBEDDED_PORT);
   return { serverUrl: server.serverUrl, source: 'embedded', stop: () => server.stop() };
