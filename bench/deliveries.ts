@@ -19,23 +19,10 @@ import { Pool as HttpPool } from 'undici';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
 import { seedDeliveries } from '../scripts/lib/seed-deliveries.js';
-import { createPool } from '../src/db.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { Proc } from '../scripts/lib/processes.js';
 import { Client, Connection } from '@temporalio/client';
-import {
-  benchDatabase,
-  benchDatabaseWithPool,
-  benchTemporal,
-  cleanupList,
-  load,
-  machineLine,
-  pct,
-  productionStack,
-  quotesAhead,
-  say,
-  summarise,
-} from './lib.js';
+import { benchDatabaseWithPool, benchTemporal, cleanupList, load, machineLine, pct, productionStack, quotesAhead, say, summarise } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -166,9 +153,7 @@ async function benchCreate(): Promise<boolean> {
 async function benchList(): Promise<boolean> {
   const { cleanups, cleanup } = cleanupList();
   try {
-    const databaseUrl = await benchDatabase(cleanups, 'delivery_api_bench_list');
-    const pool = createPool(databaseUrl, 4);
-    cleanups.push(() => pool.end());
+    const { databaseUrl, pool } = await benchDatabaseWithPool(cleanups, 'delivery_api_bench_list');
     say(`Loading ${LIST_ROWS.toLocaleString('en')} deliveries over ${LIST_TENANTS} tenants`);
     const tenants = await seedDeliveries(pool, LIST_ROWS, LIST_TENANTS);
     // What the create run (or the load) left to write goes to disk now, not in the middle of the measurement; then

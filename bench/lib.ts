@@ -129,9 +129,9 @@ export async function benchDatabase(cleanups: Cleanups, name?: string): Promise<
   return databaseUrl;
 }
 
-/** A fresh benchmark database (dropped at the end) and a small pool on it (closed at the end). */
-export async function benchDatabaseWithPool(cleanups: Cleanups): Promise<{ databaseUrl: string; pool: Pool }> {
-  const databaseUrl = await benchDatabase(cleanups);
+/** A benchmark database (as benchDatabase: `name`, kept, or a fresh one dropped at the end) and a small pool on it (closed at the end). */
+export async function benchDatabaseWithPool(cleanups: Cleanups, name?: string): Promise<{ databaseUrl: string; pool: Pool }> {
+  const databaseUrl = await benchDatabase(cleanups, name);
   const pool = createPool(databaseUrl, 4);
   cleanups.push(() => pool.end());
   return { databaseUrl, pool };

@@ -62,10 +62,10 @@ type Otel = NonNullable<Run['otel']>;
 /** An interceptor method, as far as passing a call on goes. */
 type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
 
-// The methods are plain functions returning `next`'s promise (never `async`): passing through adds no yield point.
 /**
  * The interceptor `methods` that hand each call to the run's OpenTelemetry interceptor of that `kind` when the run is
- * traced, and straight to `next` when it is not.
+ * traced, and straight to `next` when it is not. They are plain functions returning `next`'s promise (never `async`):
+ * passing through adds no yield point.
  */
 function otelWhenTraced<K extends keyof Otel, M extends keyof Otel[K]>(run: Run, kind: K, methods: readonly M[]): Pick<Otel[K], M> {
   const picked: Partial<Record<M, Method>> = {};
