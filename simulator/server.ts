@@ -88,6 +88,10 @@ export interface BookingRecord {
   reference: string;
   callback_url: string;
   status: 'accepted' | 'pending' | 'cancelled';
+  /** What the booking answered first: a repeated Idempotency-Key gets the same answer. */
+  first_status: 'accepted' | 'pending';
+  /** The booking's `Idempotency-Key` (`<delivery id>.<booking number>`), null when the caller sent none. */
+  idempotency_key: string | null;
   created_at: string;
   request: Record<string, unknown>;
   /** PIN registered through the control API (never sent to couriers by the service). */
@@ -117,6 +121,8 @@ interface CompanyState {
   config: CompanyConfig;
   bookings: Map<string, BookingRecord>;
   byDelivery: Map<string, string>;
+  /** Idempotency-Key -> tracking_ref: one job per key. */
+  byKey: Map<string, string>;
   stats: Record<ProtocolCall, number>;
 }
 
@@ -192,6 +198,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       config: structuredClone(config),
       bookings: existing?.bookings ?? new Map(),
       byDelivery: existing?.byDelivery ?? new Map(),
+      byKey: existing?.byKey ?? new Map(),
       stats: existing?.stats ?? { quotes: 0, bookings: 0, cancel: 0 },
     });
   };
@@ -391,7 +398,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     });
   }
 
-  function book(state: CompanyState, body: any, res: http.ServerResponse) {
+  function book(state: CompanyState, body: any, res: http.ServerResponse, idempotencyKey: string | undefined) {
     const c = state.config;
     if (
       !body ||
@@ -406,10 +413,13 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       const status = c.reject_bookings === true ? 409 : c.reject_bookings;
       return send(res, status, { error: 'booking_rejected', detail: 'No driver available for this job.' });
     }
-    // The same delivery booked twice (a retried dispatch) gets the same job back.
-    const existingRef = state.byDelivery.get(body.delivery_id);
+    // A repeated Idempotency-Key (a retried booking whose answer was lost) gets the first booking back, whatever became
+    // of it: one job per key. Without a key (an older caller), the same delivery's live job is answered again.
+    const existingRef = idempotencyKey ? state.byKey.get(idempotencyKey) : state.byDelivery.get(body.delivery_id);
     const existing = existingRef ? state.bookings.get(existingRef) : undefined;
-    if (existing && existing.status !== 'cancelled') return send(res, 201, { tracking_ref: existing.tracking_ref, status: existing.status });
+    if (existing && (idempotencyKey || existing.status !== 'cancelled')) {
+      return send(res, 201, { tracking_ref: existing.tracking_ref, status: existing.first_status });
+    }
 
     const booking: BookingRecord = {
       tracking_ref: `${c.slug.slice(0, 8).toUpperCase()}-${randomBytes(5).toString('hex').toUpperCase()}`,
@@ -417,6 +427,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       reference: body.reference,
       callback_url: body.callback_url,
       status: c.booking_status ?? 'accepted',
+      first_status: c.booking_status ?? 'accepted',
+      idempotency_key: idempotencyKey ?? null,
       created_at: new Date().toISOString(),
       request: body,
       pin: null,
@@ -426,6 +438,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     };
     state.bookings.set(booking.tracking_ref, booking);
     state.byDelivery.set(booking.delivery_id, booking.tracking_ref);
+    if (idempotencyKey) state.byKey.set(idempotencyKey, booking.tracking_ref);
     send(res, 201, { tracking_ref: booking.tracking_ref, status: booking.status });
     progress(state, booking, null);
   }
@@ -522,7 +535,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
           state.stats[call]++;
           if (await applyFaults(state, call, res)) return;
           if (call === 'quotes') return quote(state, body, res);
-          if (call === 'bookings') return book(state, body, res);
+          if (call === 'bookings') return book(state, body, res, headerValue(req.headers['idempotency-key']));
           return cancel(state, ref, res);
         } catch (err) {
           if (err instanceof HttpError) return send(res, err.status, { error: err.code, detail: err.message });
@@ -568,4 +581,10 @@ function send(res: http.ServerResponse, status: number, body: unknown) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** One header's value (the first when repeated), trimmed; undefined when absent or empty. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const first = (Array.isArray(value) ? value[0] : value)?.trim();
+  return first ? first : undefined;
 }

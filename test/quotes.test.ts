@@ -164,6 +164,7 @@ describe('rate-card arithmetic', () => {
       cash_collect_aoa: null,
       scheduled_pickup_at: null,
       callback_url: 'http://x',
+      idempotency_key: 'DLV-ABC123.1',
     };
     expect(await a.book(req)).toEqual({ tracking_ref: 'DLV-ABC123', status: 'pending' });
     expect(await a.cancel('DLV-ABC123')).toBe('cancelled');
@@ -183,6 +184,7 @@ describe('rate-card arithmetic', () => {
       cash_collect_aoa: null,
       scheduled_pickup_at: null,
       callback_url: 'http://127.0.0.1:9/cb',
+      idempotency_key: 'DLV-EP1.1',
     };
     const booked = await new RateCardAdapter(row).book(req);
     expect(booked.status).toBe('accepted');

@@ -104,18 +104,22 @@ function company(overrides: Partial<CompanyConfig> = {}): CompanyConfig {
   return config;
 }
 const adapter = (c: CompanyConfig, timeoutMs = 1000) => new HttpCourierAdapter({ slug: c.slug, endpoint: sim.endpoint(c.slug), timeout_ms: timeoutMs });
-const booking = (callbackUrl: string, overrides: Partial<BookingRequest> = {}): BookingRequest => ({
-  delivery_id: randomUUID(),
-  reference: `DLV-${randomUUID().slice(0, 6)}`,
-  origin: luanda,
-  destination: viana,
-  parcel: { weight_grams: 1500 },
-  payment_method: 'prepaid',
-  cash_collect_aoa: null,
-  scheduled_pickup_at: null,
-  callback_url: callbackUrl,
-  ...overrides,
-});
+const booking = (callbackUrl: string, overrides: Partial<BookingRequest> = {}): BookingRequest => {
+  const deliveryId = overrides.delivery_id ?? randomUUID();
+  return {
+    delivery_id: deliveryId,
+    idempotency_key: `${deliveryId}.1`,
+    reference: `DLV-${randomUUID().slice(0, 6)}`,
+    origin: luanda,
+    destination: viana,
+    parcel: { weight_grams: 1500 },
+    payment_method: 'prepaid',
+    cash_collect_aoa: null,
+    scheduled_pickup_at: null,
+    callback_url: callbackUrl,
+    ...overrides,
+  };
+};
 
 beforeAll(async () => {
   sim = await createSimulator({ companies: [], eventRetries: 2, sleep: (ms) => (slept.push(ms), new Promise((r) => setTimeout(r, ms))) });
@@ -191,6 +195,23 @@ describe('courier protocol through the http adapter', () => {
 
     const pending = company({ booking_status: 'pending' });
     expect((await adapter(pending).book(booking('http://127.0.0.1:9/cb'))).status).toBe('pending');
+  });
+
+  it('sends Idempotency-Key on every booking: a repeated key is the first job (even cancelled), a new booking number a new job', async () => {
+    const c = company();
+    const req = booking('http://127.0.0.1:9/cb');
+    expect(req.idempotency_key).toBe(`${req.delivery_id}.1`);
+    const first = await adapter(c).book(req);
+    expect(sim.control.booking(c.slug, first.tracking_ref)).toMatchObject({ idempotency_key: `${req.delivery_id}.1` });
+    // The answer was lost and the booking is retried with the same key: the same job, never a second driver.
+    expect(await adapter(c).book(req)).toEqual(first);
+    expect(await adapter(c).cancel(first.tracking_ref)).toBe('cancelled');
+    expect(await adapter(c).book(req)).toEqual(first);
+    expect(sim.control.bookings(c.slug)).toHaveLength(1);
+    // A redispatch books again with the next number: a new job.
+    const second = await adapter(c).book({ ...req, idempotency_key: `${req.delivery_id}.2` });
+    expect(second.tracking_ref).not.toBe(first.tracking_ref);
+    expect(sim.control.bookings(c.slug).map((b) => b.idempotency_key)).toEqual([`${req.delivery_id}.1`, `${req.delivery_id}.2`]);
   });
 
   it('a refused booking (409 or 422) is CourierRejectedError; a refused cancellation is "refused"', async () => {

@@ -56,9 +56,9 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
     },
 
     /** Books the delivery with its company. A courier's refusal is final (CourierRejected); failures are retried. */
-    async dispatchDelivery(input: { deliveryId: string }): Promise<BookingResult & { courierName: string }> {
+    async dispatchDelivery(input: { deliveryId: string; bookingNumber?: number }): Promise<BookingResult & { courierName: string }> {
       try {
-        return await dispatch.book(input.deliveryId);
+        return await dispatch.book(input.deliveryId, input.bookingNumber ?? 1);
       } catch (err) {
         if (err instanceof DispatchTargetMissingError) throw ApplicationFailure.nonRetryable(err.message, err.kind);
         if (err instanceof CourierRejectedError) {

@@ -28,6 +28,9 @@ export class DispatchTargetMissingError extends Error {
   }
 }
 
+/** The courier protocol's `Idempotency-Key` of one booking (design.md, "Courier bookings are idempotent"). */
+export const bookingIdempotencyKey = (deliveryId: string, bookingNumber: number) => `${deliveryId}.${bookingNumber}`;
+
 /** Whether a company may carry a delivery of this mode: simulated test couriers carry test deliveries, and only them. */
 const sameMode = (courier: Pick<CourierRow, 'adapter'>, livemode: boolean) => (courier.adapter === 'simulated') === !livemode;
 
@@ -70,7 +73,7 @@ export function createDispatchService(deps: {
 
   return {
     /** Books the delivery with its company. A courier's refusal throws CourierRejectedError; other failures may pass on retry. */
-    async book(deliveryId: string): Promise<BookingResult & { courierName: string }> {
+    async book(deliveryId: string, bookingNumber = 1): Promise<BookingResult & { courierName: string }> {
       const { delivery, courier } = await loadForCourier(deliveryId);
       const result = await adapterFor(courier, { timeoutMs: courier.timeout_ms }).book({
         delivery_id: delivery.id,
@@ -82,6 +85,7 @@ export function createDispatchService(deps: {
         cash_collect_aoa: delivery.cash_collect_aoa,
         scheduled_pickup_at: delivery.scheduled_pickup_at ? new Date(delivery.scheduled_pickup_at).toISOString() : null,
         callback_url: `${config.baseUrl}/v1/fleet/${courier.slug}/events`,
+        idempotency_key: bookingIdempotencyKey(delivery.id, bookingNumber),
       });
       // The courier may send its first fleet event before the workflow gets to record the booking: let it find the job.
       await rememberTrackingRef(pool, delivery.id, courier.id, result.tracking_ref);

@@ -138,6 +138,9 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         { eventType: 'delivery.dispatched', payload: { tracking_ref: trackingRefOf(d.id, 4) } },
         { eventType: 'delivery.assigned', toStatus: 'assigned' },
       ]);
+      // The courier's Idempotency-Key is `<delivery id>.<booking number>`: the same on every retry of the first booking
+      // (one activity, retried), the next number for the redispatch.
+      expect(env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => (c.input as { bookingNumber: number }).bookingNumber)).toEqual([1, 1, 1, 2]);
     });
 
     it('retries exhausted: stalled with dispatch_failed; an operator resume books it again', async ({ expect }) => {

@@ -98,6 +98,11 @@ export interface DeliveryContinuedState {
   redispatchedFrom?: string[];
   /** When the current booking was made (epoch ms), for the assign timeout of automatic failover; null before one (absent before failover). */
   bookedAt?: number | null;
+  /**
+   * The courier booking's number: 1, then one more for each redispatch (automatic or an operator's/merchant's). With
+   * the delivery id it is the booking's `Idempotency-Key`, the same on every retry of one booking (absent: 1).
+   */
+  bookingNumber?: number;
 }
 
 export interface FleetEvent {

@@ -8,9 +8,10 @@ const SEEN_WEBHOOK_IDS_CARRIED = 1000;
 
 /** The fields of DeliveryContinuedState (definitions.ts), held live by one run; the constructor sets every one. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- declares the class's fields, all set in its constructor
-export interface DeliveryState extends Omit<DeliveryContinuedState, 'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt'> {
+export interface DeliveryState extends Omit<DeliveryContinuedState, 'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt' | 'bookingNumber'> {
   redispatchedFrom: string[];
   bookedAt: number | null;
+  bookingNumber: number;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
@@ -34,6 +35,15 @@ export class DeliveryState {
     this.seenWebhookIds = new Set(carried?.seenWebhookIds ?? []);
     this.redispatchedFrom = [...(carried?.redispatchedFrom ?? [])];
     this.bookedAt = carried?.bookedAt ?? null;
+    this.bookingNumber = carried?.bookingNumber ?? 1;
+  }
+
+  /** A redispatch: the next booking is a new one for the courier (a new `Idempotency-Key`). */
+  nextBooking(): void {
+    this.trackingRef = null;
+    this.bookedAt = null;
+    this.needsDispatch = true;
+    this.bookingNumber += 1;
   }
 
   /** Enters another status: its time budget starts now. */
@@ -62,6 +72,7 @@ export class DeliveryState {
       seenWebhookIds: [...this.seenWebhookIds].slice(-SEEN_WEBHOOK_IDS_CARRIED),
       redispatchedFrom: [...this.redispatchedFrom],
       bookedAt: this.bookedAt,
+      bookingNumber: this.bookingNumber,
     };
   }
 }

@@ -211,9 +211,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     const from = state.companyId;
     state.redispatchedFrom.push(from);
     state.companyId = plan.companyId;
-    state.trackingRef = null;
-    state.bookedAt = null;
-    state.needsDispatch = true;
+    state.nextBooking();
     upsertSearchAttributes([{ key: CourierSlugKey, value: plan.slug }]);
     await record(
       'pending',
@@ -371,7 +369,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     state.needsDispatch = false;
     let booking: Awaited<ReturnType<typeof dispatchDelivery>>;
     try {
-      booking = await dispatchDelivery({ deliveryId });
+      booking = await dispatchDelivery({ deliveryId, bookingNumber: state.bookingNumber });
     } catch (err) {
       const failure = err instanceof Error ? (err.cause as ApplicationFailure | undefined) : undefined;
       const reason = failure?.type === CourierRejected ? 'courier_rejected' : 'dispatch_failed';
@@ -495,8 +493,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
           state.companyId = company.companyId;
           upsertSearchAttributes([{ key: CourierSlugKey, value: company.slug }]);
         }
-        state.trackingRef = null;
-        state.needsDispatch = true;
+        state.nextBooking();
         state.pinAttempts = 0;
         return record('pending', 'delivery.redispatched', { ...payload, company_id: state.companyId }, 'operator', {
           companyId: state.companyId,

@@ -28,6 +28,11 @@ export interface BookingRequest {
   scheduled_pickup_at: string | null;
   /** Where the courier sends fleet events: `{base_url}/v1/fleet/{slug}/events`. */
   callback_url: string;
+  /**
+   * `<delivery id>.<booking number>`, sent as the `Idempotency-Key` header: the same on every retry of one booking, a
+   * new number for each redispatch, so a booking whose answer was lost never makes a courier send a second driver.
+   */
+  idempotency_key: string;
 }
 
 export interface BookingResult {

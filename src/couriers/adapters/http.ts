@@ -1,6 +1,7 @@
 // The `http` adapter: a courier company's own API, spoken through the courier protocol of design.md.
 //   POST   {endpoint}/quotes                  {origin, destination, parcel} -> {fee_aoa, eta_minutes, valid_for_seconds}
 //   POST   {endpoint}/bookings                {delivery_id, reference, ..., callback_url} -> {tracking_ref, status}
+//          with `Idempotency-Key: <delivery id>.<booking number>`: the courier answers a repeated key with the first booking
 //   DELETE {endpoint}/bookings/{tracking_ref} -> 200, or 409 when the courier refuses
 //
 // How answers map (docs/quotes.md, "Courier protocol"):
@@ -90,7 +91,7 @@ export class HttpCourierAdapter implements CourierAdapter {
   }
 
   /** One protocol call. Resolves with the status and the parsed JSON body (undefined when not JSON); throws CourierUnavailableError on transport failures. */
-  private async call(method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+  private async call(method: 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer> {
     const url = this.url(path);
     const signal = AbortSignal.timeout(this.timeoutMs);
     let res;
@@ -101,7 +102,10 @@ export class HttpCourierAdapter implements CourierAdapter {
         signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers:
+          body === undefined
+            ? { accept: 'application/json', ...extraHeaders }
+            : { accept: 'application/json', 'content-type': 'application/json', ...extraHeaders },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
@@ -147,17 +151,22 @@ export class HttpCourierAdapter implements CourierAdapter {
   }
 
   async book(request: BookingRequest): Promise<BookingResult> {
-    const { status, body } = await this.call('POST', '/bookings', {
-      delivery_id: request.delivery_id,
-      reference: request.reference,
-      origin: request.origin,
-      destination: request.destination,
-      parcel: request.parcel,
-      payment_method: request.payment_method,
-      cash_collect_aoa: request.cash_collect_aoa,
-      scheduled_pickup_at: request.scheduled_pickup_at,
-      callback_url: request.callback_url,
-    });
+    const { status, body } = await this.call(
+      'POST',
+      '/bookings',
+      {
+        delivery_id: request.delivery_id,
+        reference: request.reference,
+        origin: request.origin,
+        destination: request.destination,
+        parcel: request.parcel,
+        payment_method: request.payment_method,
+        cash_collect_aoa: request.cash_collect_aoa,
+        scheduled_pickup_at: request.scheduled_pickup_at,
+        callback_url: request.callback_url,
+      },
+      { 'idempotency-key': request.idempotency_key },
+    );
     if (status >= 400 && status < 500 && ![408, 425, 429].includes(status)) {
       const reason = body && typeof body === 'object' && 'error' in body ? `: ${String((body as { error: unknown }).error).slice(0, 200)}` : '';
       throw new CourierRejectedError(this.courier.slug, status, `booking refused with HTTP ${status}${reason}`);
