@@ -132,7 +132,7 @@ export async function benchDatabase(cleanups: Cleanups, name?: string): Promise<
 /** A benchmark database (as benchDatabase: `name`, kept, or a fresh one dropped at the end) and a small pool on it (closed at the end). */
 export async function benchDatabaseWithPool(cleanups: Cleanups, name?: string): Promise<{ databaseUrl: string; pool: Pool }> {
   const databaseUrl = await benchDatabase(cleanups, name);
-  const pool = createPool(databaseUrl, 4);
+  const pool = createPool(databaseUrl, 4, { queryTimeoutMs: 0 });
   cleanups.push(() => pool.end());
   return { databaseUrl, pool };
 }

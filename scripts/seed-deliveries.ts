@@ -15,7 +15,7 @@ const url = process.env.DATABASE_URL ?? databaseUrlFor(pg.serverUrl, 'delivery_a
 try {
   await ensureDatabase(url);
   await migrate(url);
-  const pool = createPool(url, 2);
+  const pool = createPool(url, 2, { queryTimeoutMs: 0 });
   await seedDeliveries(pool, rows, tenants);
   await pool.end();
 } catch (err) {

@@ -8,8 +8,24 @@ export type PoolClient = pg.PoolClient;
 /** The pool, or a client holding a transaction: what a repository function that may run inside one takes. */
 export type Db = pg.Pool | pg.PoolClient;
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+/**
+ * How long a query waits for a connection (a new one, or a pooled one to come free) before it fails: a Postgres that
+ * is cut off fails requests in seconds rather than holding them. TCP keep-alive finds a dead connection of the pool.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 5000;
+/** How long the API and the worker wait for one query's answer (client side); 0 (bulk loads, benchmarks' seeding): no limit. */
+export const DB_QUERY_TIMEOUT_MS = 30_000;
+
+export function createPool(connectionString: string, max = 10, options: { queryTimeoutMs?: number } = {}): pg.Pool {
+  const queryTimeoutMs = options.queryTimeoutMs ?? DB_QUERY_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+  });
   // A client losing its connection (Postgres restart) must not crash the process: idle ones report to the pool;
   // a checked-out one emits 'error' on itself (pg-pool removes its listener while the client is out), and the
   // query it runs fails on its own, so that event needs a listener too.

@@ -15,6 +15,14 @@ export interface TemporalConnectionOptions {
   apiKey?: string;
 }
 
+/** The API's connection to the Temporal frontend: how long the first connection may take. */
+export const TEMPORAL_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long delivery creation waits for its workflow's start. The delivery is committed first; past this the merchant
+ * gets the delivery anyway and the worker's reconciler starts the workflow once Temporal answers again.
+ */
+export const WORKFLOW_START_DEADLINE_MS = 5000;
+
 function readPem(variable: string, file: string): Buffer {
   try {
     return fs.readFileSync(file);
@@ -61,7 +69,7 @@ export function temporalClient(connection: Connection, namespace: string): Clien
 
 /** The API's (and the admin command's) client. */
 export async function connectTemporal(config: TemporalConfig): Promise<Client> {
-  const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '10s' });
+  const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: TEMPORAL_CONNECT_TIMEOUT_MS });
   return temporalClient(connection, config.temporalNamespace);
 }
 

@@ -11,6 +11,7 @@ import { startWorkflowOnce } from '../temporal.js';
 import { deliveryWorkflowId, type DeliveryContinuedState, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
 import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
+import { DISPATCH_MAX_INTERVAL_MS } from '../../workflows/lib/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
 import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './repository.js';
@@ -19,7 +20,7 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {
     paymentWindowMs: config.paymentWindowMs,
     stateBudgetsMs: config.stateBudgetsMs,
-    dispatch: { maximumAttempts: config.dispatchMaxAttempts, initialIntervalMs: config.dispatchInitialIntervalMs, maximumIntervalMs: 60_000 },
+    dispatch: { maximumAttempts: config.dispatchMaxAttempts, initialIntervalMs: config.dispatchInitialIntervalMs, maximumIntervalMs: DISPATCH_MAX_INTERVAL_MS },
     bookingReleaseRetryMs: config.bookingReleaseRetryMs,
   };
 }

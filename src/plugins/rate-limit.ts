@@ -53,6 +53,10 @@ function isUnknownApiPath(request: FastifyRequest): boolean {
 const tooMany = (detail: string, retryAfterSeconds: number) =>
   new ApiError(429, 'rate_limited', `${detail}; retry after ${retryAfterSeconds} s.`, undefined, { 'retry-after': String(retryAfterSeconds) });
 
+/** Redis (shared rate-limit counters): the connect timeout and each command's. */
+export const REDIS_CONNECT_TIMEOUT_MS = 2000;
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 /**
  * ioredis for the shared counters, failing fast while Redis is away: no offline queue (a command without a connection
  * fails at once instead of waiting for one), one attempt per command, 500 ms per command, and reconnection in the
@@ -62,8 +66,8 @@ function redisClient(url: string, log: { warn: (obj: object, msg: string) => voi
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    commandTimeout: 500,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 100, 1000),
   });
   let down = false;

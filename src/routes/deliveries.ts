@@ -29,6 +29,7 @@ import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../lib/widget-pol
 import { scopeOf } from '../plugins/auth.js';
 import type { Scope } from '../lib/scope.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
+import { WORKFLOW_START_DEADLINE_MS } from '../temporal.js';
 import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
 import { CANCELLABLE_STATUSES } from '../../workflows/deliveries/states.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
@@ -40,7 +41,7 @@ const DeliveryIdParam = z.object({ delivery_id: z.uuid() });
  * courier never answers (workflows/deliveries/workflows.ts, cancel); this bound covers a worker or Temporal that is
  * down or slow: 503 cancellation_pending then, never a hung request.
  */
-const CANCEL_WAIT_MS = 15_000;
+export const CANCEL_WAIT_MS = 15_000;
 
 /** Client secrets of widget creations, added to the answer after the idempotency record stored it (see onSend below). */
 const clientSecrets = new WeakMap<FastifyRequest, string>();
@@ -78,8 +79,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       if (created.row.workflow_started_at) return created;
     }
     try {
-      await startCreatedDeliveryWorkflow(temporal, pool, config, created, (err) =>
-        request.log.warn({ err, deliveryId: created.id }, 'workflow started, but recording it failed; the reconciler will record it'),
+      await temporal.withDeadline(Date.now() + WORKFLOW_START_DEADLINE_MS, () =>
+        startCreatedDeliveryWorkflow(temporal, pool, config, created, (err) =>
+          request.log.warn({ err, deliveryId: created.id }, 'workflow started, but recording it failed; the reconciler will record it'),
+        ),
       );
     } catch (err) {
       // Committed but not started: the worker's reconciler starts it shortly. The merchant still gets its delivery.

@@ -8,19 +8,20 @@ import type { DeliveryActivities } from '../../activities/deliveries/activities.
 import { ignoreAlreadyStarted } from '../lib/children.js';
 import { webhookFanoutWorkflowId } from '../webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
+import { RECORD_ATTEMPT_MS, RECORD_MAX_INTERVAL_MS, RELEASE_ATTEMPT_MS, RELEASE_INITIAL_INTERVAL_MS, RELEASE_MAX_INTERVAL_MS } from '../lib/timeouts.js';
 import type { BookingReleaseInput } from './definitions.js';
 
 const { recordEvent } = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '10s',
-  retry: { initialInterval: '1s', maximumInterval: '30s' },
+  startToCloseTimeout: RECORD_ATTEMPT_MS,
+  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
 });
 
 export async function bookingReleaseWorkflow(input: BookingReleaseInput): Promise<{ released: boolean }> {
   const { cancelBooking } = proxyActivities<DeliveryActivities>({
-    startToCloseTimeout: '30s',
+    startToCloseTimeout: RELEASE_ATTEMPT_MS,
     // Every attempt and wait together: after this the courier is given up on.
     scheduleToCloseTimeout: Math.max(input.retryForMs, 1000),
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '5m' },
+    retry: { initialInterval: RELEASE_INITIAL_INTERVAL_MS, backoffCoefficient: 2, maximumInterval: RELEASE_MAX_INTERVAL_MS },
   });
   let outcome: 'cancelled' | 'refused' | 'no_answer';
   try {

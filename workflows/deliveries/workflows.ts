@@ -59,18 +59,27 @@ import { bookingReleaseWorkflow } from './booking-release.js';
 import { DeliveryState } from './delivery-state.js';
 import { TestHelperRejected, testHelperUpdate, type TestHelperRequest } from './definitions.js';
 import { testHelperRefusal } from './states.js';
+import {
+  CANCEL_ATTEMPT_MS,
+  CANCEL_CALL_MAX_MS,
+  CANCEL_MAX_ATTEMPTS,
+  CANCEL_TOTAL_MS,
+  DISPATCH_ATTEMPT_MS,
+  RECORD_ATTEMPT_MS,
+  RECORD_MAX_INTERVAL_MS,
+} from '../lib/timeouts.js';
 
 // Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
 const { recordEvent, cancelBooking, findRedispatchCompany } = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '10s',
-  retry: { initialInterval: '1s', maximumInterval: '30s' },
+  startToCloseTimeout: RECORD_ATTEMPT_MS,
+  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
 });
 // In the lean shape (patch `lean-lifecycle`), events are written by local activities: they run inside the
 // workflow task that decided them, so a fleet event costs one workflow task, and their webhooks leave from the worker
 // (src/webhooks/dispatcher.ts) instead of one child workflow per event reporting back here.
 const local = proxyLocalActivities<DeliveryActivities>({
-  startToCloseTimeout: '10s',
-  retry: { initialInterval: '1s', maximumInterval: '30s' },
+  startToCloseTimeout: RECORD_ATTEMPT_MS,
+  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
 });
 
 // Automatic failover re-quotes the tenant's companies (each call bounded by the company's timeout) a few times at
@@ -83,11 +92,10 @@ const { planRedispatch } = proxyActivities<DeliveryActivities>({
 // A cancellation the merchant waits on asks the courier a bounded number of times, never under the workflow's lock:
 // each call at most 3 s, 3 tries, 10 s in all (then the delivery is cancelled and the release goes on in the
 // background, see bookingReleaseWorkflow). DELETE /v1/deliveries/{id} waits at most 15 s for the workflow.
-const CANCEL_CALL_MAX_MS = 3000;
 const { cancelBooking: askCourierToCancel } = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '5s',
-  scheduleToCloseTimeout: '10s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
+  startToCloseTimeout: CANCEL_ATTEMPT_MS,
+  scheduleToCloseTimeout: CANCEL_TOTAL_MS,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: CANCEL_MAX_ATTEMPTS },
 });
 
 type Inbox = DeliveryInboxItem;
@@ -101,8 +109,8 @@ const MAX_CARRIED_INBOX = 100;
 /** Queued fleet events the state machine ignores are recorded this many at a time (one activity per batch). */
 const IGNORED_BATCH_MAX = 200;
 const { recordIgnoredEvents } = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '10s',
-  retry: { initialInterval: '1s', maximumInterval: '30s' },
+  startToCloseTimeout: RECORD_ATTEMPT_MS,
+  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
 });
 
 /** Merchant webhooks (when input.webhooks is set): one fan-out child per event, abandoned; only its start is awaited. */
@@ -118,7 +126,7 @@ async function startWebhookFanout(input: DeliveryWorkflowInput, eventId: string,
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ status: Status }> {
   const { deliveryId, tenantId, timeouts } = input;
   const { dispatchDelivery } = proxyActivities<DeliveryActivities>({
-    startToCloseTimeout: '15s',
+    startToCloseTimeout: DISPATCH_ATTEMPT_MS,
     retry: {
       maximumAttempts: timeouts.dispatch.maximumAttempts,
       initialInterval: timeouts.dispatch.initialIntervalMs,

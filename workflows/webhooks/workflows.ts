@@ -14,6 +14,7 @@ import {
   type WebhookFanoutInput,
   type WebhookReplayInput,
 } from './definitions.js';
+import { WEBHOOK_ATTEMPT_MS } from '../lib/timeouts.js';
 
 const { prepareWebhookMessage } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '30s',
@@ -21,8 +22,8 @@ const { prepareWebhookMessage } = proxyLocalActivities<WebhookActivities>({
 });
 
 const { attemptWebhook } = proxyActivities<WebhookActivities>({
-  // 15 s request timeout, plus the attempt log writes.
-  startToCloseTimeout: '60s',
+  // The request (WEBHOOK_TIMEOUT_MS), plus the attempt log writes.
+  startToCloseTimeout: WEBHOOK_ATTEMPT_MS,
   retry: { maximumAttempts: 1 },
 });
 
