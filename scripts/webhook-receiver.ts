@@ -1,7 +1,7 @@
 // A merchant's webhook receiver for trying the API (docs/quickstart.md): listens on 127.0.0.1:<port>, checks every
 // message's Standard Webhooks signature with the endpoint's secret (the standardwebhooks library, as
-// clients/typescript's verifyWebhook does), prints one line per message, and answers 204 (or 400 to a bad signature,
-// which the API then retries).
+// clients/typescript's verifyWebhook does), prints one line per message, and answers 204 (or 400 to a bad signature:
+// the API retries any answer but 2xx on its schedule, so messages refused with a wrong secret arrive once it is fixed).
 //   npx tsx scripts/webhook-receiver.ts 4242 whsec_...
 import http from 'node:http';
 import { Webhook } from 'standardwebhooks';

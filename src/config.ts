@@ -178,6 +178,7 @@ export interface Config {
    * second port cannot be reached; neither set: no metrics endpoint. The worker serves its metrics on `workerMetricsPort`.
    */
   metricsPort: number | undefined;
+  /** Address both metrics listeners bind (METRICS_HOST): 127.0.0.1 unless set; production sets it (docker-compose.yml). */
   metricsHost: string;
   metricsToken: string | undefined;
   workerMetricsPort: number | undefined;
@@ -240,7 +241,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetentionMs: webhookRetention(whole('WEBHOOK_RETENTION_MS', 30 * 24 * HOUR, 0, env), webhookSchedule(env.WEBHOOK_SCHEDULE_MS)),
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsPort: optionalPort('METRICS_PORT', env),
-    metricsHost: env.METRICS_HOST || (env.HOST ?? '0.0.0.0'),
+    // Loopback unless set: a metrics port is never reachable from outside by accident (production sets METRICS_HOST).
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     metricsToken: metricsToken(env.METRICS_TOKEN),
     workerMetricsPort: optionalPort('WORKER_METRICS_PORT', env),
     metricsStatusCacheMs: whole('METRICS_STATUS_CACHE_MS', 10_000, 0, env),

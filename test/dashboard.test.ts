@@ -320,6 +320,21 @@ describe('an owner', () => {
       .waitFor();
     await expect.poll(() => page.locator(`tr[data-trigger="replay"][data-message="${messageId}"]`).count(), { timeout: 30_000 }).toBe(2);
     expect(received.filter((id) => id === messageId)).toHaveLength(3);
+
+    // Health (docs/webhooks.md "Endpoint health"): every attempt failed for 25 h shows red "A falhar" instead of the
+    // green "Ativo", on the list and on the endpoint's page with since when; 5 days later, disabled with reason failing.
+    await stack.pool.query("UPDATE webhook_endpoints SET failing_since = now() - interval '25 hours' WHERE id = $1", [endpointId]);
+    await page.goto(`${stack.url}/dashboard/webhooks`);
+    const listed = page.locator(`tr[data-endpoint="${endpointId}"] .badge`);
+    await expect.poll(() => listed.innerText()).toBe('A falhar');
+    expect(await listed.getAttribute('class')).toContain('bad');
+    await page.goto(`${stack.url}/dashboard/webhooks/${endpointId}`);
+    await expect.poll(() => status.innerText()).toBe('A falhar');
+    expect(await page.locator('.facts').innerText()).toContain('todas as tentativas falham desde');
+    await stack.pool.query("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing' WHERE id = $1", [endpointId]);
+    await page.reload();
+    await expect.poll(() => status.innerText()).toBe('Desativado');
+    expect(await page.locator('.facts').innerText()).toContain('desativado após 5 dias de tentativas falhadas');
   }, 180_000);
 
   it('a cancel the API refuses shows its answer: 409 once in transit, 422 when the courier will not release the booking', async () => {

@@ -480,7 +480,7 @@ describe('notifications', () => {
     expect(timers.map((t) => Number(t?.seconds ?? 0) * 1000 + Math.round((t?.nanos ?? 0) / 1e6))).toEqual([1000]);
   });
 
-  it('a final 4xx stops at once; replay resends the same message (one, or a time range)', async () => {
+  it('a 4xx is retried like any failure (no 4xx is final); replay resends the same message (one, or a time range)', async () => {
     const m = await merchant();
     let answer = 400;
     receiver.behaviours.set('/final', () => ({ status: answer }));
@@ -488,17 +488,19 @@ describe('notifications', () => {
     const since = new Date(Date.now() - 1000).toISOString();
     const d = await createDeliveryFor(stack, m, { options: { metadata: { order_id: 'R-1' } } });
     await waitForStatus(stack, key(m), d.id, 'assigned');
-    // No retry follows a 400: each message's loop ends after its first attempt.
+    // A 400 is retried on the schedule (a receiver with a wrong secret loses nothing): three attempts each, then exhausted.
     const results = await fanoutsDone(m, d.id);
-    expect(results.map((r) => r.outcomes[ep.id])).toEqual(['final', 'final', 'final']);
-    const log = await attempts(m, ep.id);
+    expect(results.map((r) => r.outcomes[ep.id])).toEqual(['exhausted', 'exhausted', 'exhausted']);
+    const all = await attempts(m, ep.id);
+    expect(all).toHaveLength(12);
+    const log = all.filter((a) => a.attempt === 1);
     expect(log).toHaveLength(3);
-    expect(log.every((a) => a.status === 'failed' && a.status_code === 400 && a.attempt === 1)).toBe(true);
-    expect(log[0].error).toMatch(/not retried/);
-    // The receiver itself saw each of the three messages exactly once, and answered 400 each time.
+    expect(all.filter((a) => a.status === 'failed').every((a) => a.status_code === 400 && a.error === 'HTTP 400')).toBe(true);
+    expect(all.filter((a) => a.status === 'exhausted')).toHaveLength(3);
+    // The receiver itself saw each of the three messages three times, and answered 400 each time.
     const hits = receiver.answered.filter((h) => h.path === '/final');
-    expect(hits.map((h) => h.status)).toEqual([400, 400, 400]);
-    expect(hits.map((h) => h.headers['webhook-id']).sort()).toEqual(log.map((a) => a.message_id).sort());
+    expect(hits.map((h) => h.status)).toEqual(Array(9).fill(400));
+    expect([...new Set(hits.map((h) => h.headers['webhook-id']))].sort()).toEqual(log.map((a) => a.message_id).sort());
 
     // Fixed: replay one message.
     answer = 200;
@@ -515,6 +517,9 @@ describe('notifications', () => {
       (await attempts(m, ep.id, `&message_id=${created.message_id}`)).find((a) => a.trigger === 'replay'),
     );
     expect(replayed).toMatchObject({ status: 'succeeded', status_code: 200, attempt: 1 });
+    // One replay in flight per endpoint: the next waits until this one's workflow has finished.
+    const { rows: running } = await stack.pool.query('SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1', [ep.id]);
+    await Promise.all(running[0].ids.map((id: string) => stack.temporal.workflow.getHandle(id).result()));
 
     // A time range: the three messages of the delivery.
     const range = await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since, until: new Date(Date.now() + 1000).toISOString() });

@@ -124,6 +124,13 @@ export const ERROR_CATALOG = {
     example: 'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.',
     only: ['replayWebhookEndpointMessages'],
   },
+  replay_in_progress: {
+    status: 409,
+    meaning: "a replay to this endpoint is still running (its messages' retries included): one at a time per endpoint",
+    todo: 'wait until it has finished (the attempt log shows it), then replay again',
+    example: 'A replay to this endpoint is still running; retry when it has finished.',
+    only: ['replayWebhookEndpointMessages'],
+  },
   email_taken: {
     status: 409,
     meaning: 'the email already has a dashboard account (of this or another merchant)',
@@ -285,7 +292,7 @@ export const ERROR_CATALOG = {
   },
   rate_limited: {
     status: 429,
-    meaning: 'too many requests for this key (or address)',
+    meaning: 'too many requests for this key (or address), or more than 10 replays to one webhook endpoint within an hour',
     todo: 'wait `Retry-After` seconds',
     example: 'Rate limit of 6000 requests per minute exceeded; retry after 42 s.',
   },

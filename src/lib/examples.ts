@@ -146,6 +146,8 @@ export const EXAMPLE_WEBHOOK_ENDPOINT = {
   events: null,
   status: 'enabled',
   disabled_reason: null,
+  health: 'healthy',
+  failing_since: null,
   secret_rotated_until: null,
   livemode: true,
   created_at: CREATED,

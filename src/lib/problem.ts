@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'delivery_transition_not_allowed',
   'idempotency_request_in_progress',
   'webhook_endpoint_disabled',
+  'replay_in_progress',
   'email_taken',
   'last_owner',
   'api_key_revoked',

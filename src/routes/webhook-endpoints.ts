@@ -3,7 +3,9 @@
 // mode's, or a malformed one: 404). An endpoint registered with a test key receives test deliveries' messages only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AppDeps } from '../deps.js';
+import { inTransaction } from '../db.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
@@ -17,7 +19,9 @@ import {
   findMessage,
   listAttempts,
   listEndpoints,
+  lockReplayState,
   messagesInRange,
+  recordReplay,
   rotateSecret,
   updateEndpoint,
   type EndpointRow,
@@ -46,6 +50,21 @@ export const MAX_ENDPOINTS = 20;
 export const MAX_REPLAY = 1000;
 /** Messages per replay workflow (bounded history). */
 const REPLAY_BATCH = 100;
+/** Replays an endpoint may start per REPLAY_WINDOW_MS (one at a time besides). */
+const MAX_REPLAYS_PER_HOUR = 10;
+const REPLAY_WINDOW_MS = 3600 * 1000;
+
+/** Whether any of these replay workflows still runs (a workflow Temporal no longer knows has ended). */
+async function anyRunning(temporal: Client, workflowIds: string[]): Promise<boolean> {
+  for (const id of workflowIds) {
+    try {
+      if ((await temporal.workflow.getHandle(id).describe()).status.name === 'RUNNING') return true;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+  return false;
+}
 
 const TAG = ['webhooks'];
 
@@ -190,7 +209,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       description:
         'One message (`message_id`, the webhook-id), or every message created in [`since`, `until`] whose type the endpoint takes. ' +
         'Resent with the same webhook-id and body (receivers dedupe on webhook-id), on the retry schedule; attempts are logged with trigger `replay`. ' +
-        `202 with how many. 422 message_not_found; 422 replay_range_too_large above ${MAX_REPLAY} messages; 409 webhook_endpoint_disabled.`,
+        `202 with how many. 422 message_not_found; 422 replay_range_too_large above ${MAX_REPLAY} messages; 409 webhook_endpoint_disabled. ` +
+        `Bounded per endpoint: one replay at a time (409 replay_in_progress while the previous one's messages are still being sent, retries included) ` +
+        `and at most ${MAX_REPLAYS_PER_HOUR} an hour (429 rate_limited with Retry-After).`,
       body: ReplayBody,
       response: { 202: ReplayResponse, ...problems(401, 404, 409, 413, 422, 429) },
     }),
@@ -201,32 +222,52 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         throw new ApiError(409, 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.');
       }
       const body = request.body;
-      let messageIds: string[];
-      if (body.message_id !== undefined) {
-        const message = await findMessage(pool, scope, body.message_id);
-        if (!message) {
-          throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
-            { pointer: '/message_id', code: 'message_not_found', detail: 'message_id names no message of this tenant.' },
-          ]);
+      // The endpoint's row stays locked until the replay is recorded: two requests never both pass the bounds.
+      const replayed = await inTransaction(pool, async (client) => {
+        const state = await lockReplayState(client, endpoint.id);
+        const now = Date.now();
+        const recent = state.startedAt.filter((at) => at.getTime() > now - REPLAY_WINDOW_MS).sort((a, b) => a.getTime() - b.getTime());
+        if (recent.length >= MAX_REPLAYS_PER_HOUR) {
+          const retryAfter = Math.max(1, Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000));
+          throw new ApiError(429, 'rate_limited', `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`, undefined, {
+            'retry-after': String(retryAfter),
+          });
         }
-        messageIds = [message.id];
-      } else {
-        const until = body.until ? new Date(body.until) : new Date();
-        messageIds = await messagesInRange(pool, scope, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
-        if (messageIds.length > MAX_REPLAY) {
-          throw new ApiError(422, 'replay_range_too_large', `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`);
+        if (await anyRunning(temporal, state.workflowIds)) {
+          throw new ApiError(409, 'replay_in_progress', 'A replay to this endpoint is still running; retry when it has finished.');
         }
-      }
-      for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
-        const input: WebhookReplayInput = {
-          tenantId: scope.tenantId,
-          endpointId: endpoint.id,
-          messageIds: messageIds.slice(i, i + REPLAY_BATCH),
-          schedule: config.webhookScheduleMs,
-        };
-        await temporal.workflow.start(webhookReplayWorkflow, { taskQueue: config.taskQueue, workflowId: `webhook-replay-${randomUUID()}`, args: [input] });
-      }
-      return reply.code(202).send({ replayed: messageIds.length });
+        let messageIds: string[];
+        if (body.message_id !== undefined) {
+          const message = await findMessage(pool, scope, body.message_id);
+          if (!message) {
+            throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
+              { pointer: '/message_id', code: 'message_not_found', detail: 'message_id names no message of this tenant.' },
+            ]);
+          }
+          messageIds = [message.id];
+        } else {
+          const until = body.until ? new Date(body.until) : new Date();
+          messageIds = await messagesInRange(pool, scope, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
+          if (messageIds.length > MAX_REPLAY) {
+            throw new ApiError(422, 'replay_range_too_large', `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`);
+          }
+        }
+        const workflowIds: string[] = [];
+        for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
+          const input: WebhookReplayInput = {
+            tenantId: scope.tenantId,
+            endpointId: endpoint.id,
+            messageIds: messageIds.slice(i, i + REPLAY_BATCH),
+            schedule: config.webhookScheduleMs,
+          };
+          const workflowId = `webhook-replay-${randomUUID()}`;
+          await temporal.workflow.start(webhookReplayWorkflow, { taskQueue: config.taskQueue, workflowId, args: [input] });
+          workflowIds.push(workflowId);
+        }
+        await recordReplay(client, endpoint.id, workflowIds, REPLAY_WINDOW_MS);
+        return messageIds.length;
+      });
+      return reply.code(202).send({ replayed });
     },
   );
 };

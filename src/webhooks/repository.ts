@@ -19,6 +19,8 @@ export interface EndpointRow {
   previous_secret_expires_at: Date | null;
   status: 'enabled' | 'disabled';
   disabled_reason: string | null;
+  /** The oldest failed attempt since the last successful one; null when the last attempt succeeded (or none failed). */
+  failing_since: Date | null;
   livemode: boolean;
   created_at: Date;
 }
@@ -49,7 +51,14 @@ export interface MessageRow {
 }
 
 const ENDPOINT_COLUMNS =
-  'id, tenant_id, url, description, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, livemode, created_at';
+  'id, tenant_id, url, description, events, secret, previous_secret, previous_secret_expires_at, status, disabled_reason, failing_since, livemode, created_at';
+
+/** An endpoint whose attempts have all failed this long is shown `health: "failing"` (docs/webhooks.md "Endpoint health"). */
+export const FAILING_AFTER_MS = 24 * 3600 * 1000;
+/** ... and the first failed attempt this long after its failures began disables it with reason `failing`. */
+const DISABLE_FAILING_AFTER_MS = 5 * 24 * 3600 * 1000;
+/** `disabled_reason` of an endpoint disabled after DISABLE_FAILING_AFTER_MS of failures. */
+const FAILING_REASON = 'failing';
 
 /** How long the old secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -119,6 +128,8 @@ export async function updateEndpoint(
     set('status', patch.status);
     sets.push(patch.status === 'enabled' ? 'disabled_reason = NULL' : "disabled_reason = 'disabled by the merchant'");
   }
+  // Enabled again, or pointed elsewhere: its health starts afresh (an old failure would disable it at the next one).
+  if (patch.status === 'enabled' || patch.url !== undefined) sets.push('failing_since = NULL');
   if (sets.length === 0) return findEndpoint(pool, scope, id);
   const { rows } = await pool.query<EndpointRow>(
     `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE ${ENDPOINT_OF_SCOPE} RETURNING ${ENDPOINT_COLUMNS}`,
@@ -282,7 +293,12 @@ export async function attemptTarget(pool: Pool, endpointId: string, messageId: s
   return rows[0] ?? null;
 }
 
-/** One row of the attempt log. */
+/**
+ * One row of the attempt log. A succeeded or failed attempt also keeps the endpoint's health in the same statement:
+ * a success clears `failing_since`, a failure sets it when unset, and a failure DISABLE_FAILING_AFTER_MS after it
+ * disables the endpoint with reason `failing`. The endpoint row is written only when one of these changes it (a
+ * healthy endpoint's attempts never write it). Returns whether this attempt disabled the endpoint.
+ */
 export async function insertAttempt(
   pool: Pool,
   row: {
@@ -299,10 +315,25 @@ export async function insertAttempt(
     error: string | null;
     trigger: string;
   },
-): Promise<void> {
-  await pool.query(
-    `INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, status_code, latency_ms, error, trigger, livemode)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+): Promise<{ disabled: boolean }> {
+  const { rows } = await pool.query<{ disabled: boolean }>(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, status_code, latency_ms, error, trigger, livemode)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text, $9, $10, $11, $12, $13) RETURNING attempted_at
+     ), health AS (
+       SELECT e.id, a.attempted_at,
+              ($8::text = 'failed' AND e.status = 'enabled'
+                AND e.failing_since <= a.attempted_at - make_interval(secs => $14::double precision / 1000)) AS disable
+         FROM webhook_endpoints e, attempt a WHERE e.id = $2
+     )
+     UPDATE webhook_endpoints e
+        SET failing_since = CASE WHEN $8::text = 'succeeded' THEN NULL ELSE coalesce(e.failing_since, h.attempted_at) END,
+            status = CASE WHEN h.disable THEN 'disabled' ELSE e.status END,
+            disabled_reason = CASE WHEN h.disable THEN $15 ELSE e.disabled_reason END
+       FROM health h
+      WHERE e.id = h.id
+        AND (($8::text = 'succeeded' AND e.failing_since IS NOT NULL) OR ($8::text = 'failed' AND (e.failing_since IS NULL OR h.disable)))
+     RETURNING h.disable AS disabled`,
     [
       randomUUID(),
       row.endpointId,
@@ -317,11 +348,35 @@ export async function insertAttempt(
       row.error,
       row.trigger,
       row.livemode,
+      DISABLE_FAILING_AFTER_MS,
+      FAILING_REASON,
     ],
   );
+  return { disabled: rows[0]?.disabled === true };
 }
 
 /** Disables an enabled endpoint (the receiver answered 410 Gone). */
 export async function disableEndpoint(pool: Pool, endpointId: string, reason: string): Promise<void> {
   await pool.query("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'", [endpointId, reason]);
+}
+
+/** The endpoint's replay bookkeeping, its row locked until the transaction ends (one replay decided at a time). */
+export async function lockReplayState(db: Db, endpointId: string): Promise<{ startedAt: Date[]; workflowIds: string[] }> {
+  const { rows } = await db.query<{ replay_started_at: Date[]; replay_workflow_ids: string[] }>(
+    'SELECT replay_started_at, replay_workflow_ids FROM webhook_endpoints WHERE id = $1 FOR UPDATE',
+    [endpointId],
+  );
+  return { startedAt: rows[0]?.replay_started_at ?? [], workflowIds: rows[0]?.replay_workflow_ids ?? [] };
+}
+
+/** A replay started now with these workflows; start times older than `windowMs` are forgotten. */
+export async function recordReplay(db: Db, endpointId: string, workflowIds: string[], windowMs: number): Promise<void> {
+  await db.query(
+    `UPDATE webhook_endpoints
+        SET replay_started_at = array(SELECT t FROM unnest(replay_started_at) t
+                                       WHERE t > now() - make_interval(secs => $3::double precision / 1000) ORDER BY t) || now(),
+            replay_workflow_ids = $2::text[]
+      WHERE id = $1`,
+    [endpointId, workflowIds, windowMs],
+  );
 }

@@ -47,7 +47,9 @@ export const UpdateEndpointBody = z
     status: z
       .enum(['enabled', 'disabled'])
       .optional()
-      .describe('enabled: notifications are sent (re-enables an endpoint disabled after a 410); disabled: none are.'),
+      .describe(
+        'enabled: notifications are sent (re-enables an endpoint disabled after a 410 or 5 days of failures, and clears `failing_since`); disabled: none are.',
+      ),
   })
   .meta({ examples: [{ events: ['delivery.assigned', 'delivery.delivered', 'delivery.failed', 'delivery.cancelled'], status: 'enabled' }] });
 
@@ -57,8 +59,20 @@ export const WebhookEndpoint = z
     url: Uri,
     description: z.string().nullable(),
     events: z.array(z.enum(EVENT_TYPES)).nullable().describe('null: every event type'),
-    status: z.enum(['enabled', 'disabled']).describe('disabled: nothing is sent (after a 410 Gone answer, or by the merchant)'),
-    disabled_reason: z.string().nullable(),
+    status: z
+      .enum(['enabled', 'disabled'])
+      .describe('disabled: nothing is sent (after a 410 Gone answer, after 5 days of failed attempts, or by the merchant)'),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .describe('Why the endpoint is disabled: `failing` (every attempt failed for 5 days), or a sentence (a 410 Gone answer, or disabled by the merchant).'),
+    health: z
+      .enum(['healthy', 'failing', 'disabled'])
+      .meta({ examples: ['healthy', 'failing'] })
+      .describe(
+        'healthy: attempts succeed, or have failed for less than 24 h. failing: every attempt has failed for 24 h or more (since `failing_since`); after 5 days the endpoint is disabled with reason `failing`. disabled: `status` is disabled.',
+      ),
+    failing_since: Timestamp.nullable().describe('When the failed attempts since the last successful one began; null when the last attempt succeeded.'),
     secret_rotated_until: Timestamp.nullable().describe('Until this time notifications also carry a signature made with the previous secret.'),
     livemode: z
       .boolean()

@@ -11,7 +11,7 @@ import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insert
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
 import { webhookAttempts, webhookDelay } from '../observability/metrics.js';
 import type { Status } from '../../workflows/deliveries/states.js';
-import { MAX_RETRY_AFTER_MS, RETRYABLE_4XX, webhookMessageId, type AttemptInput, type AttemptResult } from '../../workflows/webhooks/definitions.js';
+import { MAX_RETRY_AFTER_MS, webhookMessageId, type AttemptInput, type AttemptResult } from '../../workflows/webhooks/definitions.js';
 
 export interface PrepareInput {
   tenantId: string;
@@ -170,8 +170,11 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
       };
       const finish = async (result: AttemptResult, statusCode: number | null, latencyMs: number | null, error: string | null): Promise<AttemptResult> => {
         const succeeded = result.outcome === 'succeeded';
-        await logAttempt({ ...base, status: succeeded ? 'succeeded' : 'failed', statusCode, latencyMs, error });
-        if (result.outcome === 'retry' && input.lastAttempt) {
+        const { disabled } = await logAttempt({ ...base, status: succeeded ? 'succeeded' : 'failed', statusCode, latencyMs, error });
+        if (disabled) {
+          // Failing for DISABLE_FAILING_AFTER_MS: this attempt disabled the endpoint (reason `failing`); nothing follows.
+          result = { ...result, outcome: 'final' };
+        } else if (result.outcome === 'retry' && input.lastAttempt) {
           await logAttempt({ ...base, status: 'exhausted', statusCode: null, latencyMs: null, error: `no attempt left after ${input.attempt}` });
           result = { ...result, outcome: 'exhausted' };
         }
@@ -210,9 +213,8 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         await disableEndpoint(pool, input.endpointId, `the receiver answered 410 Gone on ${now.toISOString()}`);
         return finish({ outcome: 'final', statusCode, retryAfterMs: null }, statusCode, latency, 'HTTP 410 Gone: endpoint disabled');
       }
-      if (statusCode >= 400 && statusCode < 500 && !RETRYABLE_4XX.includes(statusCode)) {
-        return finish({ outcome: 'final', statusCode, retryAfterMs: null }, statusCode, latency, `HTTP ${statusCode}: not retried`);
-      }
+      // Every other answer (3xx, 4xx, 5xx) is retried on the schedule, as Stripe and Svix do: a receiver with a wrong
+      // secret or a bug answering 400 gets the message again once it is fixed.
       return finish({ outcome: 'retry', statusCode, retryAfterMs }, statusCode, latency, `HTTP ${statusCode}`);
     },
   };

@@ -113,7 +113,7 @@ export const waitForStatus = (stack: Stack, key: string, id: string, status: str
 
 /**
  * How a delivery event's webhook message ended, per endpoint, once its sending is over: the worker's outbox made the
- * first attempts (the attempt log says: succeeded, final for a 4xx not retried, exhausted), then the retry workflow
+ * first attempts (the attempt log says: succeeded, final after a 410 or 5 days of failures, exhausted), then the retry workflow
  * (when an endpoint failed) finished with its outcomes. `messageId` null: the event has no message (no endpoint takes
  * it). Call it once the event is recorded (a message is stored with its event).
  */

@@ -57,14 +57,11 @@ export interface AttemptInput {
 
 export interface AttemptResult {
   /**
-   * succeeded: 2xx. retry: failed, another attempt follows. final: a 4xx that is not retried (410 also disabled
-   * the endpoint). exhausted: failed and no attempt is left. inactive: the endpoint was deleted or disabled, nothing sent.
+   * succeeded: 2xx. retry: failed, another attempt follows (any answer but 2xx and 410, or none). final: not retried
+   * (410 Gone, or failing for 5 days: the endpoint is disabled; a URL the rules now refuse). exhausted: failed and no attempt is left. inactive: the endpoint was deleted or disabled, nothing sent.
    */
   outcome: 'succeeded' | 'retry' | 'final' | 'exhausted' | 'inactive';
   statusCode: number | null;
   /** From the receiver's Retry-After header, capped at MAX_RETRY_AFTER_MS. */
   retryAfterMs: number | null;
 }
-
-/** 4xx answers that are worth retrying; every other 4xx is final. */
-export const RETRYABLE_4XX: readonly number[] = [408, 409, 425, 429];

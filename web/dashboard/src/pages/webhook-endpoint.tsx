@@ -5,6 +5,7 @@ import { api, call } from '../api';
 import { formatDateTime, luandaLocal } from '../format';
 import { eventLabel } from '../i18n';
 import { navigate } from '../router';
+import { EndpointStatus } from './webhooks';
 import {
   ActionButton,
   ConfirmButton,
@@ -74,8 +75,7 @@ export function WebhookEndpointPage({ id }: { id: string }) {
           <div>
             <dt>{t('status')}</dt>
             <dd>
-              <span class={`badge ${e.status === 'enabled' ? 'ok' : 'off'}`}>{e.status === 'enabled' ? t('enabled') : t('disabled')}</span>
-              {e.disabled_reason ? <span class="muted"> · {e.disabled_reason}</span> : null}
+              <EndpointStatus endpoint={e} detail />
             </dd>
           </div>
           <div>

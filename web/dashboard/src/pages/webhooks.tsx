@@ -6,6 +6,35 @@ import { formatDateTime } from '../format';
 import { eventLabel } from '../i18n';
 import { ErrorBox, Link, ListTable, RoleNote, SecretBox, SubmitActions, useAction, useApp, useLoad, useTitle } from '../ui';
 
+interface EndpointHealthFields {
+  status: 'enabled' | 'disabled';
+  health: 'healthy' | 'failing' | 'disabled';
+  disabled_reason: string | null;
+  failing_since: string | null;
+}
+
+/**
+ * An endpoint's status badge: Ativo; A falhar when every attempt has failed for 24 h (`health: "failing"`); Desativado.
+ * With `detail`: why it is disabled, or since when it fails.
+ */
+export function EndpointStatus({ endpoint: e, detail = false }: { endpoint: EndpointHealthFields; detail?: boolean }) {
+  const { t, lang } = useApp();
+  const [kind, label] = e.status !== 'enabled' ? ['off', t('disabled')] : e.health === 'failing' ? ['bad', t('health_failing')] : ['ok', t('enabled')];
+  return (
+    <>
+      <span class={`badge ${kind}`} data-health={e.health}>
+        {label}
+      </span>
+      {detail && e.status !== 'enabled' && e.disabled_reason ? (
+        <span class="muted"> · {e.disabled_reason === 'failing' ? t('disabled_failing') : e.disabled_reason}</span>
+      ) : null}
+      {detail && e.status === 'enabled' && e.failing_since ? (
+        <span class="muted"> · {t('failing_since', { time: formatDateTime(lang, e.failing_since) })}</span>
+      ) : null}
+    </>
+  );
+}
+
 export function WebhooksPage() {
   const { t, lang, can } = useApp();
   useTitle(t('webhooks_title'));
@@ -53,7 +82,7 @@ export function WebhooksPage() {
               {e.description ? <span class="muted block">{e.description}</span> : null}
             </th>
             <td data-label={t('status')}>
-              <span class={`badge ${e.status === 'enabled' ? 'ok' : 'off'}`}>{e.status === 'enabled' ? t('enabled') : t('disabled')}</span>
+              <EndpointStatus endpoint={e} />
             </td>
             <td data-label={t('events')}>{e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}</td>
             <td data-label={t('created')}>{formatDateTime(lang, e.created_at)}</td>
