@@ -7,6 +7,7 @@ import { DB_CONNECT_TIMEOUT_MS, DB_QUERY_TIMEOUT_MS } from './db.js';
 import { REDIS_COMMAND_TIMEOUT_MS, REDIS_CONNECT_TIMEOUT_MS } from './plugins/rate-limit.js';
 import { CANCEL_WAIT_MS } from './routes/deliveries.js';
 import { TEMPORAL_CONNECT_TIMEOUT_MS, WORKFLOW_START_DEADLINE_MS } from './temporal.js';
+import { WEBHOOK_CONNECT_MAX_MS } from './webhooks/sender.js';
 import {
   CANCEL_ATTEMPT_MS,
   CANCEL_CALL_MAX_MS,
@@ -81,12 +82,14 @@ export function outgoingCalls(): OutgoingCall[] {
     },
     {
       call: 'Merchant webhook `POST <endpoint url>` (worker, one activity per attempt)',
-      connect: `${duration(Math.min(config.webhookTimeoutMs, 10_000))} (the smaller of \`WEBHOOK_TIMEOUT_MS\` and 10 s)`,
+      connect: `${duration(Math.min(config.webhookTimeoutMs, WEBHOOK_CONNECT_MAX_MS))} (the smaller of \`WEBHOOK_TIMEOUT_MS\` and ${duration(WEBHOOK_CONNECT_MAX_MS)})`,
       answer: `\`WEBHOOK_TIMEOUT_MS\` (${duration(config.webhookTimeoutMs)}); the attempt at most ${duration(WEBHOOK_ATTEMPT_MS)} with its log writes`,
       retries:
         `\`WEBHOOK_SCHEDULE_MS\`: ${schedule.length} attempts (${schedule.map((ms) => (ms === 0 ? 'at once' : duration(ms))).join(', ')} after the previous), ` +
         'with jitter, `Retry-After` honoured',
-      runsOut: 'the message is failed (its attempts are in the attempt log) and can be replayed; see docs/webhooks.md',
+      runsOut:
+        'any answer but 2xx is retried; 410 disables the endpoint. Past the schedule the message is failed (its attempts are in ' +
+        'the attempt log) and can be replayed; an endpoint failing for 24 h shows `health: "failing"`, for 5 days it is disabled',
     },
     {
       call: 'Postgres (API and worker, pg pool)',

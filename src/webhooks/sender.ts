@@ -118,6 +118,9 @@ function observeAttempt(input: AttemptInput, outcome: AttemptResult['outcome'], 
   if (outcome === 'succeeded') webhookDelay.observe({ stage: 'delivered' }, Math.max(0, Date.now() - eventAt) / 1000);
 }
 
+/** The longest a webhook receiver's connection may take to open (WEBHOOK_TIMEOUT_MS when that is shorter). */
+export const WEBHOOK_CONNECT_MAX_MS = 10_000;
+
 /** `resolve`: the DNS resolver of outgoing connections (default dns.lookup; tests play DNS rebinding with it). */
 export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?: Resolver; log?: Logger }) {
   const { pool, config } = deps;
@@ -126,7 +129,7 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
   // Keep-alive connections to receivers. Every connection's resolved address is checked (SSRF, DNS rebinding):
   // no special-use address, loopback only with ALLOW_LOOPBACK_WEBHOOKS.
   const agent = new Agent({
-    connect: { timeout: Math.min(timeoutMs, 10_000), lookup: guardedLookup(config.allowLoopbackWebhooks, deps.resolve) },
+    connect: { timeout: Math.min(timeoutMs, WEBHOOK_CONNECT_MAX_MS), lookup: guardedLookup(config.allowLoopbackWebhooks, deps.resolve) },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
