@@ -21,6 +21,7 @@ import sessionPlugin from './plugins/session.js';
 import apiKeysRoutes from './routes/api-keys.js';
 import couriersRoutes from './routes/couriers.js';
 import dashboardRoutes from './routes/dashboard.js';
+import { setHashLimits } from './users/passwords.js';
 import healthRoutes from './routes/health.js';
 import deliveriesRoutes from './routes/deliveries.js';
 import errorsRoutes from './routes/errors.js';
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
   await app.register(corsPlugin, { pool: deps.pool });
   // A dashboard session stands in for a secret key on same-origin requests (before auth, which then accepts it).
+  setHashLimits({ concurrency: config.dashboard.passwordHashConcurrency, queue: config.dashboard.passwordHashQueue });
   await app.register(sessionPlugin, { pool: deps.pool, settings: config.dashboard, secureCookies: config.dashboard.secureCookies, baseUrl: config.baseUrl });
   await app.register(authPlugin, { pool: deps.pool, adminToken: config.adminToken });
   await app.register(bodyGuardPlugin);

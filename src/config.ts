@@ -187,9 +187,17 @@ export interface Config {
   /**
    * The merchant dashboard (docs/dashboard.md): a session ends after `sessionIdleMs` without a request or
    * `sessionMaxMs` after sign-in; a set-password link works for `passwordLinkTtlMs`; `secureCookies` marks the
-   * session cookie Secure (on when PUBLIC_BASE_URL is https or NODE_ENV is production).
+   * session cookie Secure (on when PUBLIC_BASE_URL is https or NODE_ENV is production); at most
+   * `passwordHashConcurrency` password hashes run at once in a process and `passwordHashQueue` more wait (beyond: 503).
    */
-  dashboard: { sessionIdleMs: number; sessionMaxMs: number; passwordLinkTtlMs: number; secureCookies: boolean };
+  dashboard: {
+    sessionIdleMs: number;
+    sessionMaxMs: number;
+    passwordLinkTtlMs: number;
+    secureCookies: boolean;
+    passwordHashConcurrency: number;
+    passwordHashQueue: number;
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -251,6 +259,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxMs: whole('DASHBOARD_SESSION_MAX_MS', 12 * HOUR, 1000, env),
       passwordLinkTtlMs: whole('DASHBOARD_PASSWORD_LINK_MS', 72 * HOUR, 60_000, env),
       secureCookies: bool('DASHBOARD_SECURE_COOKIES', (env.PUBLIC_BASE_URL ?? '').startsWith('https:') || env.NODE_ENV === 'production', env),
+      passwordHashConcurrency: whole('DASHBOARD_PASSWORD_HASH_CONCURRENCY', 2, 1, env),
+      passwordHashQueue: whole('DASHBOARD_PASSWORD_HASH_QUEUE', 8, 0, env),
     },
   };
 }

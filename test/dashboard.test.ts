@@ -638,3 +638,29 @@ describe('a viewer', () => {
     await context.close();
   });
 });
+
+describe('a person in two teams', () => {
+  it('signs in with the email and password both accounts share, chooses the team from the list, and lands in that team', async () => {
+    const other = await stack.tenant();
+    const email = 'ambas@loja-kianda.ao';
+    await userWith('viewer', email);
+    const created = await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId: other.tenant_id, email, role: 'owner' });
+    const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
+    expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(204);
+    const otherName = (await stack.pool.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [other.tenant_id])).rows[0].name;
+
+    const { context, page } = await newPage();
+    await page.goto(`${stack.url}/dashboard`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Palavra-passe').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Escolha a equipa' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Escolha a equipa' }).getByRole('button').count()).toBe(2);
+    await checkA11y(page, 'choose a team');
+    await page.getByRole('button', { name: otherName }).click();
+    await page.getByRole('heading', { name: 'Entregas', level: 1 }).waitFor();
+    const session = await page.evaluate(() => fetch('/dashboard/api/session').then((r) => r.json()));
+    expect(session).toMatchObject({ tenant: { id: other.tenant_id }, user: { email, role: 'owner' } });
+    await context.close();
+  });
+});

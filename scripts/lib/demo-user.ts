@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import type { Pool } from '../../src/db.js';
-import { deleteUserRow, userByEmail } from '../../src/users/repository.js';
+import { deleteOtherTenantsUsers, userByEmail } from '../../src/users/repository.js';
 import { createUser, newPasswordLink, setPasswordWithLink } from '../../src/users/service.js';
 
 export const DEMO_USER_EMAIL = 'demo@loja-demo.ao';
@@ -21,16 +21,17 @@ const tokenOf = (link: string) => new URL(link).hash.replace(/^#token=/, '');
 export async function seedDemoUser(pool: Pool, dataDir: string, tenantId: string, baseUrl: string): Promise<DemoUser> {
   const file = path.join(dataDir, 'demo-user.json');
   const saved = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DemoUser) : null;
-  const existing = await userByEmail(pool, DEMO_USER_EMAIL);
-  if (saved && existing?.tenant_id === tenantId && existing.password_hash) return saved;
+  // Left from an older demo tenant: gone, so that the demo sign-in opens this tenant's dashboard without a choice.
+  await deleteOtherTenantsUsers(pool, DEMO_USER_EMAIL, tenantId);
+  const existing = await userByEmail(pool, tenantId, DEMO_USER_EMAIL);
+  if (saved && existing?.password_hash) return saved;
 
   const settings = loadConfig().dashboard;
   const password = randomBytes(12).toString('base64url');
   let link: string;
-  if (existing && existing.tenant_id === tenantId) {
+  if (existing) {
     link = (await newPasswordLink(pool, settings, baseUrl, tenantId, existing.id))!.set_password_url;
   } else {
-    if (existing) await deleteUserRow(pool, existing.tenant_id, existing.id); // left from an older demo tenant
     link = (await createUser(pool, settings, baseUrl, { tenantId, email: DEMO_USER_EMAIL, role: 'owner' })).set_password_url;
   }
   await setPasswordWithLink(pool, tokenOf(link), password);

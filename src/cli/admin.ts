@@ -313,7 +313,7 @@ export function buildProgram(
   };
   /** A user of the tenant named by id or email, or a usage error. */
   const userNamed = async (tenantId: string, idOrEmail: string) => {
-    const found = isUuid(idOrEmail) ? await userById(getPool(), tenantId, idOrEmail) : await userByEmail(getPool(), idOrEmail.trim().toLowerCase());
+    const found = isUuid(idOrEmail) ? await userById(getPool(), tenantId, idOrEmail) : await userByEmail(getPool(), tenantId, idOrEmail.trim().toLowerCase());
     if (!found || found.tenant_id !== tenantId) throw new UsageError(`No user "${idOrEmail}" in tenant ${tenantId}.`);
     return found;
   };

@@ -133,9 +133,9 @@ export const ERROR_CATALOG = {
   },
   email_taken: {
     status: 409,
-    meaning: 'the email already has a dashboard account (of this or another merchant)',
-    todo: 'use another email, or remove the other account first',
-    example: 'ana@loja.ao already has a dashboard account.',
+    meaning: 'the email is already a user of this account (users of other merchants do not count)',
+    todo: 'change that user’s role instead, or remove it first',
+    example: 'ana@loja.ao already has a dashboard account in this team.',
     only: ['createUser'],
   },
   last_owner: {
@@ -341,6 +341,13 @@ export const ERROR_CATALOG = {
     todo: 'read the delivery in a moment',
     example: "The step was passed to the delivery's workflow but not recorded within 10 s; it may still take effect. Read the delivery in a moment.",
     only: TEST_HELPERS,
+  },
+  password_check_busy: {
+    status: 503,
+    meaning: 'dashboard sign-in or set-password: too many passwords are being checked at once on this server',
+    todo: 'wait `Retry-After` seconds and try again (nothing was counted nor changed)',
+    example: 'Too many passwords are being checked right now; try again in 2 seconds.',
+    only: [],
   },
   not_ready: {
     status: 503,

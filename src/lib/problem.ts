@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'no_courier_configured',
   'cancellation_pending',
   'test_helper_pending',
+  'password_check_busy',
   'not_ready',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

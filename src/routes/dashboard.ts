@@ -1,7 +1,8 @@
 // The merchant dashboard (docs/dashboard.md), outside the OpenAPI document:
 //   GET    /dashboard, /dashboard/*        the single-page app (web/dashboard, built into .build/dashboard)
 //   GET    /dashboard/assets/<file>        its scripts and styles (content-hashed names: cached for a year)
-//   POST   /dashboard/api/session          sign in: email and password -> the session cookie and a CSRF token
+//   POST   /dashboard/api/session          sign in: email and password (and tenant_id) -> the session cookie and a CSRF token,
+//                                           or (200) the tenants the email and password open, to choose one from
 //   GET    /dashboard/api/session          the signed-in user, tenant and CSRF token
 //   DELETE /dashboard/api/session          sign out (CSRF token required)
 //   POST   /dashboard/api/password         set a password with a one-time link's token
@@ -89,8 +90,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     async (request, reply) => {
       // Only the dashboard's own page signs in (a JSON body already rules out a cross-site form; this rules out the rest).
       if (!sameOrigin(request, config.baseUrl)) throw new ApiError(403, 'csrf_token_invalid', 'Sign in from the dashboard itself.');
-      const session = await signIn(pool, settings, { ...request.body, address: request.ip });
-      reply.header('set-cookie', sessionCookie(session.sessionToken, settings.sessionMaxMs, secure)).header('cache-control', 'no-store');
+      const { email, password, tenant_id } = request.body;
+      const session = await signIn(pool, settings, { email, password, tenantId: tenant_id, address: request.ip });
+      reply.header('cache-control', 'no-store');
+      // Accounts in several teams open with this password: the person picks one and signs in again with its tenant_id.
+      if (session.kind === 'choose_tenant') return reply.code(200).send({ tenants: session.tenants });
+      reply.header('set-cookie', sessionCookie(session.sessionToken, settings.sessionMaxMs, secure));
       return reply.code(201).send(
         sessionView({
           userId: session.user.id,

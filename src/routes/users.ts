@@ -44,7 +44,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         summary: 'Invite a dashboard user',
         description:
           'Creates the user with its role and returns a one-time `set_password_url` (shown only here) to send to them. ' +
-          'An email has one account across the service: 409 email_taken. Not idempotent: a repeat is 409.',
+          'Accounts are per tenant: an email that is a user of another tenant gets an account of this one (nothing is said of the other); 409 email_taken when it is a user of this tenant already. Not idempotent: a repeat is 409.',
         body: CreateUserBody,
         response: { 201: UserWithLink, ...problems(401, 403, 409, 413, 422, 429) },
       },

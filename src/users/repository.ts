@@ -15,19 +15,51 @@ export interface UserRow {
 }
 
 const USER_COLUMNS = 'id, tenant_id, email, role, password_hash, password_set_at, last_sign_in_at, created_at';
+const USER_COLUMNS_OF_U = USER_COLUMNS.split(', ')
+  .map((column) => `u.${column}`)
+  .join(', ');
 
-/** Inserts a user; false when the email is taken (by any tenant). */
+/** Inserts a user; null when the email already has a user in this tenant (other tenants' users do not count). */
 export async function insertUser(db: Db, user: { id: string; tenantId: string; email: string; role: Role }): Promise<UserRow | null> {
   const { rows } = await db.query<UserRow>(
-    `INSERT INTO users (id, tenant_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLUMNS}`,
+    `INSERT INTO users (id, tenant_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, email) DO NOTHING RETURNING ${USER_COLUMNS}`,
     [user.id, user.tenantId, user.email, user.role],
   );
   return rows[0] ?? null;
 }
 
-export async function userByEmail(pool: Pool, email: string): Promise<UserRow | null> {
-  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE email = $1`, [email]);
+/** The tenant's user with this (normalised) email, or null. */
+export async function userByEmail(db: Db, tenantId: string, email: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND email = $2`, [tenantId, email]);
   return rows[0] ?? null;
+}
+
+export interface AccountRow extends UserRow {
+  tenant_name: string;
+}
+
+/**
+ * Every account (user row, one per tenant) of this email that has a password, with its tenant's name; only
+ * `tenantId`'s when given. Most recently used first.
+ */
+export async function accountsByEmail(pool: Pool, email: string, tenantId: string | null): Promise<AccountRow[]> {
+  const { rows } = await pool.query<AccountRow>(
+    `SELECT ${USER_COLUMNS_OF_U}, t.name AS tenant_name
+       FROM users u JOIN tenants t ON t.id = u.tenant_id
+      WHERE u.email = $1 AND u.password_hash IS NOT NULL AND ($2::uuid IS NULL OR u.tenant_id = $2::uuid)
+      ORDER BY u.last_sign_in_at DESC NULLS LAST, u.created_at, u.id`,
+    [email, tenantId],
+  );
+  return rows;
+}
+
+/** A password hash of another account of the same email (another tenant's), whose salt a new hash shares; or null. */
+export async function siblingPasswordHash(pool: Pool, email: string, userId: string): Promise<string | null> {
+  const { rows } = await pool.query<{ password_hash: string }>(
+    'SELECT password_hash FROM users WHERE email = $1 AND id <> $2 AND password_hash IS NOT NULL ORDER BY password_set_at DESC NULLS LAST LIMIT 1',
+    [email, userId],
+  );
+  return rows[0]?.password_hash ?? null;
 }
 
 /** A user of this tenant (null for another tenant's, or none). */
@@ -63,9 +95,9 @@ export async function deleteUserRow(db: Db, tenantId: string, id: string): Promi
   return rowCount === 1;
 }
 
-export async function tenantName(pool: Pool, tenantId: string): Promise<string> {
-  const { rows } = await pool.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [tenantId]);
-  return rows[0]?.name ?? '';
+/** Deletes the users of this email in every tenant but `tenantId` (the dev command's demo owner, scripts/lib/demo-user.ts). */
+export async function deleteOtherTenantsUsers(db: Db, email: string, tenantId: string): Promise<void> {
+  await db.query('DELETE FROM users WHERE email = $1 AND tenant_id <> $2', [email, tenantId]);
 }
 
 export async function markSignedIn(pool: Pool, id: string): Promise<void> {
@@ -82,6 +114,15 @@ export async function replacePasswordLink(db: Db, userId: string, tokenHash: Buf
     [tokenHash, userId, ttlMs],
   );
   return rows[0].expires_at;
+}
+
+/** The user (id and email) of an unexpired link, without using it; null for an unknown or expired token. */
+export async function passwordLinkUser(pool: Pool, tokenHash: Buffer): Promise<{ user_id: string; email: string } | null> {
+  const { rows } = await pool.query<{ user_id: string; email: string }>(
+    'SELECT l.user_id, u.email FROM user_password_links l JOIN users u ON u.id = l.user_id WHERE l.token_hash = $1 AND l.expires_at > now()',
+    [tokenHash],
+  );
+  return rows[0] ?? null;
 }
 
 /** Uses a link: the user's id when the token is known and unexpired; the link is gone either way (used once). */
@@ -172,10 +213,21 @@ export async function deleteExpired(pool: Pool, batch = 1000): Promise<void> {
 }
 
 // --- failed sign-ins ------------------------------------------------------------------------------
+// A sign-in attempt is recorded as a failure of each of its subjects *before* its password is checked (the row names
+// the attempt), under a lock per subject, and forgotten again if the password was right. So concurrent attempts see
+// each other: however many arrive at once, no more pass the count than the limits allow.
 
-/** How many failures each subject had within the last `windowMs`. */
-export async function countFailures(pool: Pool, subjects: string[], windowMs: number): Promise<Map<string, number>> {
-  const { rows } = await pool.query<{ subject: string; n: number }>(
+/**
+ * Locks the subjects until the transaction ends (advisory locks, taken in one order so two attempts cannot wait for
+ * each other).
+ */
+export async function lockSubjects(db: Db, subjects: string[]): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(s, 0) AS k FROM unnest($1::text[]) s) locks ORDER BY k', [subjects]);
+}
+
+/** How many failures (pending attempts included) each subject had within the last `windowMs`. */
+export async function countFailures(db: Db, subjects: string[], windowMs: number): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ subject: string; n: number }>(
     `SELECT subject, count(*)::int AS n FROM sign_in_failures
       WHERE subject = ANY($1) AND failed_at > now() - $2 * interval '1 millisecond' GROUP BY subject`,
     [subjects, windowMs],
@@ -183,9 +235,18 @@ export async function countFailures(pool: Pool, subjects: string[], windowMs: nu
   return new Map(rows.map((r) => [r.subject, r.n]));
 }
 
-/** Records one failure per subject, and forgets failures older than `windowMs` (of any subject). */
-export async function recordFailure(pool: Pool, subjects: string[], windowMs: number): Promise<void> {
-  await pool.query('INSERT INTO sign_in_failures (subject) SELECT unnest($1::text[])', [subjects]);
+/** Records one failure per subject for this attempt (before its password is checked). */
+export async function recordFailure(db: Db, subjects: string[], attempt: string): Promise<void> {
+  await db.query('INSERT INTO sign_in_failures (subject, attempt) SELECT unnest($1::text[]), $2', [subjects, attempt]);
+}
+
+/** Forgets an attempt recorded by recordFailure: its password was right, or it was never checked. */
+export async function forgetAttempt(pool: Pool, attempt: string): Promise<void> {
+  await pool.query('DELETE FROM sign_in_failures WHERE attempt = $1', [attempt]);
+}
+
+/** Forgets failures older than `windowMs` (of any subject), a batch at a time. */
+export async function purgeFailures(pool: Pool, windowMs: number): Promise<void> {
   await pool.query(
     `DELETE FROM sign_in_failures WHERE ctid = ANY (ARRAY(
        SELECT ctid FROM sign_in_failures WHERE failed_at < now() - $1 * interval '1 millisecond' LIMIT 1000))`,

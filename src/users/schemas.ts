@@ -63,7 +63,12 @@ export const PasswordLink = z.object(LinkFields).meta({ examples: [EXAMPLE_LINK]
 
 // --- the dashboard's own routes (not in the OpenAPI document) ---
 
-export const SignInBody = z.object({ email: z.string().max(254), password: z.string().max(PASSWORD_MAX_LENGTH) });
+export const SignInBody = z.object({
+  email: z.string().max(254),
+  password: z.string().max(PASSWORD_MAX_LENGTH),
+  /** The team to sign in to, when the email and password open accounts in several (the first answer listed them). */
+  tenant_id: z.uuid().optional(),
+});
 
 export const SetPasswordBody = z.object({
   token: z.string().min(1).max(200),

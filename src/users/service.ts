@@ -4,24 +4,29 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { inTransaction, type Pool } from '../db.js';
 import { ApiError, notFound } from '../lib/problem.js';
-import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, verifyMany } from './passwords.js';
 import {
+  accountsByEmail,
   clearFailures,
   consumePasswordLink,
   countFailures,
   deleteExpired,
   deleteUserRow,
+  forgetAttempt,
   insertSession,
   insertUser,
   lockOwners,
+  lockSubjects,
   markSignedIn,
+  passwordLinkUser,
+  purgeFailures,
   recordFailure,
   replacePasswordLink,
   setPasswordHash,
-  tenantName,
+  siblingPasswordHash,
   updateUserRole,
-  userByEmail,
   userById,
+  type AccountRow,
   type UserRow,
 } from './repository.js';
 import type { Role } from './roles.js';
@@ -67,7 +72,10 @@ export interface CreatedUser {
   set_password_expires_at: Date;
 }
 
-/** A new user of the tenant and its set-password link. 409 email_taken when the email has a user (of any tenant). */
+/**
+ * A new user of the tenant and its set-password link. 409 email_taken when the email is already a user of this tenant;
+ * other tenants' users of the same email are other accounts, and nothing here tells of them.
+ */
 export async function createUser(
   pool: Pool,
   settings: DashboardSettings,
@@ -78,7 +86,7 @@ export async function createUser(
   const linkToken = token();
   return inTransaction(pool, async (client) => {
     const user = await insertUser(client, { id: randomUUID(), tenantId: input.tenantId, email, role: input.role });
-    if (!user) throw new ApiError(409, 'email_taken', `${email} already has a dashboard account.`);
+    if (!user) throw new ApiError(409, 'email_taken', `${email} already has a dashboard account in this team.`);
     const expires = await replacePasswordLink(client, user.id, sha256(linkToken), settings.passwordLinkTtlMs);
     return { user, set_password_url: passwordLinkUrl(baseUrl, linkToken), set_password_expires_at: expires };
   });
@@ -101,18 +109,23 @@ export async function newPasswordLink(
   });
 }
 
-/** Sets the password of the link's user (its sessions end). 422 password_link_invalid for an unknown, used or expired link. */
+const linkInvalid = () =>
+  new ApiError(422, 'password_link_invalid', 'This set-password link is unknown, already used or expired; ask an owner of your account for a new one.');
+
+/**
+ * Sets the password of the link's user (its sessions end). 422 password_link_invalid for an unknown, used or expired
+ * link, found before any hashing: a bogus token costs a lookup, not a 128 MiB scrypt. The link is used (deleted) in
+ * the transaction that stores the hash, so a hash refused for want of a slot (503 password_check_busy) leaves it
+ * usable; of two uses at once one stores its password, the other gets 422.
+ */
 export async function setPasswordWithLink(pool: Pool, linkToken: string, password: string): Promise<void> {
-  const hash = await hashPassword(password);
+  const tokenHash = sha256(linkToken);
+  const link = await passwordLinkUser(pool, tokenHash);
+  if (!link) throw linkInvalid();
+  const hash = await hashPassword(password, await siblingPasswordHash(pool, link.email, link.user_id));
   await inTransaction(pool, async (client) => {
-    const userId = await consumePasswordLink(client, sha256(linkToken));
-    if (!userId) {
-      throw new ApiError(
-        422,
-        'password_link_invalid',
-        'This set-password link is unknown, already used or expired; ask an owner of your account for a new one.',
-      );
-    }
+    const userId = await consumePasswordLink(client, tokenHash);
+    if (userId !== link.user_id) throw linkInvalid();
     await setPasswordHash(client, userId, hash);
   });
 }
@@ -152,38 +165,78 @@ export interface NewSession {
   expiresAt: Date;
 }
 
+/** What a sign-in answers: a session, or the tenants whose accounts the email and password open, to choose from. */
+export type SignInResult = ({ kind: 'session' } & NewSession) | { kind: 'choose_tenant'; tenants: Array<{ id: string; name: string }> };
+
 const lockedOut = (detail: string) => new ApiError(429, 'sign_in_locked', detail, undefined, { 'retry-after': String(Math.ceil(SIGN_IN_WINDOW_MS / 1000)) });
 
 /**
- * Checks an email and password and opens a session. Every failure is the same 401 invalid_credentials (unknown
- * email, wrong password, no password set yet), and takes as long. Five failures for one email within 15 minutes
- * lock that email's sign-in until they are 15 minutes old; twenty from one client address do the same for the
- * address (429 sign_in_locked, also for the right password meanwhile).
+ * Counts a sign-in attempt as a failure of its email and of its client address before its password is checked,
+ * atomically (a lock per subject): 429 sign_in_locked when either is at its limit already. So however many attempts
+ * arrive at once, at most MAX_FAILURES_PER_EMAIL passwords are checked per email and MAX_FAILURES_PER_ADDRESS per
+ * address in a window. Returns the attempt's id and the email's failures before it.
  */
-export async function signIn(pool: Pool, settings: DashboardSettings, input: { email: string; password: string; address: string }): Promise<NewSession> {
+async function countAttempt(pool: Pool, subjects: [email: string, address: string]): Promise<{ attempt: string; emailFailures: number }> {
+  const attempt = randomUUID();
+  const failures = await inTransaction(pool, async (client) => {
+    await lockSubjects(client, subjects);
+    const counted = await countFailures(client, subjects, SIGN_IN_WINDOW_MS);
+    if ((counted.get(subjects[0]) ?? 0) >= MAX_FAILURES_PER_EMAIL) {
+      throw lockedOut(`Too many failed sign-ins for this email: sign-in is locked for up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`);
+    }
+    if ((counted.get(subjects[1]) ?? 0) >= MAX_FAILURES_PER_ADDRESS) {
+      throw lockedOut(`Too many failed sign-ins from this address: try again in up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`);
+    }
+    await recordFailure(client, subjects, attempt);
+    return counted;
+  });
+  return { attempt, emailFailures: failures.get(subjects[0]) ?? 0 };
+}
+
+/**
+ * Checks an email and password and opens a session. An email may have an account in several tenants (each with its
+ * own password): the password is checked against each of them at once (one hash: they share their salt), or only
+ * against `tenantId`'s when given. One account opened: a session. Several: the tenants to choose from (their ids and
+ * names, told only to whoever knows the password), and the caller signs in again naming one.
+ *
+ * Every failure is the same 401 invalid_credentials (unknown email, wrong password, no password set yet, no account
+ * in that tenant), and takes as long. Five failures for one email within 15 minutes lock that email's sign-in until
+ * they are 15 minutes old; twenty from one client address do the same for the address (429 sign_in_locked, also for
+ * the right password meanwhile). A hash refused for want of a slot (503 password_check_busy) counts as no attempt.
+ */
+export async function signIn(
+  pool: Pool,
+  settings: DashboardSettings,
+  input: { email: string; password: string; address: string; tenantId?: string | null },
+): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
-  const subjects = [`email:${email}`, `ip:${input.address}`];
-  const failures = await countFailures(pool, subjects, SIGN_IN_WINDOW_MS);
-  if ((failures.get(subjects[0]) ?? 0) >= MAX_FAILURES_PER_EMAIL) {
-    throw lockedOut(`Too many failed sign-ins for this email: sign-in is locked for up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`);
+  const subjects: [string, string] = [`email:${email}`, `ip:${input.address}`];
+  const { attempt, emailFailures } = await countAttempt(pool, subjects);
+  let opened: AccountRow[];
+  try {
+    const accounts = await accountsByEmail(pool, email, input.tenantId ?? null);
+    const matches = await verifyMany(
+      input.password,
+      accounts.map((a) => a.password_hash!),
+    );
+    opened = accounts.filter((_, i) => matches[i]);
+  } catch (err) {
+    await forgetAttempt(pool, attempt); // no password was checked (or the check failed): not a failure
+    throw err;
   }
-  if ((failures.get(subjects[1]) ?? 0) >= MAX_FAILURES_PER_ADDRESS) {
-    throw lockedOut(`Too many failed sign-ins from this address: try again in up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`);
-  }
-  const user = await userByEmail(pool, email);
-  let ok = false;
-  if (user?.password_hash) ok = await verifyPassword(input.password, user.password_hash);
-  else await verifyPassword(input.password, await decoyHash()); // as long as a real check
-  if (!user || !ok) {
-    await recordFailure(pool, subjects, SIGN_IN_WINDOW_MS);
-    const left = MAX_FAILURES_PER_EMAIL - (failures.get(subjects[0]) ?? 0) - 1;
+  if (opened.length === 0) {
+    await purgeFailures(pool, SIGN_IN_WINDOW_MS);
+    const left = MAX_FAILURES_PER_EMAIL - emailFailures - 1;
     throw new ApiError(
       401,
       'invalid_credentials',
       left > 0 ? 'Wrong email or password.' : `Wrong email or password. Sign-in for this email is now locked for ${SIGN_IN_WINDOW_MS / 60_000} minutes.`,
     );
   }
+  await forgetAttempt(pool, attempt);
   await clearFailures(pool, subjects[0]);
+  if (opened.length > 1) return { kind: 'choose_tenant', tenants: opened.map((a) => ({ id: a.tenant_id, name: a.tenant_name })) };
+  const user = opened[0];
   await deleteExpired(pool);
   const sessionToken = token();
   const csrfToken = token();
@@ -196,7 +249,7 @@ export async function signIn(pool: Pool, settings: DashboardSettings, input: { e
     maxMs: settings.sessionMaxMs,
   });
   await markSignedIn(pool, user.id);
-  return { sessionToken, csrfToken, user, tenantName: await tenantName(pool, user.tenant_id), expiresAt: expires_at };
+  return { kind: 'session', sessionToken, csrfToken, user, tenantName: user.tenant_name, expiresAt: expires_at };
 }
 
 /** The stored form of a session cookie's value. */

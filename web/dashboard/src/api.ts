@@ -82,6 +82,11 @@ async function own<T>(method: string, path: string, body?: unknown): Promise<T> 
 }
 
 export const currentSession = () => own<Session>('GET', 'session');
-export const signIn = (email: string, password: string) => own<Session>('POST', 'session', { email, password });
+/** The teams an email and password open when there are several: sign in again naming one (`tenantId`). */
+export interface TeamChoice {
+  tenants: Array<{ id: string; name: string }>;
+}
+export const signIn = (email: string, password: string, tenantId?: string) =>
+  own<Session | TeamChoice>('POST', 'session', { email, password, ...(tenantId ? { tenant_id: tenantId } : {}) });
 export const signOut = () => own<null>('DELETE', 'session');
 export const setPassword = (token: string, password: string) => own<null>('POST', 'password', { token, password });

@@ -1,6 +1,7 @@
-// Signing in (email and password: a session cookie), and setting a password from the one-time link an owner sent.
+// Signing in (email and password: a session cookie; when they open accounts in several teams, the team chosen from
+// the list the API answered), and setting a password from the one-time link an owner sent.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiProblem, NETWORK_ERROR, setPassword, signIn, type Session } from '../api';
+import { ApiProblem, NETWORK_ERROR, setPassword, signIn, type Session, type TeamChoice } from '../api';
 import type { Lang } from '../i18n';
 import { BASE } from '../router';
 import { LangPicker, useWords } from '../ui';
@@ -25,24 +26,69 @@ export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; m
   const [password, setPasswordValue] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [teams, setTeams] = useState<TeamChoice['tenants'] | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${t('sign_in_title')} · ${t('app_name')}`;
-  }, [t]);
+    document.title = `${t(teams ? 'choose_team_title' : 'sign_in_title')} · ${t('app_name')}`;
+  }, [t, teams]);
+  useEffect(() => {
+    if (teams) heading.current?.focus(); // a new step of the form: its heading, as a new page
+  }, [teams]);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
+  /** Signs in (to `tenantId`'s team when given); a list of teams to choose from comes back when the password opens several. */
+  const attempt = async (tenantId?: string) => {
     setBusy(true);
     setError(null);
     try {
-      props.onSignedIn(await signIn(email, password));
+      const answer = await signIn(email, password, tenantId);
+      if ('tenants' in answer) setTeams(answer.tenants);
+      else props.onSignedIn(answer);
     } catch (err) {
       setError(detailOf(err, t('network_error')));
       setPasswordValue('');
+      setTeams(null);
     } finally {
       setBusy(false);
     }
   };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void attempt();
+  };
+
+  if (teams) {
+    return (
+      <main id="main" class="narrow">
+        <LangPicker class="lang corner" lang={props.lang} setLang={props.setLang} label={t('language')} />
+        <h1 ref={heading} tabIndex={-1}>
+          {t('choose_team_title')}
+        </h1>
+        <div class="card stack">
+          <p>{t('choose_team_hint')}</p>
+          <ul class="stack" aria-label={t('choose_team_title')}>
+            {teams.map((team) => (
+              <li key={team.id}>
+                <button type="button" class="primary" disabled={busy} onClick={() => void attempt(team.id)}>
+                  {team.name || team.id}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <FormError error={error} />
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => {
+              setTeams(null);
+              setPasswordValue('');
+            }}
+          >
+            {t('other_account')}
+          </button>
+        </div>
+      </main>
+    );
+  }
 
   return (
     <main id="main" class="narrow">
