@@ -6,35 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedTenant } from '../src/lib/tenants.js';
 import { MAX_ACTIVE_KEYS } from '../src/keys/schemas.js';
 import { MAX_ENDPOINTS } from '../src/routes/webhook-endpoints.js';
-import { createUser } from '../src/users/service.js';
 import type { Role } from '../src/users/roles.js';
+import { dashboardSession } from './helpers/dashboard-session.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 let stack: Stack;
-const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
   stack = await startStack();
 });
 afterAll(() => stack?.close());
 
-type Send = (method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }) => ReturnType<Stack['request']>;
-
 /** A dashboard session of a new user of `tenantId` with `role`: requests as the dashboard's page makes them. */
-async function session(tenantId: string, role: Role): Promise<Send> {
-  const email = `${role}-${randomUUID().slice(0, 8)}@loja.test`;
-  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId, email, role });
-  const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
-  expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(204);
-  const res = await stack.request('POST', '/dashboard/api/session', { body: { email, password: PASSWORD }, headers: { origin: stack.url } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const cookie = res.headers.get('set-cookie')!.split(';')[0];
-  return (method, path, options = {}) =>
-    stack.request(method, path, {
-      body: options.body,
-      headers: { cookie, origin: stack.url, 'sec-fetch-site': 'same-origin', 'x-csrf-token': res.body.csrf_token, ...options.headers },
-    });
-}
+const session = async (tenantId: string, role: Role) => (await dashboardSession(stack, tenantId, role)).request;
 
 /** Everything of the tenant the writes below could change: its users and roles, their password links, its keys. */
 const snapshot = async (tenantId: string) => {
@@ -98,7 +82,9 @@ describe('per-tenant limits hold under concurrency', () => {
   it(`${4 * 10} parallel webhook endpoint creations make exactly ${MAX_ENDPOINTS} endpoints; the rest are 422`, async () => {
     const t = await stack.tenant();
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => stack.request('POST', '/v1/webhook_endpoints', { key: t.secret_key, body: { url: `http://127.0.0.1:9/race-${i}` } })),
+      Array.from({ length: 40 }, (_, i) =>
+        stack.request('POST', '/v1/webhook_endpoints', { key: t.secret_key, body: { url: `http://127.0.0.1:9/race-${i}` } }),
+      ),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(MAX_ENDPOINTS);
@@ -117,10 +103,9 @@ describe('per-tenant limits hold under concurrency', () => {
     // The tenant came with its live pair of keys.
     expect(answers.filter((a) => a.status === 201)).toHaveLength(MAX_ACTIVE_KEYS - 2);
     for (const a of answers.filter((x) => x.status !== 201)) stack.expectProblem(a, 422, 'api_key_limit_reached');
-    const { rows } = await stack.pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode AND revoked_at IS NULL',
-      [t.tenant_id],
-    );
+    const { rows } = await stack.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode AND revoked_at IS NULL', [
+      t.tenant_id,
+    ]);
     expect(rows[0].n).toBe(MAX_ACTIVE_KEYS);
   });
 });

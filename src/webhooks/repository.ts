@@ -77,7 +77,11 @@ export async function createEndpointWithinLimit(
 }
 
 /** A new endpoint of the scope's mode, whatever the limit (the API creates them with createEndpointWithinLimit). */
-export async function createEndpoint(db: Db, scope: Scope, input: { url: string; description?: string | null; events?: string[] | null }): Promise<EndpointRow> {
+export async function createEndpoint(
+  db: Db,
+  scope: Scope,
+  input: { url: string; description?: string | null; events?: string[] | null },
+): Promise<EndpointRow> {
   const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, secret, livemode, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, date_trunc('milliseconds', now())) RETURNING ${ENDPOINT_COLUMNS}`,
