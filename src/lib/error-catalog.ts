@@ -70,9 +70,9 @@ export const ERROR_CATALOG = {
   forbidden: {
     status: 403,
     meaning:
-      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or users managed with a test key',
-    todo: 'ask an owner of the account; manage users with a live secret key',
-    example: 'Users are managed with a live secret key (sk_live_...), not a test key.',
+      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or the user list read with a test key',
+    todo: 'ask an owner of the account; list users with a live secret key',
+    example: 'Your role (developer) cannot do this; it takes an owner.',
     only: ['listUsers', 'createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink', 'createApiKey', 'updateApiKey', 'revokeApiKey'],
   },
   csrf_token_invalid: {

@@ -22,7 +22,7 @@ const TAG = ['users'];
 function tenantOf(request: FastifyRequest): string {
   const scope = scopeOf(request);
   if (!request.dashboardSession && !scope.livemode) {
-    throw new ApiError(403, 'forbidden', 'Users are managed with a live secret key (sk_live_...), not a test key.');
+    throw new ApiError(403, 'forbidden', 'Users are listed with a live secret key (sk_live_...), not a test key.');
   }
   return scope.tenantId;
 }
