@@ -18,6 +18,7 @@ import {
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { EVENT_TYPES } from '../workflows/deliveries/states.js';
 import { merchantWith, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
+import { dashboardSession } from './helpers/dashboard-session.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const SHOP = 'http://shop.test';
@@ -326,35 +327,45 @@ describe('settings (docs/deliveries.md "Automatic failover")', () => {
 });
 
 describe('API keys and dashboard users (docs/dashboard.md)', () => {
-  it('api keys: create (shown once), list, change origins, revoke', async () => {
-    const created = await api.POST('/v1/api_keys', { body: { kind: 'publishable', allowed_origins: [SHOP] } });
+  // Their writes take a dashboard session (a secret key gets 403 session_required): the client sends its cookie,
+  // its CSRF token and the dashboard's origin as the dashboard does.
+  let dash: DeliveryApiClient;
+  beforeAll(async () => {
+    const owner = await dashboardSession(stack, (await stack.tenant()).tenant_id);
+    dash = client({ headers: { cookie: owner.cookie, origin: stack.url, 'sec-fetch-site': 'same-origin', 'x-csrf-token': owner.csrf } });
+  });
+
+  it('api keys: create (shown once), list, change origins, revoke; a secret key gets 403 session_required', async () => {
+    const refused = await api.POST('/v1/api_keys', { body: { kind: 'secret' } });
+    expect(refused.error).toMatchObject({ status: 403, error: 'session_required' });
+    const created = await dash.POST('/v1/api_keys', { body: { kind: 'publishable', allowed_origins: [SHOP] } });
     expect(created.response.status).toBe(201);
     expect(created.data!.secret).toMatch(/^pk_live_/);
     const id = created.data!.id;
-    const list = await api.GET('/v1/api_keys', { params: { query: { limit: 100 } } });
+    const list = await dash.GET('/v1/api_keys', { params: { query: { limit: 100 } } });
     expect(list.data!.data.map((k) => k.id)).toContain(id);
-    const updated = await api.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: ['https://loja.test'] } });
+    const updated = await dash.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: ['https://loja.test'] } });
     expect(updated.data!.allowed_origins).toEqual(['https://loja.test']);
-    const revoked = await api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id } } });
+    const revoked = await dash.POST('/v1/api_keys/{id}/revoke', { params: { path: { id } } });
     expect(revoked.data!.status).toBe('revoked');
-    const again = await api.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: [] } });
+    const again = await dash.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: [] } });
     expect(again.error).toMatchObject({ status: 409, error: 'api_key_revoked' });
   });
 
   it('users: invite (a one-time link), list, change the role, a new link, remove', async () => {
-    const invited = await api.POST('/v1/users', { body: { email: `owner-${randomUUID().slice(0, 8)}@loja.test`, role: 'owner' } });
+    const invited = await dash.POST('/v1/users', { body: { email: `owner-${randomUUID().slice(0, 8)}@loja.test`, role: 'owner' } });
     expect(invited.response.status).toBe(201);
     expect(invited.data!.set_password_url).toContain('/dashboard/set-password#token=');
     const id = invited.data!.id;
-    expect((await api.GET('/v1/users')).data!.data.map((u) => u.id)).toContain(id);
-    const last = await api.PATCH('/v1/users/{id}', { params: { path: { id } }, body: { role: 'viewer' } });
-    expect(last.error).toMatchObject({ status: 409, error: 'last_owner' });
-    const link = await api.POST('/v1/users/{id}/password_link', { params: { path: { id } } });
+    expect((await dash.GET('/v1/users')).data!.data.map((u) => u.id)).toContain(id);
+    const demoted = await dash.PATCH('/v1/users/{id}', { params: { path: { id } }, body: { role: 'viewer' } });
+    expect(demoted.data!.role).toBe('viewer');
+    const link = await dash.POST('/v1/users/{id}/password_link', { params: { path: { id } } });
     expect(link.data!.set_password_url).not.toBe(invited.data!.set_password_url);
-    const other = await api.POST('/v1/users', { body: { email: `dev-${randomUUID().slice(0, 8)}@loja.test`, role: 'developer' } });
-    const promoted = await api.PATCH('/v1/users/{id}', { params: { path: { id: other.data!.id } }, body: { role: 'owner' } });
+    const other = await dash.POST('/v1/users', { body: { email: `dev-${randomUUID().slice(0, 8)}@loja.test`, role: 'developer' } });
+    const promoted = await dash.PATCH('/v1/users/{id}', { params: { path: { id: other.data!.id } }, body: { role: 'owner' } });
     expect(promoted.data!.role).toBe('owner');
-    const removed = await api.DELETE('/v1/users/{id}', { params: { path: { id } } });
+    const removed = await dash.DELETE('/v1/users/{id}', { params: { path: { id } } });
     expect(removed.data).toEqual({ id, deleted: true });
   });
 });

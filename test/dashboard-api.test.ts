@@ -1,7 +1,8 @@
 // The merchant dashboard's accounts and sessions against the real stack, without a browser (test/dashboard.test.ts
 // drives the pages): `admin user create` and its one-time link, sign-in with its lockout, the session cookie in
 // place of a secret key on the /v1 routes (same origin, CSRF token, roles, live/test mode), expiry and revocation,
-// and the /v1/api_keys and /v1/users routes with a secret key.
+// and the /v1/api_keys and /v1/users routes (writes from an owner session; a secret key reads them only:
+// test/security-keys.test.ts).
 import { execFile } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -321,10 +322,11 @@ describe('the session in place of a secret key on /v1', () => {
   });
 });
 
-describe('/v1/api_keys and /v1/users with a secret key', () => {
+describe('/v1/api_keys and /v1/users from an owner session (a secret key reads them only)', () => {
   it('creates a key shown once, lists keys by prefix only, changes origins, revokes (the revoked key then gets 401)', async () => {
     const t = await stack.tenant();
-    const created = await stack.request('POST', '/v1/api_keys', { key: t.secret_key, body: { kind: 'secret' } });
+    const owner = await signIn(await userWith('owner', t.tenant_id));
+    const created = await owner.request('POST', '/v1/api_keys', { body: { kind: 'secret' } });
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
     expect(created.body.prefix).toBe(created.body.secret.slice(0, 12));
@@ -335,54 +337,42 @@ describe('/v1/api_keys and /v1/users with a secret key', () => {
     expect(list.body.data.map((k: any) => k.id)).not.toContain(t.test_secret_key_id);
     expect(JSON.stringify(list.body)).not.toContain(created.body.secret);
 
-    const bad = await stack.request('PATCH', `/v1/api_keys/${t.publishable_key_id}`, {
-      key: t.secret_key,
+    const bad = await owner.request('PATCH', `/v1/api_keys/${t.publishable_key_id}`, {
       body: { allowed_origins: ['https://ok.test', 'not an origin'] },
     });
     stack.expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.errors).toEqual([expect.objectContaining({ pointer: '/allowed_origins/1', code: 'invalid_format' })]);
-    const patched = await stack.request('PATCH', `/v1/api_keys/${t.publishable_key_id}`, { key: t.secret_key, body: { allowed_origins: ['https://ok.test'] } });
+    const patched = await owner.request('PATCH', `/v1/api_keys/${t.publishable_key_id}`, { body: { allowed_origins: ['https://ok.test'] } });
     expect(patched.body.allowed_origins).toEqual(['https://ok.test']);
     stack.expectProblem(
-      await stack.request('PATCH', `/v1/api_keys/${t.secret_key_id}`, { key: t.secret_key, body: { allowed_origins: ['https://ok.test'] } }),
+      await owner.request('PATCH', `/v1/api_keys/${t.secret_key_id}`, { body: { allowed_origins: ['https://ok.test'] } }),
       422,
       'validation_failed',
     );
 
-    const revoked = await stack.request('POST', `/v1/api_keys/${created.body.id}/revoke`, { key: t.secret_key });
+    const revoked = await owner.request('POST', `/v1/api_keys/${created.body.id}/revoke`);
     expect(revoked.body).toMatchObject({ id: created.body.id, status: 'revoked', revoked_at: expect.any(String) });
     stack.expectProblem(await stack.request('GET', '/v1/couriers', { key: created.body.secret }), 401, 'unauthorized');
-    // A test key sees and manages test keys only: the live key is not found.
-    stack.expectProblem(await stack.request('POST', `/v1/api_keys/${t.secret_key_id}/revoke`, { key: t.test_secret_key }), 404, 'not_found');
-    const revokedPublishable = await stack.request('POST', `/v1/api_keys/${t.publishable_key_id}/revoke`, { key: t.secret_key });
+    // The session in test mode manages test keys only: the live key is not found.
+    stack.expectProblem(await owner.request('POST', `/v1/api_keys/${t.secret_key_id}/revoke`, { headers: { 'dashboard-mode': 'test' } }), 404, 'not_found');
+    const revokedPublishable = await owner.request('POST', `/v1/api_keys/${t.publishable_key_id}/revoke`);
     expect(revokedPublishable.status).toBe(200);
-    stack.expectProblem(
-      await stack.request('PATCH', `/v1/api_keys/${t.publishable_key_id}`, { key: t.secret_key, body: { allowed_origins: [] } }),
-      409,
-      'api_key_revoked',
-    );
+    stack.expectProblem(await owner.request('PATCH', `/v1/api_keys/${t.publishable_key_id}`, { body: { allowed_origins: [] } }), 409, 'api_key_revoked');
   });
 
-  it('users: a live secret key invites (link shown once), lists, changes roles and removes; a test key gets 403', async () => {
+  it('users: an owner session invites (link shown once), changes roles and removes; a live secret key lists them, a test key gets 403', async () => {
     const t = await stack.tenant();
+    const owner = await signIn(await userWith('owner', t.tenant_id));
     stack.expectProblem(await stack.request('GET', '/v1/users', { key: t.test_secret_key }), 403, 'forbidden');
-    const invited = await stack.request('POST', '/v1/users', { key: t.secret_key, body: { email: email('Invited'), role: 'owner' } });
+    const invited = await owner.request('POST', '/v1/users', { body: { email: email('Invited'), role: 'owner' } });
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     expect(invited.body).toMatchObject({ role: 'owner', status: 'invited', last_sign_in_at: null });
     expect(invited.body.set_password_url).toMatch(new RegExp(`^${stack.url}/dashboard/set-password#token=`));
-    stack.expectProblem(
-      await stack.request('POST', '/v1/users', { key: t.secret_key, body: { email: invited.body.email, role: 'viewer' } }),
-      409,
-      'email_taken',
-    );
-    stack.expectProblem(
-      await stack.request('POST', '/v1/users', { key: t.secret_key, body: { email: 'not-an-email', role: 'viewer' } }),
-      422,
-      'validation_failed',
-    );
+    stack.expectProblem(await owner.request('POST', '/v1/users', { body: { email: invited.body.email, role: 'viewer' } }), 409, 'email_taken');
+    stack.expectProblem(await owner.request('POST', '/v1/users', { body: { email: 'not-an-email', role: 'viewer' } }), 422, 'validation_failed');
 
     // A new link replaces the first one.
-    const link = await stack.request('POST', `/v1/users/${invited.body.id}/password_link`, { key: t.secret_key });
+    const link = await owner.request('POST', `/v1/users/${invited.body.id}/password_link`);
     expect(link.status).toBe(200);
     stack.expectProblem(
       await stack.request('POST', '/dashboard/api/password', { body: { token: tokenOf(invited.body.set_password_url), password: PASSWORD } }),
@@ -394,11 +384,10 @@ describe('/v1/api_keys and /v1/users with a secret key', () => {
     );
 
     const listed = await stack.request('GET', '/v1/users', { key: t.secret_key });
-    expect(listed.body.data).toEqual([expect.objectContaining({ id: invited.body.id, status: 'active' })]);
-    stack.expectProblem(await stack.request('DELETE', `/v1/users/${invited.body.id}`, { key: t.secret_key }), 409, 'last_owner');
-    const second = await stack.request('POST', '/v1/users', { key: t.secret_key, body: { email: email('second'), role: 'owner' } });
-    expect((await stack.request('PATCH', `/v1/users/${invited.body.id}`, { key: t.secret_key, body: { role: 'viewer' } })).body.role).toBe('viewer');
-    expect((await stack.request('DELETE', `/v1/users/${invited.body.id}`, { key: t.secret_key })).body.deleted).toBe(true);
-    expect((await stack.request('GET', '/v1/users', { key: t.secret_key })).body.data.map((u: any) => u.id)).toEqual([second.body.id]);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: owner.userId }), expect.objectContaining({ id: invited.body.id, status: 'active' })]);
+    const second = await owner.request('POST', '/v1/users', { body: { email: email('second'), role: 'owner' } });
+    expect((await owner.request('PATCH', `/v1/users/${invited.body.id}`, { body: { role: 'viewer' } })).body.role).toBe('viewer');
+    expect((await owner.request('DELETE', `/v1/users/${invited.body.id}`)).body.deleted).toBe(true);
+    expect((await stack.request('GET', '/v1/users', { key: t.secret_key })).body.data.map((u: any) => u.id)).toEqual([owner.userId, second.body.id]);
   });
 });

@@ -8,6 +8,7 @@ import type { Simulator } from '../simulator/server.js';
 import { PURGE_KINDS } from '../workflows/maintenance/definitions.js';
 import { maintenancePurgeWorkflow } from '../workflows/maintenance/workflows.js';
 import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
+import { dashboardSession } from './helpers/dashboard-session.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const BATCH = 2;
@@ -201,23 +202,26 @@ describe('no secret in the idempotency cache', () => {
   });
 
   it('API key creation stores its answer without the key; a replay (same Idempotency-Key) leaves it out and says so', async () => {
+    // Keys are issued from a dashboard session (a secret key gets 403 session_required).
+    const t = await stack.tenant();
+    const owner = await dashboardSession(stack, t.tenant_id);
     const headers = { 'idempotency-key': `api-key-${randomUUID()}` };
     const body = { kind: 'publishable', allowed_origins: ['https://replay.test'] };
-    const first = await stack.request('POST', '/v1/api_keys', { ...secret(), body, headers });
+    const first = await owner.request('POST', '/v1/api_keys', { body, headers });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body.secret).toMatch(/^pk_live_/);
     expect(first.headers.get('idempotent-replay-withheld')).toBeNull();
 
     const { rows } = await stack.pool.query<{ body: string; withheld_fields: string[] | null }>(
       'SELECT response_body::text AS body, withheld_fields FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2',
-      [m.tenant.tenant_id, headers['idempotency-key']],
+      [t.tenant_id, headers['idempotency-key']],
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].body).not.toContain(first.body.secret);
     expect(JSON.parse(rows[0].body).id).toBe(first.body.id);
     expect(rows[0].withheld_fields).toEqual(['secret']);
 
-    const replay = await stack.request('POST', '/v1/api_keys', { ...secret(), body, headers });
+    const replay = await owner.request('POST', '/v1/api_keys', { body, headers });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.headers.get('idempotent-replay-withheld')).toBe('secret');
@@ -226,10 +230,7 @@ describe('no secret in the idempotency cache', () => {
     const { secret: _key, ...createdWithout } = first.body;
     expect(replay.body).toEqual(createdWithout);
     // The replay made no second key.
-    const keys = await stack.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1 AND allowed_origins @> $2', [
-      m.tenant.tenant_id,
-      ['https://replay.test'],
-    ]);
+    const keys = await stack.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1 AND allowed_origins @> $2', [t.tenant_id, ['https://replay.test']]);
     expect(keys.rows.map((r) => r.id)).toEqual([first.body.id]);
   });
 

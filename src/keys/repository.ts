@@ -1,5 +1,5 @@
 // API keys as stored (api_keys): only their SHA-256 hash is kept (src/lib/keys.ts makes and hashes them).
-import type { Pool } from '../db.js';
+import { inTransaction, type Db, type Pool } from '../db.js';
 import { keyChanged } from './cache.js';
 import type { KeyKind, KeyMode } from '../lib/keys.js';
 import type { Scope } from '../lib/scope.js';
@@ -16,7 +16,7 @@ export interface KeyRow {
 }
 
 export async function insertKey(
-  pool: Pool,
+  pool: Db,
   key: { id: string; tenantId: string; kind: KeyKind; mode: KeyMode; hash: Buffer; prefix: string; allowedOrigins: string[] },
 ): Promise<void> {
   await pool.query(`INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
@@ -127,12 +127,27 @@ export async function findScopedKey(pool: Pool, scope: Scope, id: string): Promi
   return rows[0] ?? null;
 }
 
-export async function countActiveScopedKeys(pool: Pool, scope: Scope): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND revoked_at IS NULL', [
-    scope.tenantId,
-    scope.livemode,
-  ]);
-  return rows[0].n;
+/**
+ * Inserts the key unless its tenant already has `max` active keys of its mode; false then. The count and the insert
+ * share one transaction, serialised per tenant and mode by a transaction-scoped advisory lock, so concurrent
+ * creations never pass the limit together (a plain count-then-insert let 80 parallel requests make 82 keys).
+ */
+export async function insertKeyWithinLimit(
+  pool: Pool,
+  key: { id: string; tenantId: string; kind: KeyKind; mode: KeyMode; hash: Buffer; prefix: string; allowedOrigins: string[] },
+  max: number,
+): Promise<boolean> {
+  const livemode = key.mode === 'live';
+  return inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1 || ':' || $2, 0))`, [key.tenantId, livemode]);
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND revoked_at IS NULL',
+      [key.tenantId, livemode],
+    );
+    if (rows[0].n >= max) return false;
+    await insertKey(client, key);
+    return true;
+  });
 }
 
 /** Revokes one of the scope's keys (a revoked key keeps its first revocation time); null when there is no such key. */

@@ -70,10 +70,10 @@ export const ERROR_CATALOG = {
   forbidden: {
     status: 403,
     meaning:
-      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or users managed with a test key',
-    todo: 'ask an owner of the account; manage users with a live secret key',
-    example: 'Users are managed with a live secret key (sk_live_...), not a test key.',
-    only: ['listUsers', 'createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink'],
+      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or the user list read with a test key',
+    todo: 'ask an owner of the account; list users with a live secret key',
+    example: 'Your role (developer) cannot do this; it takes an owner.',
+    only: ['listUsers', 'createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink', 'createApiKey', 'updateApiKey', 'revokeApiKey'],
   },
   csrf_token_invalid: {
     status: 403,
@@ -81,6 +81,14 @@ export const ERROR_CATALOG = {
     todo: 'reload the dashboard; use a secret key from servers',
     example: 'A change made with a dashboard session must carry the session’s CSRF token in x-csrf-token; reload the dashboard.',
     only: [],
+  },
+  session_required: {
+    status: 403,
+    meaning:
+      'a secret key asked to invite, change or remove a dashboard user, send a password link, or create, change or revoke an API key: those writes take a dashboard session, so a leaked key cannot outlive its rotation',
+    todo: 'do it from the dashboard (an owner for users and live keys; a developer may manage test keys in test mode); secret keys may still list users and keys',
+    example: 'Dashboard users and API keys are managed from a dashboard session only, not with a secret key; use the dashboard.',
+    only: ['createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink', 'createApiKey', 'updateApiKey', 'revokeApiKey'],
   },
   not_found: {
     status: 404,

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'courier_inactive',
   'forbidden',
   'csrf_token_invalid',
+  'session_required',
   'not_found',
   // 409
   'delivery_not_cancellable',

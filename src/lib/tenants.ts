@@ -3,9 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { insertCourier, linkTenantCouriers, type RateCard } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
-import { insertKey, revokeKeyRow } from '../keys/repository.js';
+import { insertKey, insertKeyWithinLimit, revokeKeyRow } from '../keys/repository.js';
 import { insertTenant } from '../tenants/repository.js';
 import { generateKey, generateWebhookSecret, hashKey, type KeyKind, type KeyMode } from './keys.js';
+import type { Scope } from './scope.js';
 import { isUuid } from './uuid.js';
 
 export interface IssuedKey {
@@ -19,6 +20,18 @@ export async function createKey(pool: Pool, tenantId: string, kind: KeyKind, all
   const id = randomUUID();
   await insertKey(pool, { id, tenantId, kind, mode, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) });
   return { id, key };
+}
+
+/**
+ * A new key of the scope's tenant and mode, unless it already has `max` active keys of that mode (null then): the
+ * limit is checked in the insert's transaction (src/keys/repository.ts insertKeyWithinLimit).
+ */
+export async function createKeyWithinLimit(pool: Pool, scope: Scope, kind: KeyKind, allowedOrigins: string[], max: number): Promise<IssuedKey | null> {
+  const mode: KeyMode = scope.livemode ? 'live' : 'test';
+  const key = generateKey(kind, mode);
+  const id = randomUUID();
+  const row = { id, tenantId: scope.tenantId, kind, mode, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) };
+  return (await insertKeyWithinLimit(pool, row, max)) ? { id, key } : null;
 }
 
 /** A new tenant's keys: the live pair (`secret_key`, `publishable_key`) and the test pair (`test_...`). */

@@ -6,6 +6,7 @@
 // A test key (`sk_test_`, `pk_test_`) is accepted wherever its live twin is; `request.auth.livemode` is false then,
 // and scopeOf(request) confines the request to the tenant's test objects (docs/test-mode.md).
 // Failed authentications are counted per client address by plugins/rate-limit.ts (every 401 on /v1).
+// The writes on dashboard users and API keys take a dashboard session: a secret key gets 403 session_required there.
 // The merchant dashboard's session cookie is accepted in place of a secret key (plugins/session.ts, registered first).
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
@@ -13,8 +14,9 @@ import type { Pool } from '../db.js';
 import { KeyCache } from '../keys/cache.js';
 import { keyByHash } from '../keys/repository.js';
 import { hashKey, keyPrefix, parseKey, sameHash, type KeyKind } from '../lib/keys.js';
-import { unauthorized } from '../lib/problem.js';
+import { ApiError, unauthorized } from '../lib/problem.js';
 import type { Scope } from '../lib/scope.js';
+import { sessionOnly } from '../users/roles.js';
 
 export type AuthMode = KeyKind | 'operator' | 'none';
 
@@ -96,6 +98,15 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
       }
       request.auth = { tenantId: row.tenant_id, keyId: row.id, kind, livemode, origin };
       return;
+    }
+    // Users and key issuance are managed from a dashboard session only (src/users/roles.ts): a leaked secret key
+    // must not mint its own successor, nor an owner account, nor revoke the merchant's keys.
+    if (sessionOnly(request.method, request.routeOptions.url ?? '')) {
+      throw new ApiError(
+        403,
+        'session_required',
+        'Dashboard users and API keys are managed from a dashboard session only, not with a secret key; use the dashboard.',
+      );
     }
     request.auth = { tenantId: row.tenant_id, keyId: row.id, kind, livemode };
   });

@@ -1,6 +1,7 @@
 // Idempotency-Key (design.md): a repeat within 24 h with the same body returns the first response
 // (same status and body); the same key with another body is 422 `idempotency_key_reused`; a repeat while
 // the first is still running is 409 `idempotency_request_in_progress`. Routes opt in with `config.idempotent`.
+// A record names the operation: the method, the matched route pattern and its parameters (never the raw path).
 // A key whose record is older than 24 h is free again: the request runs as a new one (the maintenance purge
 // deletes such records). No secret is kept here: the top-level fields of SECRET_FIELDS (a webhook endpoint's signing
 // `secret`, a widget delivery's `client_secret`) are left out of the stored answer, and a replay, which answers
@@ -10,6 +11,7 @@ import type { Pool } from '../db.js';
 import { claimKey, findRecord, releaseKey, storeAnswer, type IdempotencyClaim } from '../idempotency/repository.js';
 import { canonicalJson, sha256Hex } from '../lib/canonical.js';
 import { ApiError } from '../lib/problem.js';
+import { isUuid } from '../lib/uuid.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,6 +41,12 @@ function withoutSecrets(payload: unknown): { body: string | null; withheld: stri
   return { body: JSON.stringify(kept), withheld };
 }
 
+/** The route's parameters as they name objects: a UUID in lower case (Postgres reads either case as the same id). */
+function operationParams(params: unknown): Record<string, unknown> {
+  if (!params || typeof params !== 'object') return {};
+  return Object.fromEntries(Object.entries(params).map(([name, value]) => [name, typeof value === 'string' && isUuid(value) ? value.toLowerCase() : value]));
+}
+
 export default fp(async (app, opts: { pool: Pool }) => {
   const { pool } = opts;
   app.decorateRequest('idempotency', null);
@@ -52,7 +60,10 @@ export default fp(async (app, opts: { pool: Pool }) => {
       ]);
     }
     const { tenantId, livemode } = request.auth;
-    const scope = `${request.method} ${request.url.split('?')[0]}`;
+    // The operation, not the spelling of its URL: the matched route and its parsed parameters, so `/v1/api_keys/`
+    // and `/v1/%61pi_keys` share the record of `/v1/api_keys`, and an id in upper case that of the same id in lower
+    // case (a record keyed on the raw path let each spelling run the request again).
+    const scope = `${request.method} ${request.routeOptions.url} ${canonicalJson(operationParams(request.params))}`;
     const requestHash = sha256Hex(canonicalJson(request.body ?? null));
 
     // Claim the key, taking over one that expired or whose first request was abandoned.

@@ -1,15 +1,16 @@
 // A tenant's API keys (docs/dashboard.md): list, create (the whole key shown once), change a publishable key's
-// allowed origins, revoke. Secret key of the mode the keys are of: a live key manages live keys, a test key test
-// keys. The dashboard calls the same routes with its session (plugins/session.ts: live keys take an owner, test
-// keys a developer). Only a key's hash is stored (src/lib/keys.ts).
+// allowed origins, revoke. Key issuance is managed from the dashboard only: the writes take its session
+// (plugins/session.ts: live keys take an owner, test keys, in Dashboard-Mode test, a developer) and a secret key gets
+// 403 session_required on them (plugins/auth.ts, src/users/roles.ts sessionOnly), so a leaked key cannot mint its
+// successor. A secret key may still list the keys of its own mode. Only a key's hash is stored (src/lib/keys.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../deps.js';
-import { countActiveScopedKeys, findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from '../keys/repository.js';
+import { findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from '../keys/repository.js';
 import { ApiKey, ApiKeyList, ApiKeyWithSecret, CreateApiKeyBody, MAX_ACTIVE_KEYS, UpdateApiKeyBody } from '../keys/schemas.js';
 import { toApiKey } from '../keys/view.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
-import { createKey, normaliseOrigin } from '../lib/tenants.js';
+import { createKeyWithinLimit, normaliseOrigin } from '../lib/tenants.js';
 import { scopeOf } from '../plugins/auth.js';
 import { IdParam, problems } from '../schemas.js';
 import { idempotent, listRoute, objectAction } from './route-helpers.js';
@@ -50,11 +51,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       operationId: 'createApiKey',
       summary: 'Create an API key',
       description:
-        'A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the calling key’s mode: a live key creates live keys, ' +
-        'a test key test keys. The whole key is in `secret`, returned only in this response. ' +
+        'A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the dashboard’s mode (`Dashboard-Mode: test` for a test key). ' +
+        'From a dashboard session only (an owner for live keys, a developer or an owner for test keys): a secret key gets 403 session_required. ' +
+        'The whole key is in `secret`, returned only in this response. ' +
         `At most ${MAX_ACTIVE_KEYS} active keys per mode (422 api_key_limit_reached).`,
       body: CreateApiKeyBody,
-      response: { 201: ApiKeyWithSecret, ...problems(401, 409, 413, 422, 429) },
+      response: { 201: ApiKeyWithSecret, ...problems(401, 403, 409, 413, 422, 429) },
     }),
     async (request, reply) => {
       const scope = scopeOf(request);
@@ -63,10 +65,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
         throw validationFailed([{ pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' }]);
       }
       const list = origins(wanted);
-      if ((await countActiveScopedKeys(pool, scope)) >= MAX_ACTIVE_KEYS) {
-        throw new ApiError(422, 'api_key_limit_reached', `At most ${MAX_ACTIVE_KEYS} active API keys per mode; revoke one first.`);
-      }
-      const issued = await createKey(pool, scope.tenantId, kind, list, scope.livemode ? 'live' : 'test');
+      // The limit is checked in the insert's transaction: parallel creations never pass it together.
+      const issued = await createKeyWithinLimit(pool, scope, kind, list, MAX_ACTIVE_KEYS);
+      if (!issued) throw new ApiError(422, 'api_key_limit_reached', `At most ${MAX_ACTIVE_KEYS} active API keys per mode; revoke one first.`);
       const row = await findScopedKey(pool, scope, issued.id);
       return reply.code(201).send({ ...toApiKey(row!), secret: issued.key });
     },
@@ -78,10 +79,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       tags: TAG,
       operationId: 'updateApiKey',
       summary: "Change a publishable key's allowed origins",
-      description: 'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key.',
+      description:
+        'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key. ' +
+        'From a dashboard session only: a secret key gets 403 session_required.',
       params: IdParam,
       body: UpdateApiKeyBody,
-      response: { 200: ApiKey, ...problems(401, 404, 409, 413, 422, 429) },
+      response: { 200: ApiKey, ...problems(401, 403, 404, 409, 413, 422, 429) },
     }),
     async (request) => {
       const scope = scopeOf(request);
@@ -103,8 +106,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
     summary: 'Revoke an API key',
     description:
       'From now on the key gets 401. Revoking a revoked key answers it as it is (its first revocation time). ' +
-      'A key may revoke itself: create its successor first.',
-    response: { 200: ApiKey, ...problems(401, 404, 409, 422, 429) },
+      'From a dashboard session only: a secret key gets 403 session_required (a leaked key cannot revoke the merchant’s keys).',
+    response: { 200: ApiKey, ...problems(401, 403, 404, 409, 422, 429) },
   });
 };
 export default routes;

@@ -1,6 +1,8 @@
 // The tenant's dashboard users (docs/dashboard.md): list, invite (a one-time set-password link), change a role,
-// send a new link, remove (its sessions end at once). A live secret key, or a dashboard session of an owner
-// (plugins/session.ts); a test key gets 403 forbidden: users are not test objects.
+// send a new link, remove (its sessions end at once). The writes take a dashboard session of an owner
+// (plugins/session.ts); a secret key gets 403 session_required on them (plugins/auth.ts, src/users/roles.ts
+// sessionOnly), so a leaked key cannot make itself an account. A live secret key may still list the users; a test key
+// gets 403 forbidden: users are not test objects.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
@@ -20,7 +22,7 @@ const TAG = ['users'];
 function tenantOf(request: FastifyRequest): string {
   const scope = scopeOf(request);
   if (!request.dashboardSession && !scope.livemode) {
-    throw new ApiError(403, 'forbidden', 'Users are managed with a live secret key (sk_live_...), not a test key.');
+    throw new ApiError(403, 'forbidden', 'Users are listed with a live secret key (sk_live_...), not a test key.');
   }
   return scope.tenantId;
 }
@@ -44,6 +46,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         summary: 'Invite a dashboard user',
         description:
           'Creates the user with its role and returns a one-time `set_password_url` (shown only here) to send to them. ' +
+          'From a dashboard session of an owner only: a secret key gets 403 session_required. ' +
           'Accounts are per tenant: an email that is a user of another tenant gets an account of this one (nothing is said of the other); 409 email_taken when it is a user of this tenant already. Not idempotent: a repeat is 409.',
         body: CreateUserBody,
         response: { 201: UserWithLink, ...problems(401, 403, 409, 413, 422, 429) },
@@ -66,7 +69,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         tags: TAG,
         operationId: 'updateUser',
         summary: "Change a user's role",
-        description: 'The change applies to the user’s open sessions at once. 409 last_owner for the account’s only owner.',
+        description:
+          'The change applies to the user’s open sessions at once. 409 last_owner for the account’s only owner. ' +
+          'From a dashboard session of an owner only: a secret key gets 403 session_required.',
         params: IdParam,
         body: UpdateUserBody,
         response: { 200: User, ...problems(401, 403, 404, 409, 413, 422, 429) },
@@ -83,7 +88,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         operationId: 'createUserPasswordLink',
         summary: 'A new set-password link for a user',
         description:
-          'For a user who lost the first link or their password; earlier links stop working. The password changes, and the user’s sessions end, only when the link is used.',
+          'For a user who lost the first link or their password; earlier links stop working. The password changes, and the user’s sessions end, only when the link is used. ' +
+          'From a dashboard session of an owner only: a secret key gets 403 session_required.',
         params: IdParam,
         response: { 200: PasswordLink, ...problems(401, 403, 404, 422, 429) },
       },
@@ -102,7 +108,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
         tags: TAG,
         operationId: 'deleteUser',
         summary: 'Remove a dashboard user',
-        description: 'Every session of the user ends at once. 409 last_owner for the account’s only owner.',
+        description:
+          'Every session of the user ends at once. 409 last_owner for the account’s only owner. ' +
+          'From a dashboard session of an owner only: a secret key gets 403 session_required.',
         params: IdParam,
         response: { 200: DeletedUser, ...problems(401, 403, 404, 409, 422, 429) },
       },

@@ -12,8 +12,7 @@ import { scopeOf } from '../plugins/auth.js';
 import type { Scope } from '../lib/scope.js';
 import { IdParam, problems } from '../schemas.js';
 import {
-  countEndpoints,
-  createEndpoint,
+  createEndpointWithinLimit,
   deleteEndpoint,
   findEndpoint,
   findMessage,
@@ -105,10 +104,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const scope = scopeOf(request);
       const body = request.body;
       await checkUrl(body.url);
-      if ((await countEndpoints(pool, scope)) >= MAX_ENDPOINTS) {
+      // The limit is checked in the insert's transaction: parallel creations never pass it together.
+      const endpoint = await createEndpointWithinLimit(pool, scope, { url: body.url, description: body.description, events: body.events }, MAX_ENDPOINTS);
+      if (!endpoint) {
         throw new ApiError(422, 'webhook_endpoint_limit_reached', `A tenant can register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
       }
-      const endpoint = await createEndpoint(pool, scope, { url: body.url, description: body.description, events: body.events });
       return reply.code(201).send(toEndpointWithSecret(endpoint));
     },
   );

@@ -4,7 +4,8 @@
 //   owner      and users, live keys and live settings
 // plugins/session.ts checks every /v1 request made with a session against requiredRole(); the dashboard hides what
 // the role does not allow (web/dashboard), and the API refuses it anyway (403 forbidden). A secret key is not a
-// user: it may do everything of its own mode.
+// user: it may do everything of its own mode but the writes of sessionOnly() (users and key issuance), which only a
+// dashboard session may make (plugins/auth.ts: 403 session_required), so a leaked key cannot outlive its rotation.
 
 export const ROLES = ['viewer', 'developer', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
@@ -25,4 +26,14 @@ export function requiredRole(method: string, route: string, livemode: boolean): 
   if (READS.has(method)) return 'viewer';
   if (route === '/v1/api_keys' || route.startsWith('/v1/api_keys/') || route.startsWith('/v1/settings/')) return livemode ? 'owner' : 'developer';
   return 'developer';
+}
+
+/**
+ * True for the writes that take a dashboard session and never a secret key (design.md "Team and keys"): inviting,
+ * changing and removing users and sending password links (`/v1/users...`), and creating, changing (allowed origins)
+ * and revoking API keys (`/v1/api_keys...`). `route` is the matched route pattern. Reads stay open to secret keys.
+ */
+export function sessionOnly(method: string, route: string): boolean {
+  if (READS.has(method)) return false;
+  return route === '/v1/users' || route.startsWith('/v1/users/') || route === '/v1/api_keys' || route.startsWith('/v1/api_keys/');
 }

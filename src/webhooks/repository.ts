@@ -2,7 +2,7 @@
 // endpoint registered with a test key is a test endpoint: it gets test deliveries' messages only, and a live key
 // never sees it); a deleted endpoint (deleted_at set) is gone for the API but keeps its attempt log rows.
 import { randomUUID } from 'node:crypto';
-import type { Db, Pool } from '../db.js';
+import { inTransaction, type Db, type Pool } from '../db.js';
 import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import { generateWebhookSecret } from '../lib/keys.js';
@@ -63,27 +63,40 @@ const FAILING_REASON = 'failing';
 /** How long the old secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-/** A new endpoint of the scope's mode. */
-export async function createEndpoint(
+/**
+ * A new endpoint of the scope's mode, or null when the scope already has `max` endpoints (each mode has its own
+ * allowance). The count and the insert share one transaction, serialised per tenant and mode by a transaction-scoped
+ * advisory lock, so concurrent creations never pass the limit together.
+ */
+export async function createEndpointWithinLimit(
   pool: Pool,
   scope: Scope,
   input: { url: string; description?: string | null; events?: string[] | null },
+  max: number,
+): Promise<EndpointRow | null> {
+  return inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1 || ':' || $2, 0))`, [scope.tenantId, scope.livemode]);
+    const counted = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL',
+      [scope.tenantId, scope.livemode],
+    );
+    if (counted.rows[0].n >= max) return null;
+    return createEndpoint(client, scope, input);
+  });
+}
+
+/** A new endpoint of the scope's mode, whatever the limit (the API creates them with createEndpointWithinLimit). */
+export async function createEndpoint(
+  db: Db,
+  scope: Scope,
+  input: { url: string; description?: string | null; events?: string[] | null },
 ): Promise<EndpointRow> {
-  const { rows } = await pool.query<EndpointRow>(
+  const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, secret, livemode, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, date_trunc('milliseconds', now())) RETURNING ${ENDPOINT_COLUMNS}`,
     [randomUUID(), scope.tenantId, input.url, input.description ?? null, input.events ?? null, generateWebhookSecret(), scope.livemode],
   );
   return rows[0];
-}
-
-/** The scope's endpoints (each mode has its own allowance). */
-export async function countEndpoints(pool: Pool, scope: Scope): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL',
-    [scope.tenantId, scope.livemode],
-  );
-  return rows[0].n;
 }
 
 /** The scope's endpoint, or null (unknown, malformed, deleted, another tenant's or the other mode's). */
