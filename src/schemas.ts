@@ -14,11 +14,11 @@ export const LATEST_DATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
  * 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z; outside it, 422 with code `out_of_range`. Every row a read
  * serialises stays in that range (migrations/1700000010030_date-range.sql backs it in the database).
  */
-export const DateTimeInput = z.iso.datetime({ offset: true }).superRefine((value, ctx) => {
+const isoDateTime = z.iso.datetime({ offset: true });
+export const DateTimeInput = isoDateTime.superRefine((value, ctx) => {
+  if (!isoDateTime.safeParse(value).success) return; // invalid_format, reported once by the format check
   const at = Date.parse(value);
-  if (Number.isNaN(at)) {
-    ctx.addIssue({ code: 'custom', params: { code: 'invalid_format' }, message: 'not a valid date-time' });
-  } else if (at < EARLIEST_DATE_MS || at > LATEST_DATE_MS) {
+  if (!(at >= EARLIEST_DATE_MS && at <= LATEST_DATE_MS)) {
     ctx.addIssue({ code: 'custom', params: { code: 'out_of_range' }, message: 'outside 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z (UTC)' });
   }
 });
