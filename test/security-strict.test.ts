@@ -87,10 +87,16 @@ describe('unknown fields are refused, never dropped', () => {
     ]);
     const q = await quote(stack, m);
     const before = await deliveryCount();
-    const widgetRes = await stack.request('POST', '/v1/widget/deliveries', { ...widget(), body: { quote_id: q.quote_id, ...quoteBody(), payment_methd: 'cod' } });
+    const widgetRes = await stack.request('POST', '/v1/widget/deliveries', {
+      ...widget(),
+      body: { quote_id: q.quote_id, ...quoteBody(), payment_methd: 'cod' },
+    });
     expectFieldErrors(widgetRes, [{ pointer: '/payment_methd', code: 'unknown_field' }]);
     expect(await deliveryCount()).toBe(before);
-    const endpoint = await stack.request('POST', '/v1/webhook_endpoints', { ...secret(), body: { url: 'https://hooks.example.ao/x', event: ['delivery.created'] } });
+    const endpoint = await stack.request('POST', '/v1/webhook_endpoints', {
+      ...secret(),
+      body: { url: 'https://hooks.example.ao/x', event: ['delivery.created'] },
+    });
     expectFieldErrors(endpoint, [{ pointer: '/event', code: 'unknown_field' }]);
     const signIn = await stack.request('POST', '/dashboard/api/session', {
       body: { email: 'nobody@example.ao', password: 'x'.repeat(12), remember_me: true },
@@ -123,7 +129,10 @@ describe('unknown fields are refused, never dropped', () => {
     const assigned = await waitFor(stack, m.tenant.secret_key, created.id, (d) => Boolean(d.courier?.tracking_ref));
     const send = (body: object) => {
       const raw = JSON.stringify(body);
-      return stack.request('POST', `/v1/fleet/${m.slug}/events`, { body: raw, headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, raw) } });
+      return stack.request('POST', `/v1/fleet/${m.slug}/events`, {
+        body: raw,
+        headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, raw) },
+      });
     };
     const base = { tracking_ref: assigned.courier.tracking_ref, event_type: 'pickup_ready', occurred_at: new Date().toISOString() };
     expectFieldErrors(await send({ ...base, ignored: true }), [{ pointer: '/ignored', code: 'unknown_field' }]);
@@ -183,7 +192,10 @@ describe('dates outside 1970-01-01 .. 9999-12-31 UTC', () => {
     const last = await createDeliveryFor(stack, m, { scheduled_delivery_at: '9999-12-31T23:59:59.999Z' });
     expect(last.sla_deadline_at).toBe('9999-12-31T23:59:59.999Z');
     const q = await quote(stack, m);
-    const res = await stack.request('POST', '/v1/widget/deliveries', { ...widget(), body: { quote_id: q.quote_id, ...quoteBody(), scheduled_pickup_at: '9999-12-31T23:00:00Z' } });
+    const res = await stack.request('POST', '/v1/widget/deliveries', {
+      ...widget(),
+      body: { quote_id: q.quote_id, ...quoteBody(), scheduled_pickup_at: '9999-12-31T23:00:00Z' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const { rows } = await stack.pool.query<{ sla: Date }>('SELECT sla_deadline_at AS sla FROM deliveries WHERE id = $1', [res.body.id]);
     expect(rows[0].sla.toISOString()).toBe('9999-12-31T23:59:59.999Z');
@@ -203,7 +215,10 @@ describe('dates outside 1970-01-01 .. 9999-12-31 UTC', () => {
       { parameter: 'inserted_at_lte', code: 'out_of_range' },
     ]);
     const raw = JSON.stringify({ tracking_ref: `ref-${randomUUID()}`, event_type: 'assigned', occurred_at: '0000-01-01T00:00:00Z' });
-    const fleet = await stack.request('POST', `/v1/fleet/${m.slug}/events`, { body: raw, headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, raw) } });
+    const fleet = await stack.request('POST', `/v1/fleet/${m.slug}/events`, {
+      body: raw,
+      headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, raw) },
+    });
     expectFieldErrors(fleet, [{ pointer: '/occurred_at', code: 'out_of_range' }]);
     const endpoint = await stack.request('POST', '/v1/webhook_endpoints', { ...secret(), body: { url: `https://hooks.example.ao/${randomUUID()}` } });
     expect(endpoint.status).toBe(201);

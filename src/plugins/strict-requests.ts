@@ -17,7 +17,11 @@ const hint = 'check its spelling against the reference.';
 function refuseQuery(request: FastifyRequest) {
   const names = Object.keys((request.query as Record<string, unknown> | undefined) ?? {});
   if (names.length === 0) return;
-  const errors: FieldError[] = names.map((name) => ({ parameter: name, code: 'unknown_field', detail: `${name} is not a query parameter of this route; ${hint}` }));
+  const errors: FieldError[] = names.map((name) => ({
+    parameter: name,
+    code: 'unknown_field',
+    detail: `${name} is not a query parameter of this route; ${hint}`,
+  }));
   throw validationFailed(errors, `Invalid query parameter: ${names.join(', ')}.`);
 }
 
@@ -27,7 +31,11 @@ function refuseBody(request: FastifyRequest) {
   const names = Object.keys(body);
   if (names.length === 0) return;
   throw validationFailed(
-    names.map((name) => ({ pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, code: 'unknown_field', detail: `${name} is not a field of this request; ${hint}` })),
+    names.map((name) => ({
+      pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      code: 'unknown_field',
+      detail: `${name} is not a field of this request; ${hint}`,
+    })),
   );
 }
 

@@ -6,7 +6,11 @@ import { Address, Parcel, Uri } from '../schemas.js';
 
 export const QuoteRequestBody = z
   .strictObject({ origin: Address, destination: Address, parcel: Parcel })
-  .meta({ id: 'QuoteRequest', description: 'A field not named here is refused: 422 validation_failed, code unknown_field.', examples: [EXAMPLE_QUOTE_REQUEST] });
+  .meta({
+    id: 'QuoteRequest',
+    description: 'A field not named here is refused: 422 validation_failed, code unknown_field.',
+    examples: [EXAMPLE_QUOTE_REQUEST],
+  });
 /** What the quote service and the courier adapters are asked to price. */
 export type QuoteRequest = z.infer<typeof QuoteRequestBody>;
 

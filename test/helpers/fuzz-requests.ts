@@ -356,13 +356,21 @@ const fleetValid = fc
   .record({
     n: fc.nat(),
     type: fc.constantFrom(...FLEET_TYPES),
-    payload: fc.oneof(fc.constant({}), fc.constant({ pin: '0000' }), fc.constant(null), metadataArb, fc.constantFrom(...EDGE_DATES).map((eta) => ({ eta }))),
+    payload: fc.oneof(
+      fc.constant({}),
+      fc.constant({ pin: '0000' }),
+      fc.constant(null),
+      metadataArb,
+      fc.constantFrom(...EDGE_DATES).map((eta) => ({ eta })),
+    ),
     at: fc.option(fc.constantFrom(...EDGE_DATES), { freq: 4 }),
   })
-  .map(
-    ({ n, type, payload, at }) =>
-      (w: World) => ({ tracking_ref: pick(w.trackingRefs, n), event_type: type, occurred_at: at ?? new Date().toISOString(), payload }),
-  );
+  .map(({ n, type, payload, at }) => (w: World) => ({
+    tracking_ref: pick(w.trackingRefs, n),
+    event_type: type,
+    occurred_at: at ?? new Date().toISOString(),
+    payload,
+  }));
 
 // --- operations ----------------------------------------------------------------------------------------
 
