@@ -18,6 +18,7 @@ import { loggerOptions } from './observability/logger.js';
 import openapiPlugin from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import sessionPlugin from './plugins/session.js';
+import strictRequestsPlugin from './plugins/strict-requests.js';
 import apiKeysRoutes from './routes/api-keys.js';
 import couriersRoutes from './routes/couriers.js';
 import dashboardRoutes from './routes/dashboard.js';
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   await app.register(errorsPlugin, { baseUrl: config.baseUrl });
+  await app.register(strictRequestsPlugin);
   // Request counts and latencies by route pattern and status; GET /metrics here only with METRICS_TOKEN.
   await app.register(metricsPlugin, { token: config.metricsToken });
   await app.register(helmet, { global: true, contentSecurityPolicy: false });

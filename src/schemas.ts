@@ -6,11 +6,29 @@ import { STATUSES } from '../workflows/deliveries/states.js';
 
 /** A time in a response: an ISO 8601 string in UTC (`toISOString()`), documented as `format: date-time`. */
 export const Timestamp = z.string().meta({ format: 'date-time' });
+/** The earliest and the latest instant a date-time in a request may name (UTC): 1970-01-01 .. 9999-12-31. */
+export const EARLIEST_DATE_MS = Date.UTC(1970, 0, 1);
+export const LATEST_DATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * A date-time in a request: ISO 8601 with an offset (`Z` or `+01:00`) whose UTC instant lies within
+ * 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z; outside it, 422 with code `out_of_range`. Every row a read
+ * serialises stays in that range (migrations/1700000010030_date-range.sql backs it in the database).
+ */
+const isoDateTime = z.iso.datetime({ offset: true });
+export const DateTimeInput = isoDateTime.superRefine((value, ctx) => {
+  if (!isoDateTime.safeParse(value).success) return; // invalid_format, reported once by the format check
+  const at = Date.parse(value);
+  if (!(at >= EARLIEST_DATE_MS && at <= LATEST_DATE_MS)) {
+    ctx.addIssue({ code: 'custom', params: { code: 'out_of_range' }, message: 'outside 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z (UTC)' });
+  }
+});
+/** A time computed from a request's times (an SLA deadline), kept within the range a date-time input may name. */
+export const clampDate = (ms: number): Date => new Date(Math.min(Math.max(ms, EARLIEST_DATE_MS), LATEST_DATE_MS));
 /** An absolute URL in a response, documented as `format: uri`. */
 export const Uri = z.string().meta({ format: 'uri' });
 
 /** The `limit` and `offset` query parameters of every list route; a route's own filters `.extend()` it. */
-export const PaginationQuery = z.object({
+export const PaginationQuery = z.strictObject({
   limit: z.coerce
     .number()
     .int()
@@ -23,18 +41,18 @@ export const PaginationQuery = z.object({
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
-export const Coordinates = z.object({
+export const Coordinates = z.strictObject({
   lat: z.number().min(-90).max(90),
   lng: z.number().min(-180).max(180),
 });
 
-export const Contact = z.object({
+export const Contact = z.strictObject({
   name: z.string().max(200).optional(),
   phone: z.string().max(40).optional(),
 });
 
 export const Address = z
-  .object({
+  .strictObject({
     address_line: text(500),
     city: text(120),
     province: text(120),
@@ -46,7 +64,7 @@ export type Address = z.infer<typeof Address>;
 
 const dimension = z.number().int().positive().max(1000);
 export const Parcel = z
-  .object({
+  .strictObject({
     weight_grams: z.number().int().positive().max(1_000_000).describe('grams, 1..1,000,000'),
     description: z.string().max(1000).optional(),
     declared_value_aoa: z.number().int().nonnegative().max(1e14).optional().describe('AOA centavos'),

@@ -244,15 +244,13 @@ describe('POST /v1/quotes', () => {
     expect(rows.find((r) => r.company_id === c.id).upstream_ref).toBeNull();
   });
 
-  it('stores the normalised payload: strings trimmed, unknown fields ignored, same hash as the clean request', async () => {
+  it('stores the normalised payload: strings trimmed, same hash as the clean request; unknown fields are refused', async () => {
     const t = await stack.tenant();
     await httpCourier(t);
     const messy = {
-      origin: { ...luanda, city: '  Luanda ', coordinates: { lat: -8.8, lng: 13.2, alt: 5 }, floor: 3 },
-      destination: { ...viana, contact: { name: 'Ana', phone: '+244 900 000 000', email: 'a@b.c' } },
-      parcel: { weight_grams: 2500, colour: 'red' },
-      courier_fee_aoa: 1,
-      extra: { anything: true },
+      origin: { ...luanda, city: '  Luanda ', coordinates: { lat: -8.8, lng: 13.2 } },
+      destination: { ...viana, contact: { name: 'Ana', phone: '+244 900 000 000' } },
+      parcel: { weight_grams: 2500 },
     };
     const res = await quote(t, messy);
     expect(res.status).toBe(200);
@@ -263,7 +261,21 @@ describe('POST /v1/quotes', () => {
       parcel: { weight_grams: 2500 },
     };
     expect(rows[0]).toEqual({ ...clean, payload_hash: payloadHash(clean) });
-    // What the courier received was stripped too.
+    // A field the contract does not name, at any depth, is 422 unknown_field (one item each), and prices nothing.
+    const extra = {
+      origin: { ...messy.origin, coordinates: { lat: -8.8, lng: 13.2, alt: 5 }, floor: 3 },
+      destination: { ...viana, contact: { name: 'Ana', email: 'a@b.c' } },
+      parcel: { weight_grams: 2500, colour: 'red' },
+      extra: { anything: true },
+    };
+    const refused = await quote(t, extra);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toBe('validation_failed');
+    expect(refused.body.errors.map((e: { pointer: string; code: string }) => `${e.code} ${e.pointer}`).sort()).toEqual(
+      ['/destination/contact/email', '/extra', '/origin/coordinates/alt', '/origin/floor', '/parcel/colour'].map((p) => `unknown_field ${p}`),
+    );
+    const count = await stack.pool.query('SELECT count(*)::int AS n FROM quotes WHERE tenant_id = $1', [t.tenant_id]);
+    expect(count.rows[0].n).toBe(1);
   });
 
   it('leaves out a failing company (partial failure)', async () => {

@@ -8,7 +8,7 @@ import { ApiError, type ErrorCode, type FieldErrorCode } from '../lib/problem.js
 import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
-import type { Address, Parcel } from '../schemas.js';
+import { clampDate, type Address, type Parcel } from '../schemas.js';
 import { initialStatusFor, type PaymentMethod } from '../../workflows/deliveries/states.js';
 import {
   deliveryByIdempotencyKey,
@@ -90,9 +90,10 @@ export async function createDelivery(
     const reference = newReference();
     const initialStatus = initialStatusFor(input.payment_method);
     const start = input.scheduled_pickup_at ? Date.parse(input.scheduled_pickup_at) : Date.now();
-    const slaDeadline = input.scheduled_delivery_at
-      ? new Date(input.scheduled_delivery_at)
-      : new Date(Math.max(start, Date.now()) + quote.eta_minutes * 60_000 + config.slaGraceMs);
+    // Capped at 9999-12-31T23:59:59.999Z: a pickup scheduled at the end of the range cannot push it past what a read serialises.
+    const slaDeadline = clampDate(
+      input.scheduled_delivery_at ? Date.parse(input.scheduled_delivery_at) : Math.max(start, Date.now()) + quote.eta_minutes * 60_000 + config.slaGraceMs,
+    );
     const pin = quote.require_delivery_pin ? String(randomInt(10_000)).padStart(4, '0') : null;
     // Only the widget's deliveries get one: the merchant reads its deliveries with its secret key.
     const clientSecret = source === 'widget' ? newClientSecret(id) : null;

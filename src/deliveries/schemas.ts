@@ -9,10 +9,10 @@ import {
   EXAMPLE_TRACKING,
   EXAMPLE_WIDGET_DELIVERY,
 } from '../lib/examples.js';
-import { Address, PaginationQuery, Parcel, Timestamp, Uri } from '../schemas.js';
+import { Address, DateTimeInput, PaginationQuery, Parcel, Timestamp, Uri } from '../schemas.js';
 import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = DateTimeInput;
 const Metadata = z
   .record(z.string().max(40), z.unknown())
   .refine((m) => Object.keys(m).length <= 50 && JSON.stringify(m).length <= 8192, {
@@ -21,7 +21,7 @@ const Metadata = z
   })
   .describe('Free-form; echoed on responses and webhooks. At most 50 keys (names up to 40 characters) and 8 KB.');
 
-const CreateDeliveryFields = z.object({
+const CreateDeliveryFields = z.strictObject({
   quote_id: z.string().max(64).meta({ format: 'uuid' }).describe('uuid of a quote from POST /v1/quotes'),
   origin: Address,
   destination: Address,
@@ -38,7 +38,7 @@ const CreateDeliveryFields = z.object({
     .describe('AOA centavos the courier collects; required with payment_method cod, refused with any other method (null is fine)'),
   scheduled_pickup_at: dateTime.nullable().optional(),
   scheduled_delivery_at: dateTime.nullable().optional(),
-  options: z.object({ metadata: Metadata.optional() }).optional(),
+  options: z.strictObject({ metadata: Metadata.optional() }).optional(),
 });
 type CreateDeliveryFields = z.infer<typeof CreateDeliveryFields>;
 
@@ -163,7 +163,7 @@ export const WidgetDelivery = z
       'Without the client_secret also no delivery_pin, no metadata and no contact in origin and destination.',
   });
 
-export const WidgetDeliveryQuery = z.object({
+export const WidgetDeliveryQuery = z.strictObject({
   client_secret: z
     .string()
     .min(1)

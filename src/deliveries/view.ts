@@ -1,6 +1,7 @@
 // The shapes deliveries leave the API in: full (merchant), summary (lists, webhooks), widget (trimmed),
 // public tracking (reference, status, event types and times only).
 import type { DeliveryEventRow, DeliveryRow, DeliverySummaryRow } from './repository.js';
+import { clampDate } from '../schemas.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -113,5 +114,5 @@ export function expectedDeliveryAt(d: DeliveryRow, events: DeliveryEventRow[], q
   }
   if (d.scheduled_delivery_at) return d.scheduled_delivery_at;
   if (quotedEtaMinutes === null) return null;
-  return new Date((d.scheduled_pickup_at ?? d.inserted_at).getTime() + quotedEtaMinutes * 60_000);
+  return clampDate((d.scheduled_pickup_at ?? d.inserted_at).getTime() + quotedEtaMinutes * 60_000);
 }

@@ -50,12 +50,12 @@ export const ApiKeyWithSecret = withSecret(ApiKey, 'ApiKeyWithSecret', SECRET, {
 export const ApiKeyList = pageOf(ApiKey, EXAMPLE_KEY);
 
 export const CreateApiKeyBody = z
-  .object({
+  .strictObject({
     kind: z.enum(['secret', 'publishable']),
     allowed_origins: Origins.optional(),
   })
   .meta({ examples: [{ kind: 'publishable', allowed_origins: ['https://loja-kianda.ao'] }, { kind: 'secret' }] });
 
 export const UpdateApiKeyBody = z
-  .object({ allowed_origins: Origins })
+  .strictObject({ allowed_origins: Origins })
   .meta({ examples: [{ allowed_origins: ['https://loja-kianda.ao', 'https://www.loja-kianda.ao'] }] });

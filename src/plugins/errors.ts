@@ -38,14 +38,13 @@ const ZOD_CODES: Record<string, FieldErrorCode> = {
   too_big: 'too_large',
   invalid_format: 'invalid_format',
   invalid_value: 'invalid_enum', // z.enum and z.literal
-  unrecognized_keys: 'not_allowed',
 };
 
 interface ValidationIssue {
   instancePath: string;
   keyword: string;
   message?: string;
-  params?: { params?: { code?: unknown }; errors?: { code: string }[][] };
+  params?: { params?: { code?: unknown }; errors?: { code: string }[][]; keys?: string[] };
 }
 
 /**
@@ -68,10 +67,27 @@ function fieldCode(v: ValidationIssue): FieldErrorCode {
   return ZOD_CODES[v.keyword] ?? 'invalid';
 }
 
+/** A JSON Pointer token: `~` and `/` escaped (RFC 6901). */
+const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * A field the contract does not name (a strict object's `unrecognized_keys` issue, which lists them all): one item
+ * per field, code `unknown_field`, at its own pointer (`/payment_methd`, `/origin/floor`) or query parameter.
+ */
+function unknownFields(v: ValidationIssue, path: string, context: string | undefined): FieldError[] {
+  return (v.params?.keys ?? []).map((key) => {
+    const where = [...path.split('/').slice(1), key].join('.');
+    const detail = `${where} is not a field of this request; check its spelling against the reference.`;
+    if (context === 'querystring' || context === 'headers') return { parameter: path ? path.slice(1).split('/')[0] : key, code: 'unknown_field', detail };
+    return { pointer: `${path}/${pointerToken(key)}`, code: 'unknown_field', detail };
+  });
+}
+
 /** Turns a zod issue path (`/parcel/weight_grams`) and message into our field error. */
 function fieldErrors(err: FastifyError & { validation: ValidationIssue[] }, context: string | undefined): FieldError[] {
-  return err.validation.map((v) => {
+  return err.validation.flatMap((v): FieldError | FieldError[] => {
     const path = v.instancePath === '/' ? '' : v.instancePath;
+    if (v.keyword === 'unrecognized_keys') return unknownFields(v, path, context);
     const code = fieldCode(v);
     const where = path ? path.slice(1).replace(/\//g, '.') : context === 'body' ? 'body' : 'value';
     const detail = code === 'required' ? `${where} is required.` : `${where}: ${v.message ?? 'is invalid'}.`;

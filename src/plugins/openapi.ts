@@ -29,15 +29,47 @@ function renameRefs(value: unknown, renamed: Map<string, string>) {
 }
 
 /**
+ * `additionalProperties: false` where a request refuses unknown fields, and nowhere else. zod puts it on every
+ * output object (as responses are serialised) but on an input object only when the object is strict
+ * (`z.strictObject`: an unknown field is 422 `unknown_field`). Request bodies and the `XInput` components keep theirs;
+ * an output component keeps it where its `XInput` twin has it (a request shape such as Address, echoed in responses);
+ * every other response object is open, since a response may gain fields (the contract only adds), which a generated
+ * client must accept. `source` and `target` are the same schema as input and as output, walked side by side.
+ */
+function openLikeInput(source: unknown, target: unknown) {
+  if (!source || !target || typeof source !== 'object' || typeof target !== 'object') return;
+  const input = source as Json;
+  const output = target as Json;
+  if (output.additionalProperties === false && input.additionalProperties !== false) delete output.additionalProperties;
+  for (const key of Object.keys(output)) {
+    if (key === 'additionalProperties' || key === 'examples' || key === 'default') continue;
+    openLikeInput(input[key], output[key]);
+  }
+}
+
+/**
  * One component per schema. fastify-type-provider-zod emits each named zod schema twice: `X` as responses are
- * serialised and `XInput` as requests are parsed. They differ in `additionalProperties: false`, which zod puts on
- * output objects only; the document leaves it out everywhere, since objects are open in both directions: unknown
- * request fields are ignored, and a response may gain fields (the contract only adds), which a generated client
- * must accept. `XInput` then equals `X` and goes, its references pointing at `X`; one that still differs (a
- * default, a transform) keeps its own name.
+ * serialised and `XInput` as requests are parsed. Once `additionalProperties` is settled (openLikeInput), `XInput`
+ * equals `X` and goes, its references pointing at `X`; one that still differs (a default, a transform) keeps its
+ * own name.
  */
 function nameSchemasOnce(document: Json): Json {
-  for (const node of objects(document)) if (node.additionalProperties === false) delete node.additionalProperties;
+  const all = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
+  const requestNodes = new Set<Json>();
+  for (const [name, schema] of Object.entries(all)) if (name.endsWith('Input')) for (const node of objects(schema)) requestNodes.add(node);
+  for (const ops of Object.values((document.paths ?? {}) as Json)) {
+    for (const op of Object.values((ops ?? {}) as Json)) {
+      const body = (op as Json | null)?.requestBody;
+      if (body) for (const node of objects(body)) requestNodes.add(node);
+    }
+  }
+  for (const [name, schema] of Object.entries(all)) if (!name.endsWith('Input') && `${name}Input` in all) openLikeInput(all[`${name}Input`], schema);
+  const twinned = new Set(Object.keys(all).flatMap((name) => (`${name}Input` in all ? [all[name], all[`${name}Input`]] : [])));
+  const settled = new Set<Json>();
+  for (const schema of twinned) for (const node of objects(schema)) settled.add(node);
+  for (const node of objects(document)) {
+    if (node.additionalProperties === false && !requestNodes.has(node) && !settled.has(node)) delete node.additionalProperties;
+  }
   const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
   const merged = new Map(
     Object.keys(schemas)

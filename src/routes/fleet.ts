@@ -13,16 +13,16 @@ import { deliveryForFleetEvent, insertEventOnce } from '../deliveries/repository
 import { EXAMPLE_FLEET_EVENT } from '../lib/examples.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
-import { problems } from '../schemas.js';
+import { DateTimeInput, problems } from '../schemas.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
 import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal } from '../../workflows/deliveries/states.js';
 import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../workflows/deliveries/courier-payload.js';
 
 export const FleetEventBody = z
-  .object({
+  .strictObject({
     tracking_ref: z.string().min(1).max(200),
     event_type: z.enum(FLEET_EVENT_TYPES),
-    occurred_at: z.iso.datetime({ offset: true }),
+    occurred_at: DateTimeInput,
     payload: z
       .object({
         pin: z
@@ -37,7 +37,7 @@ export const FleetEventBody = z
           .object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) })
           .nullable()
           .optional(),
-        eta: z.iso.datetime({ offset: true }).nullable().optional().meta({ description: 'Expected arrival at the destination.' }),
+        eta: DateTimeInput.nullable().optional().meta({ description: 'Expected arrival at the destination.' }),
         eta_minutes: z.int().min(0).max(100_000).nullable().optional(),
         note: z.string().max(1000).nullable().optional(),
         reason: z.string().max(200).nullable().optional().meta({ description: "The courier's reason, e.g. with `failed`." }),

@@ -2,7 +2,7 @@
 // Both ask every active courier company of the tenant through the quote service (src/quotes/service.ts)
 // and answer 200 {data: [Quote entry]}; every configured company failed: 502 upstream_unavailable;
 // none configured: 503 no_courier_configured; configured but none can carry: 200 with an empty data.
-// Unknown body fields are ignored (stripped before pricing, hashing and storage): docs/quotes.md.
+// Unknown body fields are refused (422 unknown_field, before pricing, hashing and storage): docs/quotes.md.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createQuoteService, type QuoteAllResult } from '../quotes/service.js';
 import type { AppDeps } from '../deps.js';
@@ -28,7 +28,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
     'Asks every courier company available to the account for a price, in parallel, and persists each answer as a quote. ' +
     'With a test key, the companies are the simulated test couriers (never a real one) and the quotes are test quotes (livemode false). ' +
     'A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. ' +
-    'Unknown body fields are ignored.';
+    'A body field the contract does not name is 422 validation_failed (code unknown_field).';
 
   const merchant = { tags: ['quotes'], operationId: 'createQuotes', summary: 'Price a delivery across courier companies' };
   const widget = { operationId: 'createWidgetQuotes', summary: 'Price a delivery across courier companies (widget)' };

@@ -34,7 +34,7 @@ const ADVANCE_TARGETS = ['assigned', 'pickup_ready', 'in_transit', 'out_for_deli
 type AdvanceTarget = (typeof ADVANCE_TARGETS)[number];
 
 const AdvanceBody = z
-  .object({
+  .strictObject({
     to: z.enum(ADVANCE_TARGETS).describe('the status to move to, as the courier reporting it would'),
     pin: z
       .union([z.string().max(32), z.number()])
@@ -44,12 +44,12 @@ const AdvanceBody = z
   .meta({ examples: [{ to: 'pickup_ready' }, { to: 'delivered', pin: '4821' }] });
 
 const StallBody = z
-  .object({
+  .strictObject({
     reason: z.enum(STALL_REASONS).default('state_timeout').describe('the `delivery.stalled` payload.reason to simulate (default state_timeout)'),
   })
   .meta({ examples: [{ reason: 'state_timeout' }] });
 
-const EmptyBody = z.object({}).meta({ examples: [{}] });
+const EmptyBody = z.strictObject({}).meta({ examples: [{}] });
 
 const ALLOWED_FROM = (to: AdvanceTarget) => FLEET_TRANSITIONS[to].from.join(', ');
 

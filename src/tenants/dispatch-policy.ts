@@ -30,10 +30,12 @@ export const DispatchPolicy = z
 export type DispatchPolicy = z.infer<typeof DispatchPolicy>;
 
 /** A PUT changes the fields it names; the others keep their values. */
-export const DispatchPolicyChange = DispatchPolicy.partial().meta({
-  id: 'DispatchPolicyChange',
-  examples: [{ auto_redispatch: true, max_fee_increase_aoa: 50_000 }],
-});
+export const DispatchPolicyChange = DispatchPolicy.partial()
+  .strict()
+  .meta({
+    id: 'DispatchPolicyChange',
+    examples: [{ auto_redispatch: true, max_fee_increase_aoa: 50_000 }],
+  });
 
 export const DEFAULT_DISPATCH_POLICY: DispatchPolicy = {
   auto_redispatch: false,

@@ -49,10 +49,10 @@ export const UserList = z
   .meta({ examples: [{ data: [EXAMPLE_USER], pagination: { limit: 50, offset: 0, has_more: false } }] });
 
 export const CreateUserBody = z
-  .object({ email: z.string().trim().min(3).max(254), role: Role })
+  .strictObject({ email: z.string().trim().min(3).max(254), role: Role })
   .meta({ examples: [{ email: 'ana@loja-kianda.ao', role: 'developer' }] });
 
-export const UpdateUserBody = z.object({ role: Role }).meta({ examples: [{ role: 'viewer' }] });
+export const UpdateUserBody = z.strictObject({ role: Role }).meta({ examples: [{ role: 'viewer' }] });
 
 export const DeletedUser = z
   .object({ id: z.uuid(), deleted: z.literal(true) })
@@ -63,14 +63,14 @@ export const PasswordLink = z.object(LinkFields).meta({ examples: [EXAMPLE_LINK]
 
 // --- the dashboard's own routes (not in the OpenAPI document) ---
 
-export const SignInBody = z.object({
+export const SignInBody = z.strictObject({
   email: z.string().max(254),
   password: z.string().max(PASSWORD_MAX_LENGTH),
   /** The team to sign in to, when the email and password open accounts in several (the first answer listed them). */
   tenant_id: z.uuid().optional(),
 });
 
-export const SetPasswordBody = z.object({
+export const SetPasswordBody = z.strictObject({
   token: z.string().min(1).max(200),
   password: z
     .string()

@@ -1,11 +1,11 @@
 // Request and response schemas of /v1/webhook_endpoints (OpenAPI through the zod type provider).
 import { z } from 'zod';
-import { PaginationQuery, Timestamp, Uri } from '../schemas.js';
+import { DateTimeInput, PaginationQuery, Timestamp, Uri } from '../schemas.js';
 import { EXAMPLE_CREATED_EVENT, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
 import { pageOf, withSecret } from '../lib/schema-builders.js';
 import { EVENT_TYPES } from '../../workflows/deliveries/states.js';
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = DateTimeInput;
 
 export const EventTypes = z
   .array(z.enum(EVENT_TYPES))
@@ -32,7 +32,7 @@ const SECRET =
   'Absent from an Idempotency-Key replay (header `idempotent-replay-withheld: secret`): secrets are never cached.';
 
 export const CreateEndpointBody = z
-  .object({
+  .strictObject({
     url: Url,
     events: EventTypes.nullable().optional(),
     description: Description.nullable().optional(),
@@ -40,7 +40,7 @@ export const CreateEndpointBody = z
   .meta({ examples: [{ url: EXAMPLE_WEBHOOK_ENDPOINT.url, description: EXAMPLE_WEBHOOK_ENDPOINT.description }] });
 
 export const UpdateEndpointBody = z
-  .object({
+  .strictObject({
     url: Url.optional(),
     events: EventTypes.nullable().optional(),
     description: Description.nullable().optional(),
@@ -108,7 +108,7 @@ export const AttemptListQuery = PaginationQuery.extend({
 });
 
 export const ReplayBody = z
-  .object({
+  .strictObject({
     message_id: z.string().min(1).max(100).optional().describe('one message (webhook-id) to resend'),
     since: dateTime.optional().describe('with until: resend every message created in this range (inclusive) whose type the endpoint takes'),
     until: dateTime.optional().describe('default: now'),

@@ -412,6 +412,19 @@ export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
 // Mutating valid bodies
 // ---------------------------------------------------------------------------------------------------
 
+/**
+ * Date-times at and beyond the edges of the range a request may name (1970-01-01 .. 9999-12-31 UTC): the first two
+ * are accepted, the rest are 422 out_of_range; none may give a 5xx or a row a later read cannot serialise.
+ */
+export const EDGE_DATES = [
+  '1970-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999Z',
+  '9999-12-31T23:59:59-14:00',
+  '0000-01-01T00:00:00Z',
+  '1969-12-31T23:59:59.999Z',
+  '0001-01-01T00:00:00+14:00',
+];
+
 export type Mutation = { kind: 'delete' | 'set' | 'add' | 'wrap'; at: number; value: unknown; name: string };
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.record({
@@ -419,7 +432,7 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.record({
   at: fc.nat(),
   value: nastyValue,
   name: fc.oneof(
-    fc.constantFrom('courier_fee_aoa', 'extra', '__proto__', 'constructor', 'tenant_id', 'id', 'status', 'fee_aoa', ''),
+    fc.constantFrom('courier_fee_aoa', 'extra', '__proto__', 'constructor', 'tenant_id', 'id', 'status', 'fee_aoa', '', 'payment_methd', 'floor', 'metadata'),
     fc.string({ maxLength: 50 }),
     fc.constantFrom(...NASTY_STRINGS),
   ),
