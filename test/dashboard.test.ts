@@ -337,16 +337,32 @@ describe('an owner', () => {
     expect(await page.locator('.facts').innerText()).toContain('desativado após 5 dias de tentativas falhadas');
   }, 180_000);
 
-  it('a cancel the API refuses shows its answer: 409 once in transit, 422 when the courier will not release the booking', async () => {
-    await page.goto(`${stack.url}/dashboard/deliveries/${deliveries.inTransit.id}`);
-    await page.getByText('Só se cancela até a transportadora ser atribuída').waitFor();
-    await page.getByRole('button', { name: 'Cancelar entrega' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
-    await page.getByRole('alert').waitFor();
-    const conflict = await alertText(page);
-    expect(conflict).toContain('HTTP 409 · delivery_not_cancellable');
-    expect(conflict).toContain('in_transit cannot be cancelled');
+  it('offers Cancel only where the API cancels: never in transit, out for delivery or stalled (#27)', async () => {
+    // One more delivery out for delivery, and one stalled (its courier rejects the booking: courier_rejected).
+    const outForDelivery = await createDeliveryFor(stack, m, {}, m.slug);
+    await waitForStatus(stack, m.tenant.secret_key, outForDelivery.id, 'assigned');
+    for (const event_type of ['in_transit', 'out_for_delivery']) {
+      await sim.control.sendEvent(m.slug, { tracking_ref: (await courierRef(outForDelivery.id))!, event_type });
+      await waitForStatus(stack, m.tenant.secret_key, outForDelivery.id, event_type);
+    }
+    sim.control.configure(m.slug, { reject_bookings: 422 });
+    let stalled: any;
+    try {
+      stalled = await createDeliveryFor(stack, m, {}, m.slug);
+      await waitForStatus(stack, m.tenant.secret_key, stalled.id, 'stalled');
+    } finally {
+      sim.control.reset(m.slug);
+    }
+    for (const d of [deliveries.inTransit, outForDelivery, stalled]) {
+      await page.goto(`${stack.url}/dashboard/deliveries/${d.id}`);
+      await page.getByText('Só se cancela até a transportadora ser atribuída').waitFor();
+      expect(await page.getByRole('button', { name: 'Cancelar entrega' }).count(), d.id).toBe(0);
+      // And the API refuses it indeed.
+      stack.expectProblem(await stack.request('DELETE', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key }), 409, 'delivery_not_cancellable');
+    }
+  });
 
+  it('a cancel the API refuses shows its answer: 422 when the courier will not release the booking', async () => {
     await page.goto(`${stack.url}/dashboard/deliveries/${deliveries.refused.id}`);
     await page.getByRole('button', { name: 'Cancelar entrega' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();

@@ -7,7 +7,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
 import type { Simulator } from '../simulator/server.js';
-import { DESTINATION, ORIGIN, createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
+import {
+  DESTINATION,
+  ORIGIN,
+  PARCEL,
+  createDeliveryFor,
+  merchantWith,
+  quote,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const SHOP = 'http://shop.test';
@@ -71,11 +82,27 @@ describe('the PIN never leaves the client secret', () => {
     expect(res.body).toMatchObject({ id: created.id, reference: created.reference, status: expect.any(String), tracking_url: created.tracking_url });
     expect(res.body.events[0]).toEqual({ id: expect.any(String), event_type: 'delivery.created', occurred_at: expect.any(String) });
     for (const hidden of ['delivery_pin', 'metadata', 'cash_collect_aoa', 'sla_deadline_at']) expect(res.body).not.toHaveProperty(hidden);
-    expect(res.body.origin).toEqual({ address_line: ORIGIN.address_line, city: ORIGIN.city, province: ORIGIN.province, coordinates: ORIGIN.coordinates });
-    expect(res.body.destination).not.toHaveProperty('contact');
     const text = JSON.stringify(res.body);
     for (const secret of [DESTINATION.contact.phone, ORIGIN.contact.phone, DESTINATION.contact.name, 'META-MARKER-1', created.client_secret])
       expect(text).not.toContain(secret);
+  });
+
+  it('the publishable key alone reads the city and province of each address, not its street, point or contact (#27)', async () => {
+    const res = await stack.request('GET', `/v1/widget/deliveries/${created.id}`, widget(a));
+    expect(res.status).toBe(200);
+    expect(res.body.origin).toEqual({ city: ORIGIN.city, province: ORIGIN.province });
+    expect(res.body.destination).toEqual({ city: DESTINATION.city, province: DESTINATION.province });
+    // The parcel keeps its size; what it holds and what it is worth stay with the client secret.
+    expect(res.body.parcel).toEqual({ weight_grams: PARCEL.weight_grams, length_cm: PARCEL.length_cm, width_cm: PARCEL.width_cm, height_cm: PARCEL.height_cm });
+    const text = JSON.stringify(res.body);
+    for (const hidden of [
+      DESTINATION.address_line,
+      ORIGIN.address_line,
+      String(DESTINATION.coordinates.lat),
+      String(ORIGIN.coordinates.lng),
+      PARCEL.description,
+    ])
+      expect(text).not.toContain(hidden);
   });
 
   it('with its client secret the widget gets the PIN, the contacts and the metadata', async () => {
@@ -83,8 +110,9 @@ describe('the PIN never leaves the client secret', () => {
     expect(res.status).toBe(200);
     expect(res.body.delivery_pin).toBe(created.delivery_pin);
     expect(res.body.metadata).toEqual({ order_id: 'META-MARKER-1', source: 'widget' });
-    expect(res.body.destination.contact).toEqual(DESTINATION.contact);
-    expect(res.body.origin.contact).toEqual(ORIGIN.contact);
+    expect(res.body.destination).toEqual(DESTINATION);
+    expect(res.body.origin).toEqual(ORIGIN);
+    expect(res.body.parcel).toEqual(PARCEL);
     expect(res.body).not.toHaveProperty('client_secret');
   });
 
@@ -128,6 +156,12 @@ describe('the PIN never leaves the client secret', () => {
     expect(get.parameters).toContainEqual(expect.objectContaining({ name: 'client_secret', in: 'query' }));
     expect(JSON.stringify(doc.paths['/v1/widget/deliveries'].post.responses['201'])).toContain('WidgetCreatedDelivery');
     expect(doc.components.schemas.WidgetCreatedDelivery.properties).toHaveProperty('client_secret');
+    // The trimmed read: an address of city and province only is valid, and the example shows one.
+    const widgetAddress = doc.components.schemas.WidgetAddress;
+    expect(widgetAddress.required).toEqual(expect.arrayContaining(['city', 'province']));
+    expect(widgetAddress.required ?? []).not.toContain('address_line');
+    const example = doc.components.schemas.WidgetDelivery.examples[0];
+    expect(example.destination).toEqual({ city: expect.any(String), province: expect.any(String) });
   });
 });
 

@@ -221,7 +221,7 @@ describe('test helpers', () => {
     expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key })).body.events).toHaveLength(3);
     // A final delivery takes no more steps.
     await helper(stack, key, d.id, 'advance', { to: 'failed' });
-    const after = await helper(stack, key, d.id, 'advance', { to: 'failed' });
+    const after = await helper(stack, key, d.id, 'advance', { to: 'delivered' });
     stack.expectProblem(after, 409, 'delivery_transition_not_allowed');
     expect(after.body.current_status).toBe('failed');
     // Bad input is 422, never 500.
@@ -277,6 +277,51 @@ describe('test helpers', () => {
     stack.expectProblem(refused, 409, 'delivery_transition_not_allowed');
     expect(refused.body.current_status).toBe('assigned');
     expect(refused.body.detail).toMatch(/not awaiting_payment/);
+  });
+
+  it('advance right after creation waits for the booking: never 409 "retry in a moment" nor "moved meanwhile" (#27)', async () => {
+    // Each step is asked the moment the delivery exists, while its courier is being booked (test-manual assigns at once).
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => deliveryWith(stack, key, 'test-manual')));
+    const [toAssigned, toPickup, toTransit] = await Promise.all([
+      helper(stack, key, a.id, 'advance', { to: 'assigned' }),
+      helper(stack, key, b.id, 'advance', { to: 'pickup_ready' }),
+      helper(stack, key, c.id, 'advance', { to: 'in_transit' }),
+    ]);
+    expect(toAssigned.status, JSON.stringify(toAssigned.body)).toBe(200);
+    expect(toAssigned.body.status).toBe('assigned');
+    expect(toPickup.status, JSON.stringify(toPickup.body)).toBe(200);
+    expect(toPickup.body.status).toBe('pickup_ready');
+    expect(toTransit.status, JSON.stringify(toTransit.body)).toBe(200);
+    expect(toTransit.body.status).toBe('in_transit');
+    for (const res of [toPickup, toTransit]) expect(types(res.body).slice(0, 3)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
+  });
+
+  it('advance to the status the delivery already has: 200 with it unchanged, nothing recorded (#27)', async () => {
+    const d = await deliveryWith(stack, key, 'test-manual');
+    const assigned = await until(stack, key, d.id, (x) => x.status === 'assigned');
+    const again = await helper(stack, key, d.id, 'advance', { to: 'assigned' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.status).toBe('assigned');
+    expect(again.body.events).toEqual(assigned.events);
+    expect((await helper(stack, key, d.id, 'advance', { to: 'failed' })).body.status).toBe('failed');
+    const failedAgain = await helper(stack, key, d.id, 'advance', { to: 'failed' });
+    expect(failedAgain.status, JSON.stringify(failedAgain.body)).toBe(200);
+    expect(failedAgain.body.status).toBe('failed');
+    expect(types(failedAgain.body).filter((t) => t === 'delivery.failed')).toHaveLength(1);
+  });
+
+  it('advance to failed works at any moment: right after creation, awaiting payment, while pending without a driver (#27)', async () => {
+    const [fresh, awaiting, never] = await Promise.all([
+      deliveryWith(stack, key, 'test-manual'),
+      deliveryWith(stack, key, 'test-manual', { payment_method: 'bank_transfer' }),
+      deliveryWith(stack, key, 'test-never-assigns'),
+    ]);
+    const [a, b, c] = await Promise.all([fresh, awaiting, never].map((d) => helper(stack, key, d.id, 'advance', { to: 'failed' })));
+    for (const res of [a, b, c]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.events.at(-1)).toMatchObject({ event_type: 'delivery.failed', source: 'fleet_webhook' });
+    }
   });
 
   it('an unknown or malformed delivery id is 404', async () => {

@@ -35,6 +35,11 @@ interface Quote {
   company_logo_url?: string | null;
   require_delivery_pin?: boolean;
 }
+/**
+ * The widget reads a delivery only from its creation answer (the full view). `GET /v1/widget/deliveries/{id}` without
+ * the client secret is trimmed (addresses of city and province only, no contact, PIN or parcel description): the
+ * widget uses that route only as a probe of its key and origin and reads nothing from its body.
+ */
 interface Delivery {
   id: string;
   reference: string;

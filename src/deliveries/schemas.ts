@@ -139,12 +139,19 @@ export const Delivery = DeliverySummary.extend({
   events: z.array(DeliveryEvent).optional(),
 }).meta({ id: 'Delivery', examples: [EXAMPLE_DELIVERY] });
 
+/** An address in the widget's read: with the publishable key alone only `city` and `province`. */
+const WidgetAddress = Address.extend({
+  address_line: Address.shape.address_line.optional().describe('only with the client_secret'),
+  coordinates: Address.shape.coordinates.describe('only with the client_secret'),
+  contact: Address.shape.contact.describe('only with the client_secret'),
+}).meta({ id: 'WidgetAddress', examples: [{ city: 'Luanda', province: 'Luanda' }] });
+
 export const WidgetDelivery = z
   .object({
     ...deliveryHead('false: a test delivery'),
-    origin: Address,
-    destination: Address,
-    parcel: Parcel,
+    origin: WidgetAddress,
+    destination: WidgetAddress,
+    parcel: Parcel.describe('without the client_secret only its weight, dimensions and parcel_type: no description nor declared_value_aoa'),
     payment_method: z.enum(PAYMENT_METHODS).optional(),
     quoted_fee_aoa: z.number().int().nullable().optional(),
     courier: z.object({ name: z.string().nullable() }).nullable().optional(),
@@ -160,7 +167,8 @@ export const WidgetDelivery = z
     examples: [EXAMPLE_WIDGET_DELIVERY],
     description:
       'Delivery trimmed for the browser: no courier tracking_ref, cash_collect_aoa, sla_deadline_at, event payloads or ignored events. ' +
-      'Without the client_secret also no delivery_pin, no metadata and no contact in origin and destination.',
+      'Without the client_secret also no delivery_pin and no metadata; origin and destination keep only city and province ' +
+      '(no address_line, coordinates or contact) and the parcel no description nor declared_value_aoa.',
   });
 
 export const WidgetDeliveryQuery = z.strictObject({
@@ -169,7 +177,10 @@ export const WidgetDeliveryQuery = z.strictObject({
     .min(1)
     .max(200)
     .optional()
-    .describe("the client_secret of the widget's creation answer: adds delivery_pin, metadata and the contacts. A wrong one is 404."),
+    .describe(
+      "the client_secret of the widget's creation answer: adds delivery_pin, metadata, the full addresses (address_line, coordinates, " +
+        "contact) and the parcel's description and declared_value_aoa. A wrong one is 404.",
+    ),
 });
 
 /** The widget's creation answer: the Delivery plus its client secret, shown once. */

@@ -65,19 +65,25 @@ export function toDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: 
   };
 }
 
-const withoutContact = <A extends { contact?: unknown }>({ contact: _contact, ...address }: A) => address;
+/** An address as the publishable key alone reads it: the city and province, no street, point or person. */
+const cityOnly = ({ city, province }: { city: string; province: string }) => ({ city, province });
+
+/** A parcel as the publishable key alone reads it: its size, not what it holds nor what it is worth. */
+const parcelSize = ({ description: _description, declared_value_aoa: _value, ...size }: DeliveryRow['parcel']) => size;
 
 /**
  * For the browser: no courier job reference, cash amount, SLA or event payloads. A delivery id travels to every
- * courier and sits in every tracking URL, so the publishable key alone gets no PIN, no contacts and no metadata;
- * `full` (the caller presented the delivery's client secret) adds them back.
+ * courier and sits in every tracking URL, and the publishable key sits in the shop's page, so the publishable key
+ * alone gets no PIN, no metadata, of each address only `city` and `province` (no `address_line`, `coordinates` or
+ * `contact`) and of the parcel no `description` nor `declared_value_aoa`; `full` (the caller presented the
+ * delivery's client secret) adds them back.
  */
 export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: string, full = false) {
   return {
     ...toBase(d),
-    origin: full ? d.origin : withoutContact(d.origin),
-    destination: full ? d.destination : withoutContact(d.destination),
-    parcel: d.parcel,
+    origin: full ? d.origin : cityOnly(d.origin),
+    destination: full ? d.destination : cityOnly(d.destination),
+    parcel: full ? d.parcel : parcelSize(d.parcel),
     payment_method: d.payment_method,
     quoted_fee_aoa: d.quoted_fee_aoa,
     courier: { name: d.courier_name },

@@ -102,7 +102,8 @@ export const EXAMPLE_DELIVERY = {
   events: [EXAMPLE_CREATED_EVENT],
 };
 
-const withoutContact = <A extends { contact?: unknown }>({ contact: _contact, ...address }: A) => address;
+/** The widget's read with the publishable key alone: city and province of each address, the parcel's size only. */
+const cityOnly = ({ city, province }: { city: string; province: string }) => ({ city, province });
 
 export const EXAMPLE_WIDGET_DELIVERY = {
   id: DELIVERY_ID,
@@ -110,9 +111,9 @@ export const EXAMPLE_WIDGET_DELIVERY = {
   status: 'pending',
   livemode: true,
   inserted_at: CREATED,
-  origin: withoutContact(EXAMPLE_ORIGIN),
-  destination: withoutContact(EXAMPLE_DESTINATION),
-  parcel: EXAMPLE_PARCEL,
+  origin: cityOnly(EXAMPLE_ORIGIN),
+  destination: cityOnly(EXAMPLE_DESTINATION),
+  parcel: { weight_grams: EXAMPLE_PARCEL.weight_grams },
   payment_method: 'prepaid',
   quoted_fee_aoa: 230_000,
   courier: { name: 'Kandengue Express' },

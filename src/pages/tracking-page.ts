@@ -108,7 +108,7 @@ ol.timeline time{display:block;color:#555;font-size:.9rem}
 .test-banner{background:#fff4d6;border:2px dashed #a86b00;color:#5c3b00;border-radius:.5rem;padding:.75rem 1rem;margin:.75rem 0}
 .test-banner strong{display:block;font-size:1.1rem;text-transform:uppercase;letter-spacing:.05em}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
-@media (prefers-color-scheme:dark){.test-banner{background:#3a2a00;color:#ffe2a3;border-color:#e0a000}body{background:#121417;color:#eee}.card{background:#1c1f24;border-color:#333}.muted,dt,ol.timeline time,ol.steps li{color:#aaa}a{color:#7fb8ff}.status.ok{color:#5fd38a}.status.bad{color:#ff8a8a}}
+@media (prefers-color-scheme:dark){.test-banner{background:#3a2a00;color:#ffe2a3;border-color:#e0a000}body{background:#121417;color:#eee}.card{background:#1c1f24;border-color:#333}.muted,dt,ol.timeline time,ol.steps li{color:#aaa}ol.steps li{border-color:#444}ol.steps li.done{border-color:#5fd38a;color:#eee}a{color:#7fb8ff}.status.ok{color:#5fd38a}.status.bad{color:#ff8a8a}}
 `;
 
 function layout(lang: Lang, title: string, heading: string, body: string, langHref: string, live = false): string {

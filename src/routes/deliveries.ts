@@ -334,7 +334,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       schema: {
         ...getWidget.schema,
         description:
-          "Without client_secret: no delivery_pin, no metadata, no contacts. With the client_secret of the widget's creation answer, " +
+          'Without client_secret: no delivery_pin, no metadata; of each address only city and province (no address_line, coordinates or ' +
+          "contact); of the parcel no description nor declared_value_aoa. With the client_secret of the widget's creation answer, " +
           "they are included; a client_secret that is not this delivery's is 404 not_found.",
         params: DeliveryId,
         querystring: WidgetDeliveryQuery,

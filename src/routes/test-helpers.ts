@@ -5,7 +5,9 @@
 //   POST /v1/test_helpers/deliveries/{id}/advance                {"to": <status>, "pin"?}  the courier's fleet event
 //   POST /v1/test_helpers/deliveries/{id}/stall                  {"reason"?}               a state budget running out
 //   POST /v1/test_helpers/deliveries/{id}/expire_payment_window  {}                        the payment window running out
-// A step the current status does not allow is 409 delivery_transition_not_allowed with `current_status`.
+// A step the current status does not allow is 409 delivery_transition_not_allowed with `current_status`. `advance`
+// first waits (bounded) for a booking under way, answers 200 unchanged when the delivery already has the status asked
+// for, and takes `failed` from any status that is not final, at any moment.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +15,7 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { passFleetEvent } from '../deliveries/fleet-events.js';
-import { eventOfFleetWebhook } from '../deliveries/repository.js';
+import { eventOfFleetWebhook, type DeliveryEventRow, type DeliveryRow } from '../deliveries/repository.js';
 import { Delivery } from '../deliveries/schemas.js';
 import { ensureDeliveryWorkflow } from '../deliveries/start.js';
 import { toDelivery } from '../deliveries/view.js';
@@ -28,6 +30,22 @@ import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 /** How long a helper waits for the workflow to record its step before answering 503 test_helper_pending. */
 const STEP_WAIT_MS = 10_000;
+/** How long `advance` waits for a booking under way to settle before it looks at the status. */
+const BOOKING_WAIT_MS = 5_000;
+const POLL_MS = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether the delivery's booking is still under way: pending with no booking recorded yet (the dispatch after
+ * creation, payment, a resume without a courier job, or a redispatch), or with the job just booked as accepted,
+ * `delivery.assigned` about to follow. (The courier's job reference may reach the row before `delivery.dispatched`.)
+ */
+function bookingUnderWay(d: DeliveryRow, events: DeliveryEventRow[]): boolean {
+  if (d.status !== 'pending') return false;
+  const last = [...events].reverse().find((e) => e.event_type === 'delivery.dispatched' || e.event_type === 'delivery.redispatched');
+  if (last?.event_type !== 'delivery.dispatched') return true;
+  return last.payload?.booking_status === 'accepted';
+}
 
 /** The statuses `advance` moves a test delivery to: each is the courier's fleet event of the same name. */
 const ADVANCE_TARGETS = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed'] as const;
@@ -108,6 +126,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
           'Answers once the event is recorded. `to` must be allowed from the current status (design.md lifecycle: assigned from pending once the ' +
           'courier is booked; pickup_ready from assigned; in_transit from assigned or pickup_ready; out_for_delivery from in_transit; delivered from ' +
           'in_transit or out_for_delivery; failed from any status that is not final); otherwise 409 delivery_transition_not_allowed with current_status. ' +
+          'A booking under way (right after creation, say) is waited for first, up to 5 s; the status the delivery already has answers 200 with it ' +
+          'unchanged; failed is taken at any moment, also while the courier is being booked. ' +
           "`delivered` with a courier that requires a PIN (test-pin) needs the delivery's `pin`: a wrong one is recorded as ignored, as a courier's " +
           'would be, and answered 422 delivery_pin_mismatch (five wrong ones stall the delivery).' +
           liveKeys,
@@ -117,17 +137,23 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
     async (request) => {
       const scope = scopeOf(request);
-      const delivery = await load(scope, request.params.id);
       const { to, pin } = request.body;
+      // The booking that follows creation (or payment, a resume, a redispatch) is the courier's business, not a race
+      // the caller should lose: wait for it (bounded) so that the step applies to the status it leaves behind.
+      const { delivery, underWay } = await settledBooking(scope, request.params.id);
+      // Already there (the booking assigned it, test-auto moved it, a retry of this step): nothing to do.
+      if (delivery.status === to) return answer(scope, delivery.id);
       const rule = FLEET_TRANSITIONS[to];
       if (!rule.from.includes(delivery.status)) {
         throw notAllowed(delivery.status, `A test delivery in status ${delivery.status} cannot advance to ${to} (from ${ALLOWED_FROM(to)} only).`);
       }
-      if (delivery.status === 'pending' && !delivery.courier_tracking_ref) {
-        throw notAllowed(delivery.status, 'The courier of this test delivery is not booked yet (no delivery.dispatched): retry in a moment.');
+      // `failed` is taken at any moment: while a booking is still under way the workflow records it once the booking ends.
+      if (to !== 'failed' && underWay) {
+        throw notAllowed(delivery.status, `The courier of this test delivery is still being booked after ${BOOKING_WAIT_MS / 1000} s: retry in a moment.`);
       }
       const webhookId = `test_helper_${randomUUID()}`;
       try {
+        await ensureDeliveryWorkflow(temporal, pool, config, delivery);
         await passFleetEvent(temporal, delivery, {
           eventType: to,
           occurredAt: new Date().toISOString(),
@@ -138,6 +164,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) {
           const now = await load(scope, delivery.id);
+          if (now.status === to) return answer(scope, delivery.id);
           throw notAllowed(now.status, `The test delivery is ${now.status}: it takes no more steps.`);
         }
         throw err;
@@ -150,15 +177,32 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
             const detail = "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.";
             throw new ApiError(422, 'delivery_pin_mismatch', detail, [{ pointer: '/pin', code: 'delivery_pin_mismatch', detail }]);
           }
-          const status = (event.payload.status as Status | undefined) ?? (await load(scope, delivery.id)).status;
+          // It got there by itself meanwhile (the courier's own event came first): the step is done.
+          const now = await load(scope, delivery.id);
+          if (now.status === to) return answer(scope, delivery.id);
+          const status = (event.payload.status as Status | undefined) ?? now.status;
           throw notAllowed(status, `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`);
         }
         if (event) return answer(scope, delivery.id);
         if (Date.now() > deadline) throw pending();
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(POLL_MS);
       }
     },
   );
+
+  /**
+   * The delivery once the booking under way (if any) has settled: polls it until bookingUnderWay says no, for at most
+   * BOOKING_WAIT_MS, then answers it as it is, with whether the booking is still under way.
+   */
+  async function settledBooking(scope: Scope, id: string): Promise<{ delivery: DeliveryRow; underWay: boolean }> {
+    const deadline = Date.now() + BOOKING_WAIT_MS;
+    for (;;) {
+      const { delivery, events } = await loadDeliveryWithEvents(pool, scope, id);
+      const underWay = bookingUnderWay(delivery, events);
+      if (!underWay || Date.now() > deadline) return { delivery, underWay };
+      await sleep(POLL_MS);
+    }
+  }
 
   /** stall and expire_payment_window: the workflow's testHelper update, checked against the status first. */
   async function clockStep(scope: Scope, id: string, request: TestHelperRequest) {

@@ -1,6 +1,8 @@
-// One delivery: every field, the courier, the event timeline (live while it is not final), and cancel. Cancel asks
-// the API (DELETE /v1/deliveries/{id}) and shows its answer as it is: 409 when the status no longer allows it,
-// 422 when the delivery's workflow refused (the courier would not release the booking, for one).
+// One delivery: every field, the courier, the event timeline (live while it is not final), and cancel. Cancel is
+// offered only in the statuses the API cancels from (awaiting_payment, pending, assigned: design.md), never on a
+// delivery it would refuse (in transit, out for delivery, stalled); it asks the API (DELETE /v1/deliveries/{id}) and
+// shows its answer as it is: 409 when the status changed meanwhile, 422 when the delivery's workflow refused (the
+// courier would not release the booking, for one).
 import { useState } from 'preact/hooks';
 import { api, call, type Delivery } from '../api';
 import { formatAoa, formatDateTime, formatGrams } from '../format';
@@ -8,6 +10,7 @@ import { eventLabel } from '../i18n';
 import { ConfirmButton, ErrorBox, Link, Loading, StatusBadge, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
 
 const FINAL = new Set(['delivered', 'cancelled', 'failed']);
+/** The statuses DELETE /v1/deliveries/{id} accepts (design.md); any other answers 409 delivery_not_cancellable. */
 const CANCELLABLE = new Set(['awaiting_payment', 'pending', 'assigned']);
 const LIVE_MS = 5000;
 
@@ -91,7 +94,7 @@ export function DeliveryPage({ id }: { id: string }) {
         <h1 tabIndex={-1}>
           {t('delivery_title', { reference: d.reference })} <StatusBadge status={d.status} />
         </h1>
-        {can('developer') && !FINAL.has(d.status) ? (
+        {can('developer') && CANCELLABLE.has(d.status) ? (
           <div class="actions">
             <ConfirmButton
               danger
