@@ -4,13 +4,11 @@ import { z } from 'zod';
 import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../lib/examples.js';
 import { Address, Parcel, Uri } from '../schemas.js';
 
-export const QuoteRequestBody = z
-  .strictObject({ origin: Address, destination: Address, parcel: Parcel })
-  .meta({
-    id: 'QuoteRequest',
-    description: 'A field not named here is refused: 422 validation_failed, code unknown_field.',
-    examples: [EXAMPLE_QUOTE_REQUEST],
-  });
+export const QuoteRequestBody = z.strictObject({ origin: Address, destination: Address, parcel: Parcel }).meta({
+  id: 'QuoteRequest',
+  description: 'A field not named here is refused: 422 validation_failed, code unknown_field.',
+  examples: [EXAMPLE_QUOTE_REQUEST],
+});
 /** What the quote service and the courier adapters are asked to price. */
 export type QuoteRequest = z.infer<typeof QuoteRequestBody>;
 
