@@ -48,11 +48,18 @@ export function requireNetns(): void {
 export function removeHosts(): void {
   for (const line of ip('netns', 'list').split('\n')) {
     const ns = line.split(' ')[0];
-    if (ns.startsWith(PREFIX)) ip('netns', 'delete', ns); // takes its veth ends, and so their peers, with it
+    if (ns.startsWith(PREFIX)) ip('netns', 'delete', ns);
   }
+  // Deleting a namespace takes its veth ends, and so their peers here, with it, but the kernel does it a moment later:
+  // a link already gone by the time it is deleted is fine.
   for (const line of ip('-o', 'link', 'show').split('\n')) {
     const dev = line.split(': ')[1]?.split('@')[0];
-    if (dev?.startsWith(PREFIX)) ip('link', 'delete', dev);
+    if (!dev?.startsWith(PREFIX)) continue;
+    try {
+      ip('link', 'delete', dev);
+    } catch (err) {
+      if (!/Cannot find device/.test(String((err as { stderr?: string }).stderr))) throw err;
+    }
   }
 }
 
