@@ -194,7 +194,20 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
       new Proc(
         `temporal ${service}`,
         exec[0] ?? SERVER_BIN,
-        [...exec.slice(1), ...(exec.length ? [SERVER_BIN] : []), '--root', CONFIG_ROOT, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start', '--service', service],
+        [
+          ...exec.slice(1),
+          ...(exec.length ? [SERVER_BIN] : []),
+          '--root',
+          CONFIG_ROOT,
+          '--config',
+          'config',
+          '--env',
+          'cluster',
+          '--allow-no-auth',
+          'start',
+          '--service',
+          service,
+        ],
         {
           env: { ...common, PROMETHEUS_ENDPOINT: `${host}:${ports.metrics[service]}` },
           logFile: path.join(dir, `${service}.log`),

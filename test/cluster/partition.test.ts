@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { ROOT_DIR } from '../../src/config.js';
 import { createTenant } from '../../src/lib/tenants.js';
-import { freePort, waitForPort } from '../../scripts/lib/net.js';
+import { waitForPort } from '../../scripts/lib/net.js';
 import { Proc, productionBuild } from '../../scripts/lib/processes.js';
 import { databaseUrlFor } from '../../scripts/lib/postgres.js';
 import { ensureClusterBinaries, freeClusterPort, setupTemporalSchema, startTemporalCluster, type TemporalCluster } from '../../scripts/lib/temporal-server.js';
@@ -84,9 +84,14 @@ beforeAll(async () => {
   const pgPort = 5432;
   postgres = inHost(
     db.exec,
-    new Proc('postgres', 'runuser', ['-u', 'postgres', '--', PG_BIN, '-D', pgDir, '-p', String(pgPort), '-c', `listen_addresses=${db.data}`, '-c', 'max_connections=200'], {
-      logFile: path.join(dir, 'postgres.log'),
-    }),
+    new Proc(
+      'postgres',
+      'runuser',
+      ['-u', 'postgres', '--', PG_BIN, '-D', pgDir, '-p', String(pgPort), '-c', `listen_addresses=${db.data}`, '-c', 'max_connections=200'],
+      {
+        logFile: path.join(dir, 'postgres.log'),
+      },
+    ),
   );
   postgres.start();
   await waitForPort(pgPort, db.data, 60_000);
@@ -195,7 +200,10 @@ describe('hosts apart', () => {
     expect(new Set(keys).size, 'jobs per booking key').toBe(keys.length);
     const live = new Map<string, number>();
     for (const b of bookings.filter((b) => b.status !== 'cancelled')) live.set(b.delivery_id, (live.get(b.delivery_id) ?? 0) + 1);
-    expect([...live].filter(([, n]) => n > 1), 'deliveries with more than one live courier job').toEqual([]);
+    expect(
+      [...live].filter(([, n]) => n > 1),
+      'deliveries with more than one live courier job',
+    ).toEqual([]);
     const retried = bookings.filter((b) => b.repeated > 0);
     log(
       `done in ${Math.round((Date.now() - started) / 1000)} s: ${DELIVERIES} deliveries, ${bookings.length} courier jobs, ` +
