@@ -92,6 +92,8 @@ export interface BookingRecord {
   first_status: 'accepted' | 'pending';
   /** The booking's `Idempotency-Key` (`<delivery id>.<booking number>`), null when the caller sent none. */
   idempotency_key: string | null;
+  /** How many times the booking was asked for again (a retry under the same key, or the same delivery without one). */
+  repeated: number;
   created_at: string;
   request: Record<string, unknown>;
   /** PIN registered through the control API (never sent to couriers by the service). */
@@ -418,6 +420,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     const existingRef = idempotencyKey ? state.byKey.get(idempotencyKey) : state.byDelivery.get(body.delivery_id);
     const existing = existingRef ? state.bookings.get(existingRef) : undefined;
     if (existing && (idempotencyKey || existing.status !== 'cancelled')) {
+      existing.repeated++;
       return send(res, 201, { tracking_ref: existing.tracking_ref, status: existing.first_status });
     }
 
@@ -429,6 +432,7 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
       status: c.booking_status ?? 'accepted',
       first_status: c.booking_status ?? 'accepted',
       idempotency_key: idempotencyKey ?? null,
+      repeated: 0,
       created_at: new Date().toISOString(),
       request: body,
       pin: null,

@@ -135,6 +135,10 @@ export interface ClusterOptions {
   /** Log files and the UI's configuration go here. */
   dir: string;
   namespace?: string;
+  /** The address the services bind to and are reached at (127.0.0.1 unless on a host of their own). */
+  host?: string;
+  /** A command prefix the services run under, e.g. ['ip', 'netns', 'exec', ns] for a network namespace. */
+  exec?: string[];
   /** [4] Fixed when the cluster's database is created (docs/operations.md). */
   historyShards?: number;
   log?: (line: string) => void;
@@ -155,9 +159,9 @@ export interface TemporalCluster {
  * cluster healthy, ensures the namespace and the search attributes, then starts the UI server. Logs: `<dir>/<service>.log`.
  */
 export async function startTemporalCluster(options: ClusterOptions): Promise<TemporalCluster> {
-  const { port, dir, namespace = 'default', log = console.log } = options;
+  const { port, dir, namespace = 'default', log = console.log, host = '127.0.0.1', exec = [] } = options;
   const ports = clusterPorts(port);
-  const address = `127.0.0.1:${port}`;
+  const address = `${host}:${port}`;
   const taken = await takenPorts(port, options.uiPort);
   if (taken.length) {
     throw new Error(
@@ -173,7 +177,7 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
     // default max_connections (100) for the APIs' and workers' pools (docs/operations.md, "Connections").
     SQL_MAX_CONNS: '10',
     SQL_VIS_MAX_CONNS: '3',
-    BIND_ON_IP: '127.0.0.1',
+    BIND_ON_IP: host,
     TEMPORAL_FRONTEND_ADDRESS: address,
     FRONTEND_HTTP_PORT: String(ports.frontendHttp),
     DYNAMIC_CONFIG_FILE_PATH: path.join(CONFIG_ROOT, 'config', 'dynamicconfig', 'cluster.yaml'),
@@ -189,10 +193,23 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
       service,
       new Proc(
         `temporal ${service}`,
-        SERVER_BIN,
-        ['--root', CONFIG_ROOT, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start', '--service', service],
+        exec[0] ?? SERVER_BIN,
+        [
+          ...exec.slice(1),
+          ...(exec.length ? [SERVER_BIN] : []),
+          '--root',
+          CONFIG_ROOT,
+          '--config',
+          'config',
+          '--env',
+          'cluster',
+          '--allow-no-auth',
+          'start',
+          '--service',
+          service,
+        ],
         {
-          env: { ...common, PROMETHEUS_ENDPOINT: `127.0.0.1:${ports.metrics[service]}` },
+          env: { ...common, PROMETHEUS_ENDPOINT: `${host}:${ports.metrics[service]}` },
           logFile: path.join(dir, `${service}.log`),
         },
       ),
@@ -202,7 +219,7 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
   // Every service listens on its membership port (the worker service on nothing else).
   const listening = (service: Service) =>
     Promise.race([
-      waitForPort(ports.membership[service], '127.0.0.1', 120_000),
+      waitForPort(ports.membership[service], host, 120_000),
       new Promise((_, reject) =>
         services[service].child!.once('exit', (code, signal) =>
           reject(

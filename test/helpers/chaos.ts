@@ -78,7 +78,7 @@ export interface Receiver {
 }
 
 /** The merchant's receiver: checks every signature, remembers which webhook-ids each event came under. */
-export async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   let bad = 0;
   const receiver: Receiver = { url: '', received: new Map(), badSignatures: () => bad, close: () => server.close() };
   const server = http.createServer((req, res) => {
@@ -97,8 +97,8 @@ export async function startReceiver(): Promise<Receiver> {
       }
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  receiver.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
+  await new Promise<void>((r) => server.listen(0, host, r));
+  receiver.url = `http://${host}:${(server.address() as { port: number }).port}/hooks`;
   return receiver;
 }
 
@@ -107,10 +107,10 @@ export async function startReceiver(): Promise<Receiver> {
  * fleet event for up to 10 minutes (a real courier retries for hours): an event the service cannot take yet (down, or
  * the job not yet known) waits.
  */
-export async function startCouriers(pool: pg.Pool, tenantId: string, logFile: string): Promise<Simulator> {
+export async function startCouriers(pool: pg.Pool, tenantId: string, logFile: string, host = '127.0.0.1'): Promise<Simulator> {
   const sim = await createSimulator({
     port: 0,
-    host: '127.0.0.1',
+    host,
     companies: [],
     eventRetries: 600,
     eventRetryDelayMs: 1000,
