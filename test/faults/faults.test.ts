@@ -5,7 +5,8 @@
 // reset mid-answer, and lost answers (the courier books, the receiver takes the webhook, the answer never comes back).
 // At the end: every delivery final, one courier job per booking (Idempotency-Key) and never two live jobs for a
 // delivery, no event twice or backwards, every webhook received, repeats only under the same webhook-id
-// (test/helpers/chaos.ts, shared with the crash tests). FAULT_DELIVERIES (default 40) deliveries per phase.
+// (test/helpers/chaos.ts, shared with the crash tests). FAULT_DELIVERIES (default 30) deliveries per phase, 3
+// created a second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -30,9 +31,11 @@ import {
   type Receiver,
   type Workspace,
 } from '../helpers/chaos.js';
-import { applyFault, bookingCounts, expectOneJobPerBooking, FAULTS, startFaultProxies, type FaultProxies } from '../helpers/faults.js';
+import { bookingCounts, expectOneJobPerBooking, FAULTS, startFault, startFaultProxies, type FaultProxies } from '../helpers/faults.js';
 
-const PER_PHASE = Number(process.env.FAULT_DELIVERIES ?? 40);
+const PER_PHASE = Number(process.env.FAULT_DELIVERIES ?? 30);
+/** Creations started a second: a phase's deliveries spread over its faults' pulses. */
+const RATE = 3;
 const log = logger('faults');
 
 let workspace: Workspace;
@@ -114,9 +117,10 @@ afterAll(async () => {
 async function waitFinal(ids: string[], ms: number): Promise<number> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const { rows } = await workspace.pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1) AND status NOT IN ('delivered', 'cancelled', 'failed')`, [
-      ids,
-    ]);
+    const { rows } = await workspace.pool.query(
+      `SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1) AND status NOT IN ('delivered', 'cancelled', 'failed')`,
+      [ids],
+    );
     if (rows[0].n === 0 || Date.now() > deadline) return rows[0].n;
     await sleep(1000);
   }
@@ -126,9 +130,10 @@ async function waitFinal(ids: string[], ms: number): Promise<number> {
 async function waitWebhooks(ids: string[], ms: number): Promise<number> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const { rows } = await workspace.pool.query(`SELECT id FROM delivery_events WHERE delivery_id = ANY($1) AND NOT coalesce((payload->>'ignored')::boolean, false)`, [
-      ids,
-    ]);
+    const { rows } = await workspace.pool.query(
+      `SELECT id FROM delivery_events WHERE delivery_id = ANY($1) AND NOT coalesce((payload->>'ignored')::boolean, false)`,
+      [ids],
+    );
     const missing = rows.filter((r) => !receiver.received.has(r.id)).length;
     if (missing === 0 || Date.now() > deadline) return missing;
     await sleep(1000);
@@ -146,12 +151,12 @@ describe('network faults', () => {
       const hitsBefore = receiver.hits;
       const eventsBefore = receiver.received.size;
       log(`phase "${fault.name}": adding toxics, creating ${PER_PHASE} deliveries`);
-      await applyFault(net, fault);
-      const ids = await client.createMany(PER_PHASE, 4, log);
+      const faulty = startFault(net, fault);
+      const ids = await client.createMany(PER_PHASE, 8, log, RATE);
       total += ids.length;
       // The fault stays while the deliveries run (at most 60 s), then the network heals and they finish.
       const openUnderFault = await waitFinal(ids, 60_000);
-      await net.clear();
+      const pulses = await faulty.stop();
       const open = await waitFinal(ids, 5 * 60_000);
       const missing = await waitWebhooks(ids, 3 * 60_000);
       const after = bookingCounts(sim);
@@ -161,6 +166,7 @@ describe('network faults', () => {
         fault: fault.name,
         deliveries: ids.length,
         finalUnderFault: ids.length - openUnderFault,
+        pulses,
         bookingCalls: calls,
         jobs,
         retriedBookingCalls: calls - jobs,
@@ -177,6 +183,8 @@ describe('network faults', () => {
     const events = await expectConverged({ pool: workspace.pool, tenantId, expected: total, sim, receiver, log });
     const jobs = expectOneJobPerBooking(sim);
     console.table(figures);
-    log(`done in ${Math.round((Date.now() - started) / 1000)} s: ${total} deliveries, ${jobs} courier jobs, ${events} events, ${receiver.hits} webhooks received`);
+    log(
+      `done in ${Math.round((Date.now() - started) / 1000)} s: ${total} deliveries, ${jobs} courier jobs, ${events} events, ${receiver.hits} webhooks received`,
+    );
   });
 });

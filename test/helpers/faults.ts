@@ -53,6 +53,14 @@ type Toxic = Omit<ICreateToxicBody<unknown>, 'name'>;
 export interface Fault {
   name: string;
   toxics: Partial<Record<Link, Toxic[]>>;
+  /**
+   * The toxics come and go: on for `onMs`, off for `offMs`, over and over. A toxic decides once per connection whether
+   * it applies, and the processes keep their connections (keep-alive, pools, one gRPC channel): pulsing hits every
+   * connection, the ones already open included, for a while, and lets the retries through in between. Each on and off
+   * lasts from half to one and a half times its figure (at random), so that the steps of a delivery (quote, creation,
+   * booking, events, webhooks) do not fall in step with the pulses.
+   */
+  pulse?: { onMs: number; offMs: number };
 }
 
 const everyLink = (toxic: Toxic): Fault['toxics'] => Object.fromEntries(LINKS.map((link) => [link, [toxic]]));
@@ -74,26 +82,63 @@ export const FAULTS: Fault[] = [
       ]),
     ),
   },
-  // A third of the connections go silent (nothing passes) and are closed after 3 s.
-  { name: 'timeout', toxics: everyLink({ type: 'timeout', stream: 'downstream', toxicity: 0.33, attributes: { timeout: 3000 } }) },
-  // A third of the connections are reset (TCP RST) 300 ms after they open, in the middle of whatever answer is under way.
-  { name: 'reset mid-answer', toxics: everyLink({ type: 'reset_peer', stream: 'downstream', toxicity: 0.33, attributes: { timeout: 300 } }) },
-  // Half of the connections to the couriers and the receiver carry the request (the courier books, the merchant takes the
-  // webhook) and lose the answer: the connection closes before its first byte comes back.
+  // Every connection goes silent (the requests pass, no answer comes back) and is closed after 2.5 s, past the
+  // courier calls' 2 s limit; then calm.
+  {
+    name: 'timeout',
+    toxics: everyLink({ type: 'timeout', stream: 'downstream', toxicity: 1, attributes: { timeout: 2500 } }),
+    pulse: { onMs: 3000, offMs: 2000 },
+  },
+  // Every connection is reset (TCP RST) 100 ms into the toxic, in the middle of whatever answer is under way.
+  {
+    name: 'reset mid-answer',
+    toxics: everyLink({ type: 'reset_peer', stream: 'downstream', toxicity: 1, attributes: { timeout: 100 } }),
+    pulse: { onMs: 400, offMs: 1200 },
+  },
+  // The couriers and the receiver get the requests (the courier books, the merchant takes the webhook) and their
+  // answers are lost: the connection closes before the first byte comes back.
   {
     name: 'lost answers',
     toxics: {
-      courier: [{ type: 'limit_data', stream: 'downstream', toxicity: 0.5, attributes: { bytes: 0 } }],
-      webhook: [{ type: 'limit_data', stream: 'downstream', toxicity: 0.5, attributes: { bytes: 0 } }],
+      courier: [{ type: 'limit_data', stream: 'downstream', toxicity: 1, attributes: { bytes: 0 } }],
+      webhook: [{ type: 'limit_data', stream: 'downstream', toxicity: 1, attributes: { bytes: 0 } }],
     },
+    pulse: { onMs: 800, offMs: 800 },
   },
 ];
 
-/** Adds a fault's toxics. */
-export async function applyFault(proxies: FaultProxies, fault: Fault): Promise<void> {
-  for (const [link, toxics] of Object.entries(fault.toxics) as [Link, Toxic[]][]) {
-    for (const [i, toxic] of toxics.entries()) await proxies.proxies[link].addToxic({ ...toxic, name: `${fault.name}-${link}-${i}` });
-  }
+/**
+ * Puts a fault on until `stop()`, which removes every toxic and returns how many times toxics were put on a link.
+ * With a pulse, each link pulses on a schedule of its own: a fault on the courier link is not always a fault on the
+ * Postgres and Temporal links too (when every link goes down at once, a delivery's booking waits for the calm).
+ */
+export function startFault(proxies: FaultProxies, fault: Fault): { stop(): Promise<number> } {
+  let on = true;
+  let pulses = 0;
+  let stopped = () => {};
+  const stopping = new Promise<void>((r) => (stopped = r));
+  const nap = (ms: number) => Promise.race([stopping, new Promise<void>((r) => setTimeout(r, ms * (0.5 + Math.random())))]);
+  const running = (Object.entries(fault.toxics) as [Link, Toxic[]][]).map(async ([link, toxics]) => {
+    if (fault.pulse) await nap(fault.pulse.offMs); // links start out of step
+    while (on) {
+      const added = [];
+      for (const [i, toxic] of toxics.entries()) added.push(await proxies.proxies[link].addToxic({ ...toxic, name: `${fault.name}-${link}-${i}` }));
+      pulses++;
+      if (!fault.pulse) return;
+      await nap(fault.pulse.onMs);
+      for (const toxic of added) await toxic.remove();
+      if (on) await nap(fault.pulse.offMs);
+    }
+  });
+  return {
+    async stop() {
+      on = false;
+      stopped();
+      await Promise.all(running);
+      await proxies.clear();
+      return pulses;
+    },
+  };
 }
 
 /** What the couriers saw of the bookings so far: booking calls received and jobs they made. */
