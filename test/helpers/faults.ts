@@ -87,13 +87,13 @@ export const FAULTS: Fault[] = [
   {
     name: 'timeout',
     toxics: everyLink({ type: 'timeout', stream: 'downstream', toxicity: 1, attributes: { timeout: 2500 } }),
-    pulse: { onMs: 3000, offMs: 2000 },
+    pulse: { onMs: 2000, offMs: 5000 },
   },
   // Every connection is reset (TCP RST) 100 ms into the toxic, in the middle of whatever answer is under way.
   {
     name: 'reset mid-answer',
     toxics: everyLink({ type: 'reset_peer', stream: 'downstream', toxicity: 1, attributes: { timeout: 100 } }),
-    pulse: { onMs: 400, offMs: 1200 },
+    pulse: { onMs: 400, offMs: 2000 },
   },
   // The couriers and the receiver get the requests (the courier books, the merchant takes the webhook) and their
   // answers are lost: the connection closes before the first byte comes back.
