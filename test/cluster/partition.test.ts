@@ -106,7 +106,7 @@ beforeAll(async () => {
   const tenant = await createTenant(pool, 'partition merchant');
   tenantId = tenant.tenant_id;
   receiver = await startReceiver(EDGE_ROOT);
-  sim = await startCouriers(pool, tenantId, path.join(dir, 'simulator.log'), EDGE_ROOT);
+  sim = await startCouriers(pool, tenantId, path.join(dir, 'simulator.log'), { host: EDGE_ROOT });
 
   log('production build, then on each app host its worker, its API and a loopback relay to the webhook receiver');
   productionBuild();

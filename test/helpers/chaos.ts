@@ -71,6 +71,8 @@ export interface Receiver {
   url: string;
   /** event id -> webhook-ids it arrived under */
   received: Map<string, Set<string>>;
+  /** Webhooks answered 2xx, repeats included (a retry after a lost answer arrives again). */
+  hits: number;
   badSignatures(): number;
   /** The endpoint's signing secret, once registered (registerReceiver). */
   secret?: string;
@@ -80,7 +82,7 @@ export interface Receiver {
 /** The merchant's receiver: checks every signature, remembers which webhook-ids each event came under. */
 export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   let bad = 0;
-  const receiver: Receiver = { url: '', received: new Map(), badSignatures: () => bad, close: () => server.close() };
+  const receiver: Receiver = { url: '', received: new Map(), hits: 0, badSignatures: () => bad, close: () => server.close() };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -90,6 +92,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
         const ids = receiver.received.get(payload.data.event.id) ?? new Set<string>();
         ids.add(String(req.headers['webhook-id']));
         receiver.received.set(payload.data.event.id, ids);
+        receiver.hits++;
         res.writeHead(200).end();
       } catch {
         bad++;
@@ -105,9 +108,17 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
 /**
  * The courier simulator with two couriers linked to the tenant, moving every job along every 400 ms and retrying each
  * fleet event for up to 10 minutes (a real courier retries for hours): an event the service cannot take yet (down, or
- * the job not yet known) waits.
+ * the job not yet known) waits. `host`: where the simulator listens (test/cluster/partition.test.ts: the root
+ * namespace's edge address); `endpoint` maps the simulator's endpoint of a courier to the one the service calls
+ * (test/faults: through a proxy).
  */
-export async function startCouriers(pool: pg.Pool, tenantId: string, logFile: string, host = '127.0.0.1'): Promise<Simulator> {
+export async function startCouriers(
+  pool: pg.Pool,
+  tenantId: string,
+  logFile: string,
+  options: { host?: string; endpoint?: (direct: string) => string } = {},
+): Promise<Simulator> {
+  const { host = '127.0.0.1', endpoint = (direct: string) => direct } = options;
   const sim = await createSimulator({
     port: 0,
     host,
@@ -126,7 +137,7 @@ export async function startCouriers(pool: pg.Pool, tenantId: string, logFile: st
       booking_status: i === 1 ? 'accepted' : 'pending',
       auto_progress: { delay_ms: 400 },
     });
-    await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret, timeout_ms: 2000 });
+    await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: endpoint(sim.endpoint(slug)), fleet_secret: secret, timeout_ms: 2000 });
     await linkCouriers(pool, tenantId, slug);
   }
   return sim;
