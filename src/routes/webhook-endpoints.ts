@@ -224,18 +224,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const body = request.body;
       // The endpoint's row stays locked until the replay is recorded: two requests never both pass the bounds.
       const replayed = await inTransaction(pool, async (client) => {
-        const state = await lockReplayState(client, endpoint.id);
-        const now = Date.now();
-        const recent = state.startedAt.filter((at) => at.getTime() > now - REPLAY_WINDOW_MS).sort((a, b) => a.getTime() - b.getTime());
-        if (recent.length >= MAX_REPLAYS_PER_HOUR) {
-          const retryAfter = Math.max(1, Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000));
-          throw new ApiError(429, 'rate_limited', `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`, undefined, {
-            'retry-after': String(retryAfter),
-          });
-        }
-        if (await anyRunning(temporal, state.workflowIds)) {
-          throw new ApiError(409, 'replay_in_progress', 'A replay to this endpoint is still running; retry when it has finished.');
-        }
+        // What to resend first: a request naming no message is 422 whatever the endpoint's replays are doing.
         let messageIds: string[];
         if (body.message_id !== undefined) {
           const message = await findMessage(pool, scope, body.message_id);
@@ -251,6 +240,18 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
           if (messageIds.length > MAX_REPLAY) {
             throw new ApiError(422, 'replay_range_too_large', `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`);
           }
+        }
+        const state = await lockReplayState(client, endpoint.id);
+        const now = Date.now();
+        const recent = state.startedAt.filter((at) => at.getTime() > now - REPLAY_WINDOW_MS).sort((a, b) => a.getTime() - b.getTime());
+        if (recent.length >= MAX_REPLAYS_PER_HOUR) {
+          const retryAfter = Math.max(1, Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000));
+          throw new ApiError(429, 'rate_limited', `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`, undefined, {
+            'retry-after': String(retryAfter),
+          });
+        }
+        if (await anyRunning(temporal, state.workflowIds)) {
+          throw new ApiError(409, 'replay_in_progress', 'A replay to this endpoint is still running; retry when it has finished.');
         }
         const workflowIds: string[] = [];
         for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
