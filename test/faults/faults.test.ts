@@ -10,9 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { ROOT_DIR } from '../../src/config.js';
 import { createTenant } from '../../src/lib/tenants.js';
-import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 import { ensureTemporalCli } from '../../scripts/lib/temporal-cli.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc } from '../../scripts/lib/processes.js';
@@ -20,6 +18,7 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.js';
 import type { Simulator } from '../../simulator/server.js';
 import {
   CHAOS_ENV,
+  startApiAndWorker,
   ChaosClient,
   chaosWorkspace,
   expectConverged,
@@ -88,15 +87,7 @@ beforeAll(async () => {
     PUBLIC_BASE_URL: apiUrl,
     TEMPORAL_TASK_QUEUE: `faults-${randomUUID()}`,
   };
-  const bundle = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'workflow-bundle.faults.js'));
-  worker = new Proc('worker', process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    env: { ...env, WORKFLOW_BUNDLE_PATH: bundle },
-    logFile: path.join(dir, 'worker.log'),
-  });
-  api = new Proc('api', process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, logFile: path.join(dir, 'api.log') });
-  worker.start();
-  api.start();
-  await waitForPort(apiPort, '127.0.0.1', 60_000);
+  ({ api, worker } = await startApiAndWorker('faults', dir, env, apiPort));
 
   // The merchant's endpoint is the receiver behind its proxy.
   const direct = receiver.url;

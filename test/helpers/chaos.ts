@@ -12,7 +12,10 @@ import { expect } from 'vitest';
 import { createCourier, linkCouriers } from '../../src/lib/tenants.js';
 import { createSimulator, newFleetSecret, type Simulator } from '../../simulator/server.js';
 import { databaseUrlFor, ensureDatabase, migrate, startEmbeddedPostgres, type EmbeddedServer } from '../../scripts/lib/postgres.js';
-import { freePort } from '../../scripts/lib/net.js';
+import { freePort, waitForPort } from '../../scripts/lib/net.js';
+import { Proc } from '../../scripts/lib/processes.js';
+import { ROOT_DIR } from '../../src/config.js';
+import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 import { DESTINATION, ORIGIN, PARCEL } from './fixtures.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -376,4 +379,21 @@ export async function expectConverged(options: {
   for (const e of effective) expect(receiver.received.get(e.id)!.size, e.id).toBe(1);
   expect(receiver.badSignatures()).toBe(0);
   return events.length;
+}
+
+/**
+ * The API and the worker as processes of their own (`tsx` on src/server.ts and src/worker.ts), the worker on a
+ * workflow bundle built for `name`; resolves once the API listens on `apiPort`.
+ */
+export async function startApiAndWorker(name: string, dir: string, env: Record<string, string>, apiPort: number): Promise<{ api: Proc; worker: Proc }> {
+  const bundle = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', `workflow-bundle.${name}.js`));
+  const worker = new Proc('worker', process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    env: { ...env, WORKFLOW_BUNDLE_PATH: bundle },
+    logFile: path.join(dir, 'worker.log'),
+  });
+  const api = new Proc('api', process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, logFile: path.join(dir, 'api.log') });
+  worker.start();
+  api.start();
+  await waitForPort(apiPort, '127.0.0.1', 60_000);
+  return { api, worker };
 }
