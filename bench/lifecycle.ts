@@ -24,8 +24,8 @@ import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
 import type { Pool } from '../src/db.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
-import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
-import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
+import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
+import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from '../workflows/system/workflows.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';

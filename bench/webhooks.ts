@@ -23,7 +23,7 @@ import { Pool as HttpPool } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { createSimulator, newFleetSecret, signFleetEvent } from '../simulator/server.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
-import { deliveryWorkflowId, stateQuery } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, stateQuery } from '../shared/deliveries/definitions.js';
 import { pingWorkflow } from '../workflows/system/workflows.js';
 import { load, machineLine, pct, quotesAhead, say, startBenchStack, summarise, type LoadResult } from './lib.js';
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_WEBHOOK_SCHEDULE_MS } from '../workflows/webhooks/definitions.js';
+import { DEFAULT_WEBHOOK_SCHEDULE_MS } from '../shared/webhooks/definitions.js';
 
 /** The project folder: the nearest folder above this module holding package.json (source or bundled build). */
 export const ROOT_DIR = (() => {

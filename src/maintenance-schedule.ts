@@ -3,7 +3,7 @@
 // perhaps with another interval or task queue) update it to the current settings, so it always exists once.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import type { Config } from './config.js';
-import { PURGE_SCHEDULE_ID } from '../workflows/maintenance/definitions.js';
+import { PURGE_SCHEDULE_ID } from '../shared/maintenance/definitions.js';
 import { maintenancePurgeWorkflow } from '../workflows/maintenance/workflows.js';
 
 export async function ensurePurgeSchedule(client: Client, config: Config, scheduleId = PURGE_SCHEDULE_ID): Promise<void> {

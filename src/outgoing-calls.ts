@@ -21,7 +21,7 @@ import {
   RELEASE_INITIAL_INTERVAL_MS,
   RELEASE_MAX_INTERVAL_MS,
   WEBHOOK_ATTEMPT_MS,
-} from '../workflows/lib/timeouts.js';
+} from '../shared/timeouts.js';
 
 /** 2000 -> "2 s", 500 -> "500 ms", 300000 -> "5 min", 3600000 -> "1 h", 86400000 -> "24 h". */
 export function duration(ms: number): string {

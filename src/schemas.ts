@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EXAMPLE_COURIER, EXAMPLE_ORIGIN, EXAMPLE_PARCEL } from './lib/examples.js';
 import { ERROR_CODES, FIELD_ERROR_CODES } from './lib/problem.js';
-import { STATUSES } from '../workflows/deliveries/states.js';
+import { STATUSES } from '../shared/deliveries/vocabulary.js';
 
 /** A time in a response: an ISO 8601 string in UTC (`toISOString()`), documented as `format: date-time`. */
 export const Timestamp = z.string().meta({ format: 'date-time' });

@@ -16,7 +16,7 @@ import {
   type WebhookEvent,
 } from '../clients/typescript/src/index.js';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
-import { EVENT_TYPES } from '../workflows/deliveries/states.js';
+import { EVENT_TYPES } from '../shared/deliveries/vocabulary.js';
 import { merchantWith, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
 import { dashboardSession } from './helpers/dashboard-session.js';
 import { startStack, type Stack } from './helpers/stack.js';

@@ -4,7 +4,7 @@
 // (test/workflows/delivery.fast.test.ts); cash_collect_aoa only with cod in test/security-widget.test.ts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Simulator } from '../simulator/server.js';
-import { deliveryWorkflowId, operatorActionSignal } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, operatorActionSignal } from '../shared/deliveries/definitions.js';
 import {
   DESTINATION,
   ORIGIN,

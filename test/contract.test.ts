@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
 import { ERROR_CODES, FIELD_ERROR_CODES } from '../src/lib/problem.js';
 import { signFleetEvent, type CompanyConfig, type Simulator } from '../simulator/server.js';
-import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../workflows/deliveries/states.js';
+import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../shared/deliveries/vocabulary.js';
 import { DESTINATION, ORIGIN, PARCEL, merchantWith, quote, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Simulator } from '../simulator/server.js';
 import { createDelivery } from '../src/deliveries/create.js';
 import { reconcileOnce } from '../src/deliveries/start.js';
-import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import {
   DESTINATION,
   ORIGIN,

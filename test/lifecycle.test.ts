@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
-import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../workflows/deliveries/definitions.js';
-import { FLEET_TRANSITIONS, type FleetEventType } from '../workflows/deliveries/states.js';
+import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../shared/deliveries/definitions.js';
+import { FLEET_TRANSITIONS, type FleetEventType } from '../shared/deliveries/vocabulary.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 

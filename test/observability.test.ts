@@ -16,7 +16,7 @@ import { startMetricsServer, type MetricsServer } from '../src/observability/met
 import { freePort } from '../src/lib/net.js';
 import { createUser } from '../src/users/service.js';
 import { startWorkerMetrics } from '../src/worker.js';
-import { deliveryWorkflowId, operatorActionSignal } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, operatorActionSignal } from '../shared/deliveries/definitions.js';
 import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { installRuntime, startStack, type Stack } from './helpers/stack.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../simulator/server.js';
 import { buildProgram } from '../src/cli/admin.js';
 import { restartClosedSince, restartIfClosed } from '../src/deliveries/recovery.js';
-import { deliveryWorkflowId, stateQuery } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, stateQuery } from '../shared/deliveries/definitions.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 

@@ -12,7 +12,7 @@ import { signFleetEvent } from '../simulator/server.js';
 import { createDelivery } from '../src/deliveries/create.js';
 import { reconcileOnce } from '../src/deliveries/start.js';
 import { createCourier, linkCouriers, type CreatedTenant } from '../src/lib/tenants.js';
-import { bookingReleaseWorkflowId, deliveryWorkflowId, type DeliveryWorkflowInput } from '../workflows/deliveries/definitions.js';
+import { bookingReleaseWorkflowId, deliveryWorkflowId, type DeliveryWorkflowInput } from '../shared/deliveries/definitions.js';
 import { bookingReleaseWorkflow } from '../workflows/deliveries/booking-release.js';
 import { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
 import { quoteBody, waitFor, waitForStatus } from './helpers/fixtures.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePurgeSchedule } from '../src/maintenance-schedule.js';
 import type { Simulator } from '../simulator/server.js';
-import { PURGE_KINDS } from '../workflows/maintenance/definitions.js';
+import { PURGE_KINDS } from '../shared/maintenance/definitions.js';
 import { maintenancePurgeWorkflow } from '../workflows/maintenance/workflows.js';
 import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
 import { dashboardSession } from './helpers/dashboard-session.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { buildProgram } from '../src/cli/admin.js';
-import { deliveryWorkflowId, fleetEventSignal, stateQuery, type FleetEvent } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId, fleetEventSignal, stateQuery, type FleetEvent } from '../shared/deliveries/definitions.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
 import { expectDeliveryWorkflowsReplay } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';

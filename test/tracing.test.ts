@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Simulator } from '../simulator/server.js';
 import { startTracing, stopTracing, temporalClientInterceptors, tracingActivityInterceptors, workflowTracingSinks } from '../src/observability/tracing.js';
-import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 

@@ -12,9 +12,9 @@ import { isPrivateAddress } from '../src/webhooks/url.js';
 import { parseRetryAfter } from '../src/webhooks/sender.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
 import { freePort } from '../scripts/lib/net.js';
-import { deliveryWorkflowId } from '../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import type { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
-import { webhookFanoutWorkflowId } from '../workflows/webhooks/definitions.js';
+import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
 import { workflowExists } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';
 

@@ -8,7 +8,7 @@ import type { Pool } from '../../src/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
 import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
 import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
-import { CourierRejected, type RedispatchPlan } from '../../workflows/deliveries/definitions.js';
+import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/definitions.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';

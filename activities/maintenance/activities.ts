@@ -3,7 +3,7 @@
 import type { Config } from '../../src/config.js';
 import type { Pool } from '../../src/db.js';
 import { purgeBatch } from '../../src/maintenance/repository.js';
-import type { PurgeBatchResult, PurgeKind } from '../../workflows/maintenance/definitions.js';
+import type { PurgeBatchResult, PurgeKind } from '../../shared/maintenance/definitions.js';
 
 export function createMaintenanceActivities(deps: { config: Config; pool: Pool }) {
   const { config, pool } = deps;

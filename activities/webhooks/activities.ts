@@ -7,7 +7,7 @@ import type { Pool } from '../../src/db.js';
 import { messageDelivered } from '../../src/webhooks/repository.js';
 import { createWebhookSender, type PrepareInput, type PreparedMessage, type WebhookSender } from '../../src/webhooks/sender.js';
 import type { Resolver } from '../../src/webhooks/url.js';
-import type { AttemptInput, AttemptResult } from '../../workflows/webhooks/definitions.js';
+import type { AttemptInput, AttemptResult } from '../../shared/webhooks/definitions.js';
 
 /**
  * `sender`: the worker's one webhook sender (activities/index.ts); else one of its own, whose outgoing connections

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT_DIR } from '../../src/config.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
 import { goInstall, isExecutable, onPath, userCacheDir } from './go-install.js';
 import { waitForPort } from './net.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ROOT_DIR } from '../../src/config.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
 import { goInstall, isExecutable, userCacheDir } from './go-install.js';
 import { isListening, waitForPort } from './net.js';
 import { Proc } from './processes.js';

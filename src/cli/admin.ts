@@ -4,8 +4,8 @@ import { Command, CommanderError, InvalidArgumentError, Option, type OptionValue
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../config.js';
 import { connectTemporal } from '../temporal.js';
-import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../workflows/deliveries/definitions.js';
-import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../workflows/deliveries/states.js';
+import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../shared/deliveries/definitions.js';
+import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import { createPool, type Pool } from '../db.js';
 import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
 import { KEY_MODES, generateWebhookSecret, hashKey } from '../lib/keys.js';

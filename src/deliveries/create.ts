@@ -9,7 +9,7 @@ import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
 import { clampDate, type Address, type Parcel } from '../schemas.js';
-import { initialStatusFor, type PaymentMethod } from '../../workflows/deliveries/states.js';
+import { initialStatusFor, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import {
   deliveryByIdempotencyKey,
   insertDelivery,

@@ -12,8 +12,8 @@ import { simulatedMoves } from '../couriers/adapters/simulated.js';
 import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/repository.js';
 import type { Pool } from '../db.js';
 import { startWorkflowOnce } from '../temporal.js';
-import { CourierNotFound, DeliveryNotFound } from '../../workflows/deliveries/definitions.js';
-import { simulatedCourierWorkflowId } from '../../workflows/simulated-couriers/definitions.js';
+import { CourierNotFound, DeliveryNotFound } from '../../shared/deliveries/definitions.js';
+import { simulatedCourierWorkflowId } from '../../shared/simulated-couriers/definitions.js';
 import { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
 import { bookableDelivery, rememberTrackingRef } from './repository.js';
 

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
 import { createQuoteService } from '../quotes/service.js';
 import { redispatchSource, useQuoteForRedispatch } from './repository.js';
-import type { RedispatchPlan } from '../../workflows/deliveries/definitions.js';
+import type { RedispatchPlan } from '../../shared/deliveries/definitions.js';
 
 export interface PlanInput {
   deliveryId: string;

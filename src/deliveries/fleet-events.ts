@@ -4,9 +4,9 @@
 // `fleetEventSignal`, so the workflow records the same event, makes the same status change and the merchant gets the
 // same webhooks whoever sent it.
 import type { Client } from '@temporalio/client';
-import { deliveryWorkflowId, fleetEventSignal } from '../../workflows/deliveries/definitions.js';
-import { pickCourierPayload } from '../../workflows/deliveries/courier-payload.js';
-import type { FleetEventType } from '../../workflows/deliveries/states.js';
+import { deliveryWorkflowId, fleetEventSignal } from '../../shared/deliveries/definitions.js';
+import { pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
+import type { FleetEventType } from '../../shared/deliveries/vocabulary.js';
 
 export interface IncomingFleetEvent {
   eventType: FleetEventType;

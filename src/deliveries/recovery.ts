@@ -6,7 +6,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
-import { deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
+import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
 import { countWorkflowRestart, restartableDelivery } from './repository.js';
 import { startDeliveryWorkflow } from './start.js';
 

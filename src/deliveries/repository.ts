@@ -6,7 +6,7 @@ import type { Db, Pool, PoolClient } from '../db.js';
 import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import type { Address, Parcel } from '../schemas.js';
-import type { EventType, PaymentMethod, Status } from '../../workflows/deliveries/states.js';
+import type { EventType, PaymentMethod, Status } from '../../shared/deliveries/vocabulary.js';
 
 export interface DeliveryRow {
   id: string;

@@ -10,7 +10,7 @@ import {
   EXAMPLE_WIDGET_DELIVERY,
 } from '../lib/examples.js';
 import { Address, DateTimeInput, PaginationQuery, Parcel, Timestamp, Uri } from '../schemas.js';
-import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../workflows/deliveries/states.js';
+import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 const dateTime = DateTimeInput;
 const Metadata = z

@@ -8,10 +8,10 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/com
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
 import { startWorkflowOnce } from '../temporal.js';
-import { deliveryWorkflowId, type DeliveryContinuedState, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../workflows/deliveries/definitions.js';
-import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../workflows/search-attributes.js';
+import { deliveryWorkflowId, type DeliveryContinuedState, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../shared/deliveries/definitions.js';
+import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../shared/search-attributes.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
-import { DISPATCH_MAX_INTERVAL_MS } from '../../workflows/lib/timeouts.js';
+import { DISPATCH_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
 import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './repository.js';

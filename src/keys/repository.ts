@@ -3,7 +3,7 @@ import { inTransaction, type Db, type Pool } from '../db.js';
 import { keyChanged } from './cache.js';
 import type { KeyKind, KeyMode } from '../lib/keys.js';
 import type { Scope } from '../lib/scope.js';
-import type { PaymentMethod } from '../../workflows/deliveries/states.js';
+import type { PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 
 export interface KeyRow {
   id: string;

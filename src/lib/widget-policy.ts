@@ -4,7 +4,7 @@
 import type { Pool } from '../db.js';
 import { setWidgetPolicyRow, widgetPolicyRow } from '../keys/repository.js';
 import { ApiError, type ErrorCode, type FieldErrorCode } from './problem.js';
-import { PAYMENT_METHODS, type PaymentMethod } from '../../workflows/deliveries/states.js';
+import { PAYMENT_METHODS, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 
 /** cod is opt-in: with it, whoever controls the browser would otherwise choose how much cash the courier collects. */
 export const DEFAULT_WIDGET_PAYMENT_METHODS: readonly PaymentMethod[] = ['prepaid', 'bank_transfer'];

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
 import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
-import type { PurgeBatchResult, PurgeKind } from '../../workflows/maintenance/definitions.js';
+import type { PurgeBatchResult, PurgeKind } from '../../shared/maintenance/definitions.js';
 
 /** The table of each kind and the condition that makes its row deletable; `$1` is the retention in ms. */
 const TARGETS: Record<

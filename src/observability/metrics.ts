@@ -3,7 +3,7 @@
 // appear there without samples. Names, labels and what each one counts: docs/operations.md "Observability".
 // Labels stay bounded: route patterns (never raw URLs), courier slugs, event types, reasons; never ids.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { STATUSES, isFinal } from '../../workflows/deliveries/states.js';
+import { STATUSES, isFinal } from '../../shared/deliveries/vocabulary.js';
 
 const OPEN_STATUSES = STATUSES.filter((status) => !isFinal(status));
 

@@ -2,7 +2,7 @@
 // stalled delivery. Both are cheap: an index-only scan of the open deliveries' partial index
 // (migrations/1700000006500_observability.sql), and one row by primary key, only for stalls.
 import type { Pool } from '../db.js';
-import { FINAL_STATUSES } from '../../workflows/deliveries/states.js';
+import { FINAL_STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 const FINAL = FINAL_STATUSES.map((status) => `'${status}'`).join(', ');
 

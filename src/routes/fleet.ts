@@ -14,9 +14,9 @@ import { EXAMPLE_FLEET_EVENT } from '../lib/examples.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { DateTimeInput, problems } from '../schemas.js';
-import { deliveryWorkflowId } from '../../workflows/deliveries/definitions.js';
-import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal } from '../../workflows/deliveries/states.js';
-import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../workflows/deliveries/courier-payload.js';
+import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
+import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal } from '../../shared/deliveries/vocabulary.js';
+import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
 
 export const FleetEventBody = z
   .strictObject({

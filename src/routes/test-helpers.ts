@@ -24,8 +24,8 @@ import { ApiError } from '../lib/problem.js';
 import type { Scope } from '../lib/scope.js';
 import { scopeOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
-import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../workflows/deliveries/definitions.js';
-import { FLEET_TRANSITIONS, STALL_REASONS, testHelperRefusal, type Status } from '../../workflows/deliveries/states.js';
+import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
+import { FLEET_TRANSITIONS, STALL_REASONS, testHelperRefusal, type Status } from '../../shared/deliveries/vocabulary.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 /** How long a helper waits for the workflow to record its step before answering 503 test_helper_pending. */

@@ -39,7 +39,7 @@ import {
 } from '../webhooks/schemas.js';
 import { toAttempt, toEndpoint, toEndpointWithSecret } from '../webhooks/view.js';
 import { checkWebhookUrl } from '../webhooks/url.js';
-import type { WebhookReplayInput } from '../../workflows/webhooks/definitions.js';
+import type { WebhookReplayInput } from '../../shared/webhooks/definitions.js';
 import { webhookReplayWorkflow } from '../../workflows/webhooks/workflows.js';
 import { idempotent, listRoute, objectAction } from './route-helpers.js';
 

@@ -2,7 +2,7 @@
 // before pickup is rebooked with the next company, and within which limits. Read by GET /v1/settings/dispatch and
 // the admin CLI; a delivery takes the policy in effect when it is created (src/deliveries/start.ts).
 import { z } from 'zod';
-import type { RedispatchPolicy } from '../../workflows/deliveries/definitions.js';
+import type { RedispatchPolicy } from '../../shared/deliveries/definitions.js';
 
 export const DispatchPolicy = z
   .object({

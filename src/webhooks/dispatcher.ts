@@ -8,7 +8,7 @@
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { inTransaction, type Pool } from '../db.js';
 import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } from '../deliveries/repository.js';
-import type { EventType } from '../../workflows/deliveries/states.js';
+import type { EventType } from '../../shared/deliveries/vocabulary.js';
 import { markMessageDispatched, undispatchedMessages } from './repository.js';
 import { storeWebhookMessage, type PreparedMessage } from './sender.js';
 import type { Config } from '../config.js';
@@ -19,7 +19,7 @@ import {
   type AttemptInput,
   type AttemptResult,
   type WebhookFanoutInput,
-} from '../../workflows/webhooks/definitions.js';
+} from '../../shared/webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../../workflows/webhooks/workflows.js';
 
 /** First attempts in flight at once in one worker; past it a message waits for the sweeper. */

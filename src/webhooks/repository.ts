@@ -6,7 +6,7 @@ import { inTransaction, type Db, type Pool } from '../db.js';
 import type { Scope } from '../lib/scope.js';
 import { isUuid } from '../lib/uuid.js';
 import { generateWebhookSecret } from '../lib/keys.js';
-import type { EventType } from '../../workflows/deliveries/states.js';
+import type { EventType } from '../../shared/deliveries/vocabulary.js';
 
 export interface EndpointRow {
   id: string;

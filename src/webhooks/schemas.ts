@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DateTimeInput, PaginationQuery, Timestamp, Uri } from '../schemas.js';
 import { EXAMPLE_CREATED_EVENT, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
 import { pageOf, withSecret } from '../lib/schema-builders.js';
-import { EVENT_TYPES } from '../../workflows/deliveries/states.js';
+import { EVENT_TYPES } from '../../shared/deliveries/vocabulary.js';
 
 const dateTime = DateTimeInput;
 

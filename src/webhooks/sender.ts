@@ -10,8 +10,8 @@ import { toEvent, toSummary } from '../deliveries/view.js';
 import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
 import { webhookAttempts, webhookDelay } from '../observability/metrics.js';
-import type { Status } from '../../workflows/deliveries/states.js';
-import { MAX_RETRY_AFTER_MS, webhookMessageId, type AttemptInput, type AttemptResult } from '../../workflows/webhooks/definitions.js';
+import type { Status } from '../../shared/deliveries/vocabulary.js';
+import { MAX_RETRY_AFTER_MS, webhookMessageId, type AttemptInput, type AttemptResult } from '../../shared/webhooks/definitions.js';
 
 export interface PrepareInput {
   tenantId: string;

@@ -13,7 +13,7 @@ import { createTenant } from '../../src/lib/tenants.js';
 import { ensureTemporalCli } from '../../scripts/lib/temporal-cli.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc } from '../../scripts/lib/processes.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
 import type { Simulator } from '../../simulator/server.js';
 import {
   CHAOS_ENV,

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EventEmitter } from 'node:events';
 import type { DeliveryActivities, RecordInput } from '../../activities/deliveries/activities.js';
-import { CourierRejected, type RedispatchPlan } from '../../workflows/deliveries/definitions.js';
+import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/definitions.js';
 
 export type Booking = Awaited<ReturnType<DeliveryActivities['dispatchDelivery']>>;
 /** A dispatch answer: called with the attempt number (1 for the first call of this delivery). */

@@ -14,10 +14,10 @@ import {
   type DeliveryWorkflowInput,
   type FleetEvent,
   type RedispatchPlan,
-} from '../../workflows/deliveries/definitions.js';
-import type { FleetEventType } from '../../workflows/deliveries/states.js';
+} from '../../shared/deliveries/definitions.js';
+import type { FleetEventType } from '../../shared/deliveries/vocabulary.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
-import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
+import { DeliveryStatusKey } from '../../shared/search-attributes.js';
 import type { CancelAnswer, DispatchScript, RecordedEvent } from './fake-activities.js';
 import { startFakeWorker, type FakeWorker } from './fake-worker.js';
 

@@ -4,7 +4,7 @@ import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } f
 import { createCourier, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/lib/tenants.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Stack } from './stack.js';
-import { webhookFanoutWorkflowId, webhookMessageId } from '../../workflows/webhooks/definitions.js';
+import { webhookFanoutWorkflowId, webhookMessageId } from '../../shared/webhooks/definitions.js';
 import type { webhookFanoutWorkflow } from '../../workflows/webhooks/workflows.js';
 
 export const ORIGIN = {

@@ -24,7 +24,7 @@ import {
   type Violation,
 } from './fuzz.js';
 import { ORIGIN, PARCEL, quoteBody } from './fixtures.js';
-import { STATUSES } from '../../workflows/deliveries/states.js';
+import { STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 export const BODY_LIMIT = 64 * 1024;
 

@@ -6,7 +6,7 @@
 import { WorkflowContinuedAsNewError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { bookingReleaseWorkflowId, cancelUpdate, confirmPaymentUpdate, operatorActionSignal, stateQuery } from '../../workflows/deliveries/definitions.js';
+import { bookingReleaseWorkflowId, cancelUpdate, confirmPaymentUpdate, operatorActionSignal, stateQuery } from '../../shared/deliveries/definitions.js';
 import { bookingReleaseWorkflow } from '../../workflows/deliveries/booking-release.js';
 import { courier, gatedDispatch, trackingRefOf } from '../helpers/fake-activities.js';
 import { env, startDelivery, stateWhen, stalledEvent, types, useFakeWorker } from '../helpers/fast-delivery.js';

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { CourierRejected, cancelUpdate, type RedispatchPlan, type RedispatchPolicy } from '../../workflows/deliveries/definitions.js';
+import { CourierRejected, cancelUpdate, type RedispatchPlan, type RedispatchPolicy } from '../../shared/deliveries/definitions.js';
 import { courier, gatedDispatch, type DispatchScript } from '../helpers/fake-activities.js';
 import { env, startDelivery, stateWhen, useFakeWorker } from '../helpers/fast-delivery.js';
 

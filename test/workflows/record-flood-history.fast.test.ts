@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { ROOT_DIR } from '../../src/config.js';
-import { fleetEventSignal } from '../../workflows/deliveries/definitions.js';
-import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
+import { fleetEventSignal } from '../../shared/deliveries/definitions.js';
+import { DeliveryStatusKey } from '../../shared/search-attributes.js';
 import { FakeDeliveryActivities } from '../helpers/fake-activities.js';
 import { fastDeliveryInput } from '../helpers/fast-delivery.js';
 

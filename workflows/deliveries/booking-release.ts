@@ -6,10 +6,10 @@
 import { ParentClosePolicy, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
 import { ignoreAlreadyStarted } from '../lib/children.js';
-import { webhookFanoutWorkflowId } from '../webhooks/definitions.js';
+import { webhookFanoutWorkflowId } from '../../shared/webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
-import { RECORD_ATTEMPT_MS, RECORD_MAX_INTERVAL_MS, RELEASE_ATTEMPT_MS, RELEASE_INITIAL_INTERVAL_MS, RELEASE_MAX_INTERVAL_MS } from '../lib/timeouts.js';
-import type { BookingReleaseInput } from './definitions.js';
+import { RECORD_ATTEMPT_MS, RECORD_MAX_INTERVAL_MS, RELEASE_ATTEMPT_MS, RELEASE_INITIAL_INTERVAL_MS, RELEASE_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
+import type { BookingReleaseInput } from '../../shared/deliveries/definitions.js';
 
 const { recordEvent } = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: RECORD_ATTEMPT_MS,

@@ -1,7 +1,7 @@
 // The delivery workflow's state, in one place: the columns of design.md's state table that the workflow owns.
 // One run holds it; at continue-as-new it travels to the next run in the input (`continued`).
-import type { DeliveryContinuedState, DeliveryInboxItem, DeliveryStateView, DeliveryWorkflowInput } from './definitions.js';
-import type { Status } from './states.js';
+import type { DeliveryContinuedState, DeliveryInboxItem, DeliveryStateView, DeliveryWorkflowInput } from '../../shared/deliveries/definitions.js';
+import type { Status } from '../../shared/deliveries/vocabulary.js';
 
 /** Fleet webhook-ids a run hands over to the next one at continue-as-new (the most recent ones). */
 const SEEN_WEBHOOK_IDS_CARRIED = 1000;

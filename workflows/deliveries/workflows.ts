@@ -26,7 +26,7 @@ import {
 } from '@temporalio/workflow';
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
-import { CourierSlugKey, DeliveryStatusKey } from '../search-attributes.js';
+import { CourierSlugKey, DeliveryStatusKey } from '../../shared/search-attributes.js';
 import { ignoreAlreadyStarted } from '../lib/children.js';
 import { Alarm } from '../lib/alarm.js';
 import { Mutex } from '../lib/mutex.js';
@@ -50,15 +50,15 @@ import {
   type FleetEvent,
   type OperatorAction,
   type RedispatchPlan,
-} from './definitions.js';
-import { CANCELLABLE_STATUSES, FLEET_TRANSITIONS, STALLABLE_STATUSES, isFinal, type Status } from './states.js';
-import { pickCourierPayload } from './courier-payload.js';
-import { webhookFanoutWorkflowId } from '../webhooks/definitions.js';
+} from '../../shared/deliveries/definitions.js';
+import { CANCELLABLE_STATUSES, FLEET_TRANSITIONS, STALLABLE_STATUSES, isFinal, type Status } from '../../shared/deliveries/vocabulary.js';
+import { pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
+import { webhookFanoutWorkflowId } from '../../shared/webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
 import { bookingReleaseWorkflow } from './booking-release.js';
 import { DeliveryState } from './delivery-state.js';
-import { TestHelperRejected, testHelperUpdate, type TestHelperRequest } from './definitions.js';
-import { testHelperRefusal } from './states.js';
+import { TestHelperRejected, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
+import { testHelperRefusal } from '../../shared/deliveries/vocabulary.js';
 import {
   CANCEL_ATTEMPT_MS,
   CANCEL_CALL_MAX_MS,
@@ -67,7 +67,7 @@ import {
   DISPATCH_ATTEMPT_MS,
   RECORD_ATTEMPT_MS,
   RECORD_MAX_INTERVAL_MS,
-} from '../lib/timeouts.js';
+} from '../../shared/timeouts.js';
 
 // Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
 const { recordEvent, cancelBooking, findRedispatchCompany } = proxyActivities<DeliveryActivities>({

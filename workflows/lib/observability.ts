@@ -13,7 +13,7 @@ import {
   OpenTelemetryInternalsInterceptor,
   OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
-import { TenantIdKey } from '../search-attributes.js';
+import { TenantIdKey } from '../../shared/search-attributes.js';
 
 /** The header Temporal's OpenTelemetry interceptors carry the trace context in. */
 const TRACE_HEADER = '_tracer-data';

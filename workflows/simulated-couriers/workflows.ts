@@ -4,8 +4,8 @@
 // own so a repeat counts once), so the delivery's events, status changes and merchant webhooks are exactly a
 // courier's. It stops once the delivery's workflow is closed (delivered, cancelled, failed).
 import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
-import { deliveryWorkflowId, fleetEventSignal } from '../deliveries/definitions.js';
-import type { SimulatedCourierInput, SimulatedCourierResult } from './definitions.js';
+import { deliveryWorkflowId, fleetEventSignal } from '../../shared/deliveries/definitions.js';
+import type { SimulatedCourierInput, SimulatedCourierResult } from '../../shared/simulated-couriers/definitions.js';
 
 export async function simulatedCourierWorkflow(input: SimulatedCourierInput): Promise<SimulatedCourierResult> {
   const delivery = getExternalWorkflowHandle(deliveryWorkflowId(input.deliveryId));

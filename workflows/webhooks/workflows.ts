@@ -13,8 +13,8 @@ import {
   type AttemptTrigger,
   type WebhookFanoutInput,
   type WebhookReplayInput,
-} from './definitions.js';
-import { WEBHOOK_ATTEMPT_MS } from '../lib/timeouts.js';
+} from '../../shared/webhooks/definitions.js';
+import { WEBHOOK_ATTEMPT_MS } from '../../shared/timeouts.js';
 
 const { prepareWebhookMessage } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '30s',

@@ -14,7 +14,7 @@
 // Movement of test-auto is a small workflow per booking (workflows/simulated-couriers), sending the delivery workflow
 // the fleet events a courier's POST /v1/fleet/{slug}/events would.
 import type { CourierRow } from '../repository.js';
-import type { FleetEventType } from '../../../workflows/deliveries/states.js';
+import type { FleetEventType } from '../../../shared/deliveries/vocabulary.js';
 import { CourierRejectedError, type BookingRequest, type BookingResult, type CourierAdapter, type CourierQuote, type QuoteRequest } from './adapter.js';
 import { RateCardAdapter } from './rate-card.js';
 

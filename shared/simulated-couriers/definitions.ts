@@ -1,6 +1,6 @@
 // The simulated test couriers' own movement (src/couriers/adapters/simulated.ts): ids and input of the workflow that
 // drives a booked test job. Pure data: safe inside the workflow sandbox.
-import type { FleetEventType } from '../deliveries/states.js';
+import type { FleetEventType } from '../deliveries/vocabulary.js';
 
 export const simulatedCourierWorkflowId = (deliveryId: string, trackingRef: string) => `simulated-courier-${deliveryId}-${trackingRef}`;
 

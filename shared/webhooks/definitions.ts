@@ -1,6 +1,6 @@
 // Merchant webhooks (design.md "Outgoing webhooks"): the vocabulary shared by the fan-out workflow, its
 // activities, the API and the config. Pure data: safe inside the workflow sandbox.
-import type { Status } from '../deliveries/states.js';
+import type { Status } from '../deliveries/vocabulary.js';
 
 const S = 1000;
 const M = 60 * S;

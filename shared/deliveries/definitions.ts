@@ -1,6 +1,6 @@
 // The delivery workflow's messages, as constants that the API, the worker and the admin CLI share.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { FleetEventType, OperatorActionName, Status, StallReason } from './states.js';
+import type { FleetEventType, OperatorActionName, Status, StallReason } from './vocabulary.js';
 
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
