@@ -25,8 +25,52 @@ const notWorkflowSafe = [
   'node:*',
 ];
 
+// Files still over a budget while the redesign (#26) splits them. Remove a file from this list when it fits; the
+// list must be empty when #26 is done.
+const BUDGET_PENDING = [
+  'scripts/lib/seed-deliveries.ts',
+  'scripts/lib/temporal-server.ts',
+  'simulator/server.ts',
+  'src/app.ts',
+  'src/cli/admin.ts',
+  'src/deliveries/create.ts',
+  'src/deliveries/repository.ts',
+  'src/outgoing-calls.ts',
+  'src/plugins/openapi.ts',
+  'src/routes/api-keys.ts',
+  'src/routes/dashboard.ts',
+  'src/routes/deliveries.ts',
+  'src/routes/fleet.ts',
+  'src/routes/test-helpers.ts',
+  'src/routes/users.ts',
+  'src/routes/webhook-endpoints.ts',
+  'src/webhooks/sender.ts',
+  'web/dashboard/src/app.tsx',
+  'web/dashboard/src/i18n.ts',
+  'web/dashboard/src/pages/api-keys.tsx',
+  'web/dashboard/src/pages/deliveries.tsx',
+  'web/dashboard/src/pages/delivery.tsx',
+  'web/dashboard/src/pages/new-delivery.tsx',
+  'web/dashboard/src/pages/sign-in.tsx',
+  'web/dashboard/src/pages/users.tsx',
+  'web/dashboard/src/pages/webhook-endpoint.tsx',
+  'web/dashboard/src/pages/webhooks.tsx',
+  'web/widget.ts',
+  'workflows/deliveries/workflows.ts',
+];
+
 export default tseslint.config(
-  { ignores: ['.build/**', '.data/**', '.tools/**', 'node_modules/**', 'test-results/**', 'clients/**/dist/**', 'clients/typescript/src/schema.ts'] },
+  {
+    ignores: [
+      '.build/**',
+      '.data/**',
+      '.tools/**',
+      'node_modules/**',
+      'test-results/**',
+      'clients/**/dist/**',
+      'clients/typescript/src/schema.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   importX.flatConfigs.typescript,
@@ -36,7 +80,10 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       'no-empty': ['error', { allowEmptyCatch: true }],
       'no-control-regex': 'off',
     },
@@ -51,7 +98,8 @@ export default tseslint.config(
             {
               group: notWorkflowSafe,
               allowTypeImports: true,
-              message: 'Workflows run in a sandbox: import only workflow-safe modules (and activity types with `import type`).',
+              message:
+                'Workflows run in a sandbox: import only workflow-safe modules (and activity types with `import type`).',
             },
           ],
         },
@@ -66,7 +114,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/activities/**'], message: 'src/ holds the domain: call its services; activities/ are thin wrappers the worker runs.' },
+            {
+              group: ['**/activities/**'],
+              message: 'src/ holds the domain: call its services; activities/ are thin wrappers the worker runs.',
+            },
             {
               group: ['**/app.js', '**/app'],
               allowTypeImports: false,
@@ -80,5 +131,24 @@ export default tseslint.config(
   {
     files: ['web/**/*.ts', 'web/**/*.tsx'],
     languageOptions: { globals: { ...globals.browser } },
+  },
+  // Budgets (#26): no file over 400 lines, no function over 80 (blank lines and comments not counted). Tests, benchmarks
+  // and generated files are excepted: a test file's describe() is a list of cases, not a function to read at once.
+  {
+    files: [
+      'src/**/*.ts',
+      'workflows/**/*.ts',
+      'activities/**/*.ts',
+      'shared/**/*.ts',
+      'simulator/**/*.ts',
+      'scripts/**/*.ts',
+      'web/**/*.ts',
+      'web/**/*.tsx',
+    ],
+    ignores: BUDGET_PENDING,
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
   },
 );

@@ -52,7 +52,11 @@ const forReport = (output: string) =>
 function run(script: string): Promise<{ code: number; output: string; seconds: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT_DIR, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: ROOT_DIR,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const take = (chunk: Buffer, stream: NodeJS.WriteStream) => {
       output += chunk.toString();
@@ -60,7 +64,9 @@ function run(script: string): Promise<{ code: number; output: string; seconds: n
     };
     child.stdout.on('data', (c: Buffer) => take(c, process.stdout));
     child.stderr.on('data', (c: Buffer) => take(c, process.stderr));
-    child.on('exit', (code) => resolve({ code: code ?? 1, output, seconds: Math.round((Date.now() - started) / 1000) }));
+    child.on('exit', (code) =>
+      resolve({ code: code ?? 1, output, seconds: Math.round((Date.now() - started) / 1000) }),
+    );
   });
 }
 
@@ -79,7 +85,9 @@ for (const bench of BENCHES.filter((b) => only.length === 0 || only.includes(b.n
   console.log(`\n\x1b[1m### npm run bench:${bench.name}\x1b[0m`);
   const result = await run(bench.script);
   if (result.code !== 0) failed++;
-  summary.push(`- **${bench.name}**: ${verdicts(result.output).join(' / ') || (result.code === 0 ? 'done' : `failed (exit ${result.code})`)}`);
+  summary.push(
+    `- **${bench.name}**: ${verdicts(result.output).join(' / ') || (result.code === 0 ? 'done' : `failed (exit ${result.code})`)}`,
+  );
   sections.push(
     [
       `## ${bench.name}`,

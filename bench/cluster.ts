@@ -8,12 +8,21 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT_DIR } from '../src/config.js';
 import { databaseUrlFor, dropDatabase, resolvePostgres } from '../scripts/lib/postgres.js';
-import { ensureClusterBinaries, freeClusterPort, setupTemporalSchema, startTemporalCluster } from '../scripts/lib/temporal-server.js';
+import {
+  ensureClusterBinaries,
+  freeClusterPort,
+  setupTemporalSchema,
+  startTemporalCluster,
+} from '../scripts/lib/temporal-server.js';
 import { say } from './lib.js';
 
 const runBench = (script: string, env: NodeJS.ProcessEnv) =>
   new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    });
     child.on('exit', (code) => resolve(code ?? 1));
   });
 
@@ -28,7 +37,11 @@ try {
   const pg = await resolvePostgres(say);
   cleanups.push(() => pg.stop());
   const suffix = `bench_${Date.now()}`;
-  const databases = { serverUrl: pg.serverUrl, main: `temporal_${suffix}`, visibility: `temporal_visibility_${suffix}` };
+  const databases = {
+    serverUrl: pg.serverUrl,
+    main: `temporal_${suffix}`,
+    visibility: `temporal_visibility_${suffix}`,
+  };
   cleanups.push(async () => {
     for (const name of [databases.main, databases.visibility]) await dropDatabase(databaseUrlFor(pg.serverUrl, name));
   });
@@ -36,7 +49,12 @@ try {
   await setupTemporalSchema(databases, say);
   const port = await freeClusterPort();
   say(`Temporal cluster: four server processes, frontend on ${port}`);
-  const cluster = await startTemporalCluster({ databases, port, dir: path.join(ROOT_DIR, '.build', 'bench-cluster'), log: say });
+  const cluster = await startTemporalCluster({
+    databases,
+    port,
+    dir: path.join(ROOT_DIR, '.build', 'bench-cluster'),
+    log: say,
+  });
   cleanups.push(() => cluster.stop());
 
   // The benchmarks use the cluster's Postgres server too (each in a database of its own): with the embedded fallback a
@@ -53,7 +71,9 @@ try {
   if (create !== 0 || lifecycle !== 0) process.exitCode = 1;
 } catch (err) {
   console.error(`The cluster benchmark failed: ${(err as Error).message}`);
-  console.error('Next: check that Postgres is reachable (DATABASE_URL or 127.0.0.1:5432) and `npm run cluster:install` works, then run it again.');
+  console.error(
+    'Next: check that Postgres is reachable (DATABASE_URL or 127.0.0.1:5432) and `npm run cluster:install` works, then run it again.',
+  );
   process.exitCode = 1;
 } finally {
   await cleanup();

@@ -22,7 +22,18 @@ import { seedDeliveries } from '../scripts/lib/seed-deliveries.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { Proc } from '../scripts/lib/processes.js';
 import { Client, Connection } from '@temporalio/client';
-import { benchDatabaseWithPool, benchTemporal, cleanupList, load, machineLine, pct, productionStack, quotesAhead, say, summarise } from './lib.js';
+import {
+  benchDatabaseWithPool,
+  benchTemporal,
+  cleanupList,
+  load,
+  machineLine,
+  pct,
+  productionStack,
+  quotesAhead,
+  say,
+  summarise,
+} from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -32,8 +43,18 @@ const LIST_SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 600);
 const ONLY = process.env.BENCH_ONLY;
 
 const BODY = {
-  origin: { address_line: 'Rua Rainha Ginga 10', city: 'Luanda', province: 'Luanda', coordinates: { lat: -8.81, lng: 13.23 } },
-  destination: { address_line: 'Estrada de Catete km 12', city: 'Viana', province: 'Luanda', coordinates: { lat: -8.9, lng: 13.37 } },
+  origin: {
+    address_line: 'Rua Rainha Ginga 10',
+    city: 'Luanda',
+    province: 'Luanda',
+    coordinates: { lat: -8.81, lng: 13.23 },
+  },
+  destination: {
+    address_line: 'Estrada de Catete km 12',
+    city: 'Viana',
+    province: 'Luanda',
+    coordinates: { lat: -8.9, lng: 13.37 },
+  },
   parcel: { weight_grams: 2500 },
 };
 
@@ -68,19 +89,30 @@ async function benchCreate(): Promise<boolean> {
     };
 
     // The floor: the same statements in one bare transaction, then one bare StartWorkflow (no worker polls its queue).
-    await pool.query('CREATE TABLE IF NOT EXISTS bench_floor (id uuid PRIMARY KEY, body jsonb, at timestamptz DEFAULT now())');
-    const floorQuotes = (await pool.query<{ id: string }>('SELECT id FROM quotes WHERE tenant_id = $1 LIMIT 1', [tenant.tenant_id])).rows[0].id;
+    await pool.query(
+      'CREATE TABLE IF NOT EXISTS bench_floor (id uuid PRIMARY KEY, body jsonb, at timestamptz DEFAULT now())',
+    );
+    const floorQuotes = (
+      await pool.query<{ id: string }>('SELECT id FROM quotes WHERE tenant_id = $1 LIMIT 1', [tenant.tenant_id])
+    ).rows[0].id;
     const floor = async () => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        await client.query('SELECT id, payload_hash FROM quotes WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [floorQuotes, tenant.tenant_id]);
+        await client.query('SELECT id, payload_hash FROM quotes WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+          floorQuotes,
+          tenant.tenant_id,
+        ]);
         const id = randomUUID();
         await client.query('INSERT INTO bench_floor (id, body) VALUES ($1, $2)', [id, BODY]);
         await client.query('UPDATE quotes SET fee_aoa = fee_aoa WHERE id = $1', [floorQuotes]);
         await client.query('INSERT INTO bench_floor (id, body) VALUES ($1, $2)', [randomUUID(), { event: 'created' }]);
         await client.query('COMMIT');
-        await temporal.workflow.start('floorWorkflow', { taskQueue: `${taskQueue}-floor`, workflowId: `floor-${id}`, args: [{ id }] });
+        await temporal.workflow.start('floorWorkflow', {
+          taskQueue: `${taskQueue}-floor`,
+          workflowId: `floor-${id}`,
+          args: [{ id }],
+        });
       } finally {
         client.release();
       }
@@ -130,9 +162,16 @@ async function benchCreate(): Promise<boolean> {
     const p50 = (i: number) => rows[i]['p50 ms'];
     const ratio = p50(3) / p50(2);
     const errors = createResult.errors + mixedCreate.errors + aloneResult.errors;
-    const running = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0].n;
+    const running = (
+      await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1`, [
+        tenant.tenant_id,
+      ])
+    ).rows[0].n;
     const started = (
-      await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND workflow_started_at IS NOT NULL`, [tenant.tenant_id])
+      await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND workflow_started_at IS NOT NULL`,
+        [tenant.tenant_id],
+      )
     ).rows[0].n;
     const ok = ratio <= 1.5 && errors === 0;
     console.log(
@@ -168,9 +207,17 @@ async function benchList(): Promise<boolean> {
     const to = new Date(now - 30 * day).toISOString();
     const deepOffset = Math.max(0, Math.min(100_000, perTenant - 60));
 
-    const shapes: { name: string; query: string; filter: Omit<ListFilter, 'limit' | 'offset' | 'ascending'> & Partial<ListFilter> }[] = [
+    const shapes: {
+      name: string;
+      query: string;
+      filter: Omit<ListFilter, 'limit' | 'offset' | 'ascending'> & Partial<ListFilter>;
+    }[] = [
       { name: 'no filter', query: '', filter: {} },
-      { name: 'status list', query: '?status=in_transit,out_for_delivery,failed', filter: { statuses: ['in_transit', 'out_for_delivery', 'failed'] } },
+      {
+        name: 'status list',
+        query: '?status=in_transit,out_for_delivery,failed',
+        filter: { statuses: ['in_transit', 'out_for_delivery', 'failed'] },
+      },
       {
         name: 'date range',
         query: `?inserted_at_gte=${encodeURIComponent(from)}&inserted_at_lte=${encodeURIComponent(to)}`,
@@ -182,7 +229,11 @@ async function benchList(): Promise<boolean> {
     // The API as in production: the production build in a process of its own (the worker, which a list does not
     // need, stopped), so the load generator's work and garbage are not the API's.
     const { address: temporalAddress } = await benchTemporal(cleanups);
-    const { apiUrl, stopWorker } = await productionStack(cleanups, { databaseUrl, temporalAddress, taskQueue: `bench-list-${Date.now()}` });
+    const { apiUrl, stopWorker } = await productionStack(cleanups, {
+      databaseUrl,
+      temporalAddress,
+      taskQueue: `bench-list-${Date.now()}`,
+    });
     await stopWorker();
     const api = new HttpPool(apiUrl, { connections: 4, keepAliveTimeout: 30_000 });
     cleanups.push(() => api.close());
@@ -207,14 +258,23 @@ async function benchList(): Promise<boolean> {
     const sides = (shape: (typeof shapes)[number]) => {
       const filter = { ascending: false, limit: 50, offset: 0, ...shape.filter };
       return [
-        async (t: (typeof tenants)[number]) => (await listDeliveries(pool, { tenantId: t.tenant_id, livemode: true }, filter)).rows.length >= 0,
+        async (t: (typeof tenants)[number]) =>
+          (await listDeliveries(pool, { tenantId: t.tenant_id, livemode: true }, filter)).rows.length >= 0,
         async (t: (typeof tenants)[number]) => {
-          const res = await floorHttp.request({ path: '/', method: 'GET', headers: { 'x-tenant': t.tenant_id, 'x-filter': JSON.stringify(filter) } });
+          const res = await floorHttp.request({
+            path: '/',
+            method: 'GET',
+            headers: { 'x-tenant': t.tenant_id, 'x-filter': JSON.stringify(filter) },
+          });
           await res.body.dump();
           return res.statusCode === 200;
         },
         async (t: (typeof tenants)[number]) => {
-          const res = await api.request({ path: `/v1/deliveries${shape.query}`, method: 'GET', headers: { authorization: `Bearer ${t.secret_key}` } });
+          const res = await api.request({
+            path: `/v1/deliveries${shape.query}`,
+            method: 'GET',
+            headers: { authorization: `Bearer ${t.secret_key}` },
+          });
           await res.body.dump();
           return res.statusCode === 200;
         },
@@ -253,7 +313,12 @@ async function benchList(): Promise<boolean> {
     let allOk = true;
     for (const shape of shapes) {
       await measure(shape, 20, null);
-      const { bare: bp95, floor: fp95, api: ap95, errors } = await measure(shape, LIST_SAMPLES, `${shape.name}: bare SQL, HTTP floor and API in turn`);
+      const {
+        bare: bp95,
+        floor: fp95,
+        api: ap95,
+        errors,
+      } = await measure(shape, LIST_SAMPLES, `${shape.name}: bare SQL, HTTP floor and API in turn`);
       const ok = ap95 <= 20 && ap95 <= Math.max(1.5 * bp95, bp95 + 2) && errors === 0;
       allOk &&= ok;
       results.push({

@@ -102,7 +102,8 @@ export function summarise(r: LoadResult, label = r.name) {
   };
 }
 
-export const machineLine = () => `Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+export const machineLine = () =>
+  `Node ${process.version}, ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
 
 export type Cleanups = (() => Promise<unknown>)[];
 
@@ -130,7 +131,10 @@ export async function benchDatabase(cleanups: Cleanups, name?: string): Promise<
 }
 
 /** A benchmark database (as benchDatabase: `name`, kept, or a fresh one dropped at the end) and a small pool on it (closed at the end). */
-export async function benchDatabaseWithPool(cleanups: Cleanups, name?: string): Promise<{ databaseUrl: string; pool: Pool }> {
+export async function benchDatabaseWithPool(
+  cleanups: Cleanups,
+  name?: string,
+): Promise<{ databaseUrl: string; pool: Pool }> {
   const databaseUrl = await benchDatabase(cleanups, name);
   const pool = createPool(databaseUrl, 4, { queryTimeoutMs: 0 });
   cleanups.push(() => pool.end());
@@ -145,7 +149,11 @@ export async function benchTemporal(cleanups: Cleanups): Promise<{ address: stri
   }
   const port = await freePort();
   say(`Temporal dev server on port ${port}`);
-  const server = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log') });
+  const server = await startTemporalDevServer({
+    port,
+    headless: true,
+    logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log'),
+  });
   cleanups.push(() => server.stop());
   return { address: server.address, pid: server.child.pid ?? null };
 }
@@ -242,7 +250,13 @@ export interface BenchStackOptions {
 }
 
 /** The worker in this process, polling the stack's task queue until stopped (at cleanup at the latest). */
-async function benchWorker(cleanups: Cleanups, config: Config, databaseUrl: string, temporal: Client, temporalAddress: string): Promise<Worker> {
+async function benchWorker(
+  cleanups: Cleanups,
+  config: Config,
+  databaseUrl: string,
+  temporal: Client,
+  temporalAddress: string,
+): Promise<Worker> {
   say('Worker in this process');
   Runtime.install({
     logger: new DefaultLogger('WARN'),
@@ -288,7 +302,9 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection, namespace: config.temporalNamespace });
 
-    const worker = options.withWorker ? await benchWorker(cleanups, config, databaseUrl, temporal, temporalAddress) : null;
+    const worker = options.withWorker
+      ? await benchWorker(cleanups, config, databaseUrl, temporal, temporalAddress)
+      : null;
 
     say('API in this process');
     const app = await buildApp({ config, pool, temporal }, { logger: false });
@@ -313,13 +329,29 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
 
 /** `count` unused quotes for `body` with one company, written straight into Postgres (benchmarks measure
  *  creation, not quoting); returns their ids. */
-export async function quotesAhead(pool: Pool, tenantId: string, companyId: string, body: QuoteRequest, count: number, feeAoa = 150_000): Promise<string[]> {
+export async function quotesAhead(
+  pool: Pool,
+  tenantId: string,
+  companyId: string,
+  body: QuoteRequest,
+  count: number,
+  feeAoa = 150_000,
+): Promise<string[]> {
   const normalised = normalisePayload(body);
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash)
      SELECT gen_random_uuid(), $1, $2, $8, 60, now() + interval '1 hour', $3, $4, $5, $6 FROM generate_series(1, $7)
      RETURNING id`,
-    [tenantId, companyId, normalised.origin, normalised.destination, normalised.parcel, payloadHash(body), count, feeAoa],
+    [
+      tenantId,
+      companyId,
+      normalised.origin,
+      normalised.destination,
+      normalised.parcel,
+      payloadHash(body),
+      count,
+      feeAoa,
+    ],
   );
   return rows.map((r) => r.id);
 }
@@ -349,7 +381,13 @@ function procStat(pid: number): ProcStat | null {
   const comm = text.slice(text.indexOf('(') + 1, close);
   const f = text.slice(close + 2).split(' '); // f[0] = state (field 3)
   const at = (field: number) => Number(f[field - 3]);
-  return { pid, ppid: at(4), comm, self: (at(14) + at(15)) / CLOCK_TICKS_PER_S, children: (at(16) + at(17)) / CLOCK_TICKS_PER_S };
+  return {
+    pid,
+    ppid: at(4),
+    comm,
+    self: (at(14) + at(15)) / CLOCK_TICKS_PER_S,
+    children: (at(16) + at(17)) / CLOCK_TICKS_PER_S,
+  };
 }
 
 function allProcs(): ProcStat[] {
@@ -374,7 +412,9 @@ export function stackCpu(pids: Record<string, number>, postmaster: number): Reco
     out[name] = p ? p.self + p.children : NaN;
   }
   const server = byPid.get(postmaster);
-  out.postgres = server ? server.self + server.children + procs.filter((p) => p.ppid === postmaster).reduce((sum, p) => sum + p.self, 0) : NaN;
+  out.postgres = server
+    ? server.self + server.children + procs.filter((p) => p.ppid === postmaster).reduce((sum, p) => sum + p.self, 0)
+    : NaN;
   return out;
 }
 

@@ -109,7 +109,9 @@ async function runStep(
     const older = ids.filter((id) => performance.now() - startedAt.get(id)! > BACKLOG_AFTER_MS);
     const backlog = older.length ? await openCount(older, BACKLOG_AFTER_MS) : 0;
     samples.push([t, backlog]);
-    console.log(`    [${label} ${rate}/s] ${t.toFixed(0).padStart(3)} s  ${ids.length} created  backlog ${backlog}  errors ${errors}  in flight ${inFlight}`);
+    console.log(
+      `    [${label} ${rate}/s] ${t.toFixed(0).padStart(3)} s  ${ids.length} created  backlog ${backlog}  errors ${errors}  in flight ${inFlight}`,
+    );
   }, 2000);
   // Open-loop arrivals at the offered rate (a slow API does not slow the offer down), at most 256 in flight.
   const pending: Promise<void>[] = [];
@@ -162,7 +164,9 @@ async function runStep(
     backlogSlope,
     drainedInS,
     cpuPerLifecycle: completed ? cpu / completed : NaN,
-    cpuByProcess: Object.fromEntries(Object.entries(cpuByProcess).map(([k, v]) => [k, completed ? v / completed : NaN])),
+    cpuByProcess: Object.fromEntries(
+      Object.entries(cpuByProcess).map(([k, v]) => [k, completed ? v / completed : NaN]),
+    ),
     lifecycleP50: pct(lifecycles, 50),
     lifecycleP95: pct(lifecycles, 95),
   };
@@ -248,7 +252,9 @@ async function countHistories(temporal: Client, workflowIds: string[]): Promise<
 
 /** Every workflow id a delivery may have caused: its own, and one webhook fan-out per event. */
 async function workflowIdsOfDelivery(pool: Pool, deliveryId: string): Promise<{ own: string; related: string[] }> {
-  const { rows } = await pool.query<{ id: string }>('SELECT id FROM delivery_events WHERE delivery_id = $1', [deliveryId]);
+  const { rows } = await pool.query<{ id: string }>('SELECT id FROM delivery_events WHERE delivery_id = $1', [
+    deliveryId,
+  ]);
   return { own: deliveryWorkflowId(deliveryId), related: rows.map((r) => webhookFanoutWorkflowId(r.id)) };
 }
 
@@ -284,8 +290,20 @@ async function main() {
     const tenant = await createTenant(pool, 'lifecycle merchant');
     const slug = `life-${randomUUID().slice(0, 6)}`;
     const secret = newFleetSecret();
-    sim.control.upsert({ slug, fleet_secret: secret, pricing: { base_fee_aoa: 100_000 }, booking_status: 'accepted', auto_progress: { delay_ms: STEP_MS } });
-    await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret });
+    sim.control.upsert({
+      slug,
+      fleet_secret: secret,
+      pricing: { base_fee_aoa: 100_000 },
+      booking_status: 'accepted',
+      auto_progress: { delay_ms: STEP_MS },
+    });
+    await createCourier(pool, {
+      name: slug,
+      slug,
+      adapter: 'http',
+      endpoint: sim.endpoint(slug),
+      fleet_secret: secret,
+    });
     await linkCouriers(pool, tenant.tenant_id, slug);
 
     const receiver = await webhookReceiver(cleanups);
@@ -327,7 +345,9 @@ async function main() {
     for (let i = 0; i < 5; i++) await createOne();
     await sleep(5 * STEP_MS + 3000);
 
-    const product = await stepUp('delivery', (rate) => runStep('delivery', rate, pids, postmaster, createOne, openDeliveries, deliveryDurations));
+    const product = await stepUp('delivery', (rate) =>
+      runStep('delivery', rate, pids, postmaster, createOne, openDeliveries, deliveryDurations),
+    );
 
     // ---- Temporal's work per delivery, from a sample of the first step's deliveries ----
     const { rows: sample } = await pool.query<{ id: string }>(
@@ -336,13 +356,18 @@ async function main() {
     );
     const signalsPerDelivery =
       (
-        await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = ANY($1::uuid[]) AND source = 'fleet_webhook'`, [
-          sample.map((r) => r.id),
-        ])
+        await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = ANY($1::uuid[]) AND source = 'fleet_webhook'`,
+          [sample.map((r) => r.id)],
+        )
       ).rows[0].n / Math.max(1, sample.length);
     const eventsPerDelivery =
-      (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = ANY($1::uuid[])`, [sample.map((r) => r.id)])).rows[0]
-        .n / Math.max(1, sample.length);
+      (
+        await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = ANY($1::uuid[])`,
+          [sample.map((r) => r.id)],
+        )
+      ).rows[0].n / Math.max(1, sample.length);
     let own: HistoryCounts | null = null;
     let all: HistoryCounts | null = null;
     for (const { id } of sample) {
@@ -360,7 +385,11 @@ async function main() {
     const floorDone = new Map<string, number>();
     const startFloor = async (): Promise<string | null> => {
       const id = `floor-${randomUUID()}`;
-      const handle = await temporal.workflow.start(lifecycleFloorWorkflow, { taskQueue, workflowId: id, args: [{ signals }] });
+      const handle = await temporal.workflow.start(lifecycleFloorWorkflow, {
+        taskQueue,
+        workflowId: id,
+        args: [{ signals }],
+      });
       floorIds.push(id);
       floorStart.set(id, performance.now());
       void (async () => {
@@ -375,14 +404,19 @@ async function main() {
     };
     const openFloor = async (ids: string[], olderThanMs: number) =>
       ids.filter((id) => !floorDone.has(id) && performance.now() - floorStart.get(id)! > olderThanMs).length;
-    const floorDurations = async (ids: string[]) => ids.filter((id) => floorDone.has(id)).map((id) => floorDone.get(id)! - floorStart.get(id)!);
-    const floor = await stepUp('floor', (rate) => runStep('floor', rate, pids, postmaster, startFloor, openFloor, floorDurations));
+    const floorDurations = async (ids: string[]) =>
+      ids.filter((id) => floorDone.has(id)).map((id) => floorDone.get(id)! - floorStart.get(id)!);
+    const floor = await stepUp('floor', (rate) =>
+      runStep('floor', rate, pids, postmaster, startFloor, openFloor, floorDurations),
+    );
     const floorHistory = await countHistories(temporal, floorIds.slice(0, SAMPLE));
 
     // ---- report ----
     const best = (rs: StepResult[]) => rs.filter((r) => r.sustained).at(-1)?.rate ?? 0;
     console.log('');
-    console.log(`Topology: ${TOPOLOGY}. Courier moves every ${STEP_MS} ms; ${signals} fleet events per delivery; one webhook endpoint.`);
+    console.log(
+      `Topology: ${TOPOLOGY}. Courier moves every ${STEP_MS} ms; ${signals} fleet events per delivery; one webhook endpoint.`,
+    );
     const stepRows = (label: string, rs: StepResult[]) =>
       rs.map((r) => ({
         what: label,
@@ -431,6 +465,8 @@ function addCounts(a: HistoryCounts, b: HistoryCounts): HistoryCounts {
 
 main().catch((err) => {
   console.error('The benchmark failed:', err);
-  console.error('Is Postgres reachable (DATABASE_URL or 127.0.0.1:5432) and TEMPORAL_ADDRESS (if set) up? Run `npm run build` alone to see build errors.');
+  console.error(
+    'Is Postgres reachable (DATABASE_URL or 127.0.0.1:5432) and TEMPORAL_ADDRESS (if set) up? Run `npm run build` alone to see build errors.',
+  );
   process.exit(1);
 });

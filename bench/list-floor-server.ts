@@ -13,7 +13,10 @@ onParentExit(() => process.exit(0));
 
 http
   .createServer((req, res) => {
-    const filter = JSON.parse(String(req.headers['x-filter'])) as ListFilter & { insertedFrom?: string; insertedTo?: string };
+    const filter = JSON.parse(String(req.headers['x-filter'])) as ListFilter & {
+      insertedFrom?: string;
+      insertedTo?: string;
+    };
     listDeliveries(
       pool,
       { tenantId: String(req.headers['x-tenant']), livemode: true },
@@ -24,7 +27,10 @@ http
       },
     ).then(
       ({ rows, hasMore }) => {
-        const body = JSON.stringify({ data: rows, pagination: { limit: filter.limit, offset: filter.offset, has_more: hasMore } });
+        const body = JSON.stringify({
+          data: rows,
+          pagination: { limit: filter.limit, offset: filter.offset, has_more: hasMore },
+        });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
       },
       (err: Error) => res.writeHead(500).end(err.message),

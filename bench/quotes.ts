@@ -94,22 +94,48 @@ interface LoadTarget {
 }
 
 /** `concurrency` loops for `seconds` against the API or straight against the simulator; prints a progress line every second. */
-function load(name: string, mode: 'api' | 'bare', seconds: number, concurrency: number, target: LoadTarget, quiet = false): Promise<Result> {
+function load(
+  name: string,
+  mode: 'api' | 'bare',
+  seconds: number,
+  concurrency: number,
+  target: LoadTarget,
+  quiet = false,
+): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(LOAD_WORKER, { eval: true, workerData: { ...target, mode, seconds, concurrency, root: ROOT_DIR } });
-    let elapsed = 0;
-    worker.on('message', (m: { progress?: number[]; total: number; errors: number; done?: boolean; latencies?: number[]; seconds?: number }) => {
-      if (m.done) {
-        resolve({ name, requests: m.latencies!.length, errors: m.errors, seconds: m.seconds!, latencies: m.latencies! });
-        return;
-      }
-      elapsed++;
-      if (quiet) return;
-      const sorted = m.progress!.sort((a, b) => a - b);
-      console.log(
-        `    [${name}] ${String(elapsed).padStart(3)} s  ${String(m.total).padStart(6)} requests  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${m.errors}`,
-      );
+    const worker = new Worker(LOAD_WORKER, {
+      eval: true,
+      workerData: { ...target, mode, seconds, concurrency, root: ROOT_DIR },
     });
+    let elapsed = 0;
+    worker.on(
+      'message',
+      (m: {
+        progress?: number[];
+        total: number;
+        errors: number;
+        done?: boolean;
+        latencies?: number[];
+        seconds?: number;
+      }) => {
+        if (m.done) {
+          resolve({
+            name,
+            requests: m.latencies!.length,
+            errors: m.errors,
+            seconds: m.seconds!,
+            latencies: m.latencies!,
+          });
+          return;
+        }
+        elapsed++;
+        if (quiet) return;
+        const sorted = m.progress!.sort((a, b) => a - b);
+        console.log(
+          `    [${name}] ${String(elapsed).padStart(3)} s  ${String(m.total).padStart(6)} requests  last second p50 ${pct(sorted, 50).toFixed(1)} ms  p99 ${pct(sorted, 99).toFixed(1)} ms  errors ${m.errors}`,
+        );
+      },
+    );
     worker.once('error', reject);
   });
 }
@@ -145,10 +171,14 @@ async function main() {
     const configFile = path.join(os.tmpdir(), `bench-quotes-sim-${process.pid}.json`);
     fs.writeFileSync(configFile, JSON.stringify({ companies }));
     cleanups.push(async () => fs.rmSync(configFile, { force: true }));
-    const sim: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', '--port', String(simPort), '--config', configFile, '--quiet'], {
-      cwd: ROOT_DIR,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const sim: ChildProcess = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'simulator/main.ts', '--port', String(simPort), '--config', configFile, '--quiet'],
+      {
+        cwd: ROOT_DIR,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     cleanups.push(
       () =>
         new Promise<void>((resolve) => {
@@ -223,14 +253,23 @@ async function main() {
 
     const hangSlug = companies[COMPANIES - 1].slug;
     await fetch(`${simUrl}/_control/${hangSlug}`, { method: 'PATCH', body: JSON.stringify({ hang: true }) });
-    const hanging = await load(`api, 1 hanging, c=${CONCURRENCY}`, 'api', DURATION_S, CONCURRENCY, { ...target, expected: COMPANIES - 1 });
+    const hanging = await load(`api, 1 hanging, c=${CONCURRENCY}`, 'api', DURATION_S, CONCURRENCY, {
+      ...target,
+      expected: COMPANIES - 1,
+    });
 
     const rows = [
       ...pairs.flatMap((p) => [
-        { ...row(p.bare), scenario: `bare fan-out to the simulator (${COMPANIES} x ${LATENCY_MS} ms), c=${p.concurrency}` },
+        {
+          ...row(p.bare),
+          scenario: `bare fan-out to the simulator (${COMPANIES} x ${LATENCY_MS} ms), c=${p.concurrency}`,
+        },
         { ...row(p.api), scenario: `POST /v1/quotes, ${COMPANIES} couriers, c=${p.concurrency}` },
       ]),
-      { ...row(hanging), scenario: `POST /v1/quotes, 1 of ${COMPANIES} hanging (timeout ${TIMEOUT_MS} ms), c=${CONCURRENCY}` },
+      {
+        ...row(hanging),
+        scenario: `POST /v1/quotes, 1 of ${COMPANIES} hanging (timeout ${TIMEOUT_MS} ms), c=${CONCURRENCY}`,
+      },
     ];
     console.log('');
     console.table(rows);

@@ -45,13 +45,29 @@ async function main() {
     for (const i of [1, 2]) {
       const slug = `rss-${i}-${randomUUID().slice(0, 6)}`;
       const secret = newFleetSecret();
-      sim.control.upsert({ slug, fleet_secret: secret, latency_ms: 20, pricing: { base_fee_aoa: 100_000 * i }, auto_progress: { delay_ms: 200 } });
-      await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret });
+      sim.control.upsert({
+        slug,
+        fleet_secret: secret,
+        latency_ms: 20,
+        pricing: { base_fee_aoa: 100_000 * i },
+        auto_progress: { delay_ms: 200 },
+      });
+      await createCourier(pool, {
+        name: slug,
+        slug,
+        adapter: 'http',
+        endpoint: sim.endpoint(slug),
+        fleet_secret: secret,
+      });
       await linkCouriers(pool, tenant.tenant_id, slug);
     }
     const receiver = await webhookReceiver(cleanups);
 
-    const { apiUrl, api, worker } = await productionStack(cleanups, { databaseUrl, temporalAddress, taskQueue: `rss-${Date.now()}` });
+    const { apiUrl, api, worker } = await productionStack(cleanups, {
+      databaseUrl,
+      temporalAddress,
+      taskQueue: `rss-${Date.now()}`,
+    });
 
     const call = merchantApi(cleanups, apiUrl, tenant.secret_key, CONCURRENCY * 2);
     await registerEndpoint(call, receiver.url);
@@ -71,7 +87,9 @@ async function main() {
       }
     }, 1000);
 
-    say(`Load: quote + create at concurrency ${CONCURRENCY} for ${DURATION_S} s; the simulator drives every delivery to delivered`);
+    say(
+      `Load: quote + create at concurrency ${CONCURRENCY} for ${DURATION_S} s; the simulator drives every delivery to delivered`,
+    );
     const result = await load('quote + create', DURATION_S, CONCURRENCY, async () => {
       const quotes = await call('POST', '/v1/quotes', QUOTE_BODY);
       if (quotes.status !== 200 || !quotes.json.data.length) return false;
@@ -87,7 +105,9 @@ async function main() {
     ] as const)
       peak[name] = Math.max(peak[name], memory(child.pid!).peak);
 
-    const { rows } = await pool.query(`SELECT status, count(*)::int AS n FROM deliveries GROUP BY status ORDER BY status`);
+    const { rows } = await pool.query(
+      `SELECT status, count(*)::int AS n FROM deliveries GROUP BY status ORDER BY status`,
+    );
     console.log('');
     console.table([summarise(result, 'quote + create (one request pair)')]);
     console.table([
@@ -106,7 +126,9 @@ async function main() {
         verdict: peak.worker <= TARGETS.worker ? 'PASS' : 'FAIL',
       },
     ]);
-    console.log(`Deliveries by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; ${receiver.received()} webhooks received. ${machineLine()}.`);
+    console.log(
+      `Deliveries by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}; ${receiver.received()} webhooks received. ${machineLine()}.`,
+    );
     if (peak.api > TARGETS.api || peak.worker > TARGETS.worker) process.exitCode = 1;
   } finally {
     await cleanup();

@@ -36,8 +36,18 @@ const STEPS = ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered'] as
 const TARGET_P50_MS = 250;
 
 const BODY = {
-  origin: { address_line: 'Rua Rainha Ginga 29', city: 'Luanda', province: 'Luanda', coordinates: { lat: -8.8147, lng: 13.2302 } },
-  destination: { address_line: 'Avenida Deolinda Rodrigues 512', city: 'Luanda', province: 'Luanda', coordinates: { lat: -8.8521, lng: 13.2655 } },
+  origin: {
+    address_line: 'Rua Rainha Ginga 29',
+    city: 'Luanda',
+    province: 'Luanda',
+    coordinates: { lat: -8.8147, lng: 13.2302 },
+  },
+  destination: {
+    address_line: 'Avenida Deolinda Rodrigues 512',
+    city: 'Luanda',
+    province: 'Luanda',
+    coordinates: { lat: -8.8521, lng: 13.2655 },
+  },
   parcel: { weight_grams: 1200 },
 };
 
@@ -110,12 +120,18 @@ async function main() {
       const text = await res.body.text();
       return { status: res.statusCode, body: text ? JSON.parse(text) : null };
     };
-    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `${receiverUrl}/hooks`, description: 'bench receiver' });
-    if (endpoint.status !== 201) throw new Error(`endpoint registration failed: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    const endpoint = await call('POST', '/v1/webhook_endpoints', {
+      url: `${receiverUrl}/hooks`,
+      description: 'bench receiver',
+    });
+    if (endpoint.status !== 201)
+      throw new Error(`endpoint registration failed: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
     secret = endpoint.body.secret;
 
     // ---- 1,000 deliveries in flight: quotes written ahead, then POST /v1/deliveries; each is booked -> assigned ----
-    say(`Creating ${DELIVERIES.toLocaleString('en')} deliveries (each: created, dispatched, assigned -> 3 notifications)`);
+    say(
+      `Creating ${DELIVERIES.toLocaleString('en')} deliveries (each: created, dispatched, assigned -> 3 notifications)`,
+    );
     const quoteIds = await quotesAhead(pool, tenant.tenant_id, courier.courier_id, BODY, DELIVERIES);
     const created = await load(
       'create',
@@ -124,7 +140,11 @@ async function main() {
       async () => {
         const quoteId = quoteIds.pop();
         if (!quoteId) return true;
-        const res = await call('POST', '/v1/deliveries', { quote_id: quoteId, ...BODY, options: { metadata: { order_id: randomUUID() } } });
+        const res = await call('POST', '/v1/deliveries', {
+          quote_id: quoteId,
+          ...BODY,
+          options: { metadata: { order_id: randomUUID() } },
+        });
         return res.status === 201;
       },
       { maxRequests: DELIVERIES },
@@ -134,9 +154,10 @@ async function main() {
     say('Waiting until every delivery is assigned and its 3 notifications have arrived');
     const settleStarted = Date.now();
     for (;;) {
-      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status = 'assigned'", [
-        tenant.tenant_id,
-      ]);
+      const { rows } = await pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status = 'assigned'",
+        [tenant.tenant_id],
+      );
       console.log(`    ${rows[0].n} assigned, ${received} notifications received`);
       if (rows[0].n >= DELIVERIES && received >= DELIVERIES * 3) break;
       if (Date.now() - settleStarted > 900_000) throw new Error('deliveries did not settle within 15 minutes');
@@ -210,7 +231,12 @@ async function main() {
           resolve(true);
         });
       });
-      const body = JSON.stringify({ tracking_ref: job.ref, event_type: job.step, occurred_at: new Date().toISOString(), payload: {} });
+      const body = JSON.stringify({
+        tracking_ref: job.ref,
+        event_type: job.step,
+        occurred_at: new Date().toISOString(),
+        payload: {},
+      });
       const res = await api.request({
         method: 'POST',
         path: `/v1/fleet/${slug}/events`,
@@ -242,8 +268,12 @@ async function main() {
           `c=${c} floor: bare workflow + 1 activity (start, Postgres write, result)`,
         ),
       ];
-      say(`Concurrency ${c}: ${perPhase.toLocaleString('en')} fleet events, ${DELIVERIES.toLocaleString('en')} deliveries in flight`);
-      const result = await load(`c=${c} fleet event -> webhook`, DURATION_S, c, fleetToWebhook, { maxRequests: perPhase });
+      say(
+        `Concurrency ${c}: ${perPhase.toLocaleString('en')} fleet events, ${DELIVERIES.toLocaleString('en')} deliveries in flight`,
+      );
+      const result = await load(`c=${c} fleet event -> webhook`, DURATION_S, c, fleetToWebhook, {
+        maxRequests: perPhase,
+      });
       measured.push({ concurrency: c, result });
       rows.push(...floors, summarise(result, `c=${c} fleet event at the API -> notification at the receiver`));
     }
@@ -269,7 +299,9 @@ async function main() {
       `HTTP part of each attempt (attempt log): p50 ${attempts[0].p50} ms, p99 ${attempts[0].p99} ms; ${attempts[0].failed} failed attempts; ${badSignatures} bad signatures; ${timeouts} notifications not seen within 30 s.`,
     );
     if (measured.some((m) => m.result.errors) || badSignatures) process.exitCode = 1;
-    console.log(`${machineLine()}; API, worker, simulator, receiver and load generator in one process; Temporal dev server (SQLite in memory).`);
+    console.log(
+      `${machineLine()}; API, worker, simulator, receiver and load generator in one process; Temporal dev server (SQLite in memory).`,
+    );
   } finally {
     await stack.close();
   }

@@ -40,4 +40,6 @@ await writeWidget();
 console.log('Widget written to .build/widget.js.');
 await buildDashboard();
 await buildWorkflowBundle();
-console.log(`Workflow bundle written to .build/workflow-bundle.js; total ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+console.log(
+  `Workflow bundle written to .build/workflow-bundle.js; total ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+);

@@ -10,7 +10,13 @@ import { DATA_DIR } from './lib/postgres.js';
 import { waitForPort } from './lib/net.js';
 import { Proc, productionBuild } from './lib/processes.js';
 import { appDatabase, printReady, startDemo, step, supervise } from './lib/supervisor.js';
-import { ensureClusterBinaries, setupTemporalSchema, startTemporalCluster, SERVICES, TEMPORAL_SERVER_VERSION } from './lib/temporal-server.js';
+import {
+  ensureClusterBinaries,
+  setupTemporalSchema,
+  startTemporalCluster,
+  SERVICES,
+  TEMPORAL_SERVER_VERSION,
+} from './lib/temporal-server.js';
 
 const apiPorts = [Number(process.env.PORT ?? 3000), Number(process.env.PORT ?? 3000) + 1];
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
@@ -25,15 +31,27 @@ async function main() {
   // A database of its own: the dev stack's deliveries have no workflows in this cluster (its reconciler would start them).
   const { pg, databaseUrl } = await appDatabase(supervisor, 'delivery_api_cluster');
 
-  step(`Temporal Server ${TEMPORAL_SERVER_VERSION}, temporal-sql-tool, Temporal UI server and CLI (built once with Go)`);
+  step(
+    `Temporal Server ${TEMPORAL_SERVER_VERSION}, temporal-sql-tool, Temporal UI server and CLI (built once with Go)`,
+  );
   await ensureClusterBinaries();
 
   const temporalServer = process.env.TEMPORAL_DATABASE_URL ?? pg.serverUrl;
-  step(`Temporal databases temporal and temporal_visibility on ${new URL(temporalServer).host} (TEMPORAL_DATABASE_URL)`);
+  step(
+    `Temporal databases temporal and temporal_visibility on ${new URL(temporalServer).host} (TEMPORAL_DATABASE_URL)`,
+  );
   await setupTemporalSchema({ serverUrl: temporalServer });
 
-  step(`Temporal cluster: ${SERVICES.join(', ')}, one process each (frontend on ${temporalPort}, TEMPORAL_PORT); UI on ${uiPort}`);
-  const cluster = await startTemporalCluster({ databases: { serverUrl: temporalServer }, port: temporalPort, uiPort, dir, namespace });
+  step(
+    `Temporal cluster: ${SERVICES.join(', ')}, one process each (frontend on ${temporalPort}, TEMPORAL_PORT); UI on ${uiPort}`,
+  );
+  const cluster = await startTemporalCluster({
+    databases: { serverUrl: temporalServer },
+    port: temporalPort,
+    uiPort,
+    dir,
+    namespace,
+  });
   supervisor.onStop(() => cluster.stop());
   for (const proc of [...Object.values(cluster.services), cluster.ui!]) supervisor.watch(proc);
 
@@ -57,7 +75,9 @@ async function main() {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${apiPorts[0]}`,
   };
   const procs = [
-    ...[1, 2].map((i) => Proc.production(`worker ${i}`, 'start:worker', { env, logFile: path.join(dir, `worker-${i}.log`) })),
+    ...[1, 2].map((i) =>
+      Proc.production(`worker ${i}`, 'start:worker', { env, logFile: path.join(dir, `worker-${i}.log`) }),
+    ),
     ...apiPorts.map((port, i) =>
       Proc.production(`API ${i + 1}`, 'start:api', {
         env: { ...env, PORT: String(port) },
@@ -75,7 +95,11 @@ async function main() {
     title: `The delivery API runs on a Temporal cluster (ready in ${Math.round((Date.now() - started) / 1000)} s).`,
     apiUrl: `http://localhost:${apiPorts[0]}`,
     rows: [
-      ['API', apiPorts.map((port) => `http://localhost:${port}`).join('  and  ') + '   (two processes; put a load balancer in front)'],
+      [
+        'API',
+        apiPorts.map((port) => `http://localhost:${port}`).join('  and  ') +
+          '   (two processes; put a load balancer in front)',
+      ],
       ['API reference', `http://localhost:${apiPorts[0]}/docs`],
       ['Temporal', `${cluster.address} (namespace ${namespace}; temporal --address ${cluster.address} ...)`],
       ['Temporal UI', cluster.uiUrl!],

@@ -10,7 +10,10 @@ if (!url) {
   process.exit(2);
 }
 try {
-  const role = await createAppRole(url, { role: process.env.APP_DB_ROLE || DEFAULT_APP_ROLE, password: process.env.APP_DB_PASSWORD || null });
+  const role = await createAppRole(url, {
+    role: process.env.APP_DB_ROLE || DEFAULT_APP_ROLE,
+    password: process.env.APP_DB_PASSWORD || null,
+  });
   console.log(`Role ${role} can now read and write the application's tables (and nothing else).`);
 } catch (err) {
   console.error('Creating the application role failed:', (err as Error).message);

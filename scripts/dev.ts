@@ -77,7 +77,10 @@ async function main() {
     rows: [
       ['API', `http://localhost:${port}`],
       ['API reference', `http://localhost:${port}/docs   (OpenAPI JSON: /v1/openapi.json)`],
-      ['Dashboard', `http://localhost:${port}/dashboard   (sign in: ${demoUser.email} / ${demoUser.password}, an owner)`],
+      [
+        'Dashboard',
+        `http://localhost:${port}/dashboard   (sign in: ${demoUser.email} / ${demoUser.password}, an owner)`,
+      ],
       ['Temporal UI', uiUrl ?? '(external Temporal: see its own UI)'],
       ['API metrics', `http://localhost:${metricsPort}/metrics`],
       ['Worker metrics', `http://localhost:${workerMetricsPort}/metrics   (with the Temporal SDK's)`],

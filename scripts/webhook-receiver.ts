@@ -27,7 +27,9 @@ const server = http.createServer((req, res) => {
         data: { delivery: { reference: string; status: string } };
       };
       const mode = message.livemode === false ? '  (test mode)' : '';
-      console.log(`verified ${message.type.padEnd(26)} ${message.data.delivery.reference}  status ${message.data.delivery.status}  ${message.id}${mode}`);
+      console.log(
+        `verified ${message.type.padEnd(26)} ${message.data.delivery.reference}  status ${message.data.delivery.status}  ${message.id}${mode}`,
+      );
       res.writeHead(204).end();
     } catch (err) {
       console.log(`rejected ${req.method} ${req.url}: ${(err as Error).message}`);
@@ -35,5 +37,7 @@ const server = http.createServer((req, res) => {
     }
   });
 });
-server.listen(port, '127.0.0.1', () => console.log(`Listening on http://127.0.0.1:${port}/ for signed webhooks (Ctrl-C stops).`));
+server.listen(port, '127.0.0.1', () =>
+  console.log(`Listening on http://127.0.0.1:${port}/ for signed webhooks (Ctrl-C stops).`),
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => server.close(() => process.exit(0)));

@@ -3,7 +3,8 @@
 import type { CourierInput } from '../src/lib/tenants.js';
 import type { CompanyConfig } from './server.js';
 
-const demoSecret = (name: string) => 'whsec_' + Buffer.from(`demo-simulator-${name}`.padEnd(32, '.')).toString('base64');
+const demoSecret = (name: string) =>
+  'whsec_' + Buffer.from(`demo-simulator-${name}`.padEnd(32, '.')).toString('base64');
 
 interface DemoCompany {
   simulator: CompanyConfig;
@@ -44,7 +45,13 @@ const DEMO: DemoCompany[] = [
     simulator: {
       slug: 'moto-kwanza',
       fleet_secret: demoSecret('moto-kwanza'),
-      pricing: { base_fee_aoa: 90_000, per_km_aoa: 6_000, base_eta_minutes: 30, eta_minutes_per_km: 3, zone_fees_aoa: { Luanda: 40_000 } },
+      pricing: {
+        base_fee_aoa: 90_000,
+        per_km_aoa: 6_000,
+        base_eta_minutes: 30,
+        eta_minutes_per_km: 3,
+        zone_fees_aoa: { Luanda: 40_000 },
+      },
       service_zones: ['Luanda'],
       max_weight_grams: 8_000,
       parcel_types: ['document', 'small_box'],
@@ -81,7 +88,13 @@ const DEMO: DemoCompany[] = [
       failure_rate: 0.3,
       booking_status: 'accepted',
     },
-    courier: { name: 'Cargas Instáveis (simulated, fails 30%)', base_fee_aoa: 200_000, base_eta_minutes: 180, active_drivers: 8, service_zones: [] },
+    courier: {
+      name: 'Cargas Instáveis (simulated, fails 30%)',
+      base_fee_aoa: 200_000,
+      base_eta_minutes: 180,
+      active_drivers: 8,
+      service_zones: [],
+    },
   },
 ];
 

@@ -8,7 +8,9 @@ import { createSimulator, type CompanyConfig } from './server.js';
 
 const program = new Command()
   .name('simulator')
-  .description('Courier simulator: speaks the courier protocol for several simulated companies and sends signed fleet events.')
+  .description(
+    'Courier simulator: speaks the courier protocol for several simulated companies and sends signed fleet events.',
+  )
   .option('-p, --port <port>', 'port to listen on', process.env.SIMULATOR_PORT ?? '4010')
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('-c, --config <file>', 'JSON file: {"companies": [...]} (default: the demo companies)')
@@ -27,12 +29,20 @@ function loadCompanies(file: string | undefined): CompanyConfig[] {
 
 async function main() {
   const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${opts.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be a port number, got "${opts.port}"`);
   const companies = loadCompanies(opts.config);
-  const sim = await createSimulator({ port, host: opts.host, companies, log: opts.quiet ? undefined : (line) => console.log(`[simulator] ${line}`) });
+  const sim = await createSimulator({
+    port,
+    host: opts.host,
+    companies,
+    log: opts.quiet ? undefined : (line) => console.log(`[simulator] ${line}`),
+  });
   console.log(`Courier simulator on ${sim.url}`);
   for (const c of companies) console.log(`  ${c.slug.padEnd(20)} ${sim.endpoint(c.slug)}`);
-  console.log(`  control: ${sim.url}/_control/companies  (PATCH /_control/{slug}, GET /_control/{slug}/bookings, POST /_control/{slug}/events)`);
+  console.log(
+    `  control: ${sim.url}/_control/companies  (PATCH /_control/{slug}, GET /_control/{slug}/bookings, POST /_control/{slug}/events)`,
+  );
   const stop = async () => {
     await sim.close();
     process.exit(0);

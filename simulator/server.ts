@@ -12,7 +12,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { priceFromRateCard } from '../src/couriers/adapters/rate-card.js';
 
-export const FLEET_EVENT_TYPES = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed', 'payment.confirmed'] as const;
+export const FLEET_EVENT_TYPES = [
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'failed',
+  'payment.confirmed',
+] as const;
 export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
 export type ProtocolCall = 'quotes' | 'bookings' | 'cancel';
 export type GarbageMode = 'json' | 'html' | 'truncated' | 'wrong_types' | 'empty';
@@ -140,7 +148,10 @@ export interface SimulatorControl {
   booking(slug: string, trackingRef: string): BookingRecord | null;
   stats(slug: string): Record<ProtocolCall, number>;
   /** Sends one signed fleet event to the booking's callback_url, once. */
-  sendEvent(slug: string, input: { tracking_ref: string; event_type: string; payload?: Record<string, unknown>; occurred_at?: string }): Promise<SentEvent>;
+  sendEvent(
+    slug: string,
+    input: { tracking_ref: string; event_type: string; payload?: Record<string, unknown>; occurred_at?: string },
+  ): Promise<SentEvent>;
   /** Registers the PIN the recipient told the driver; a job waiting for it is delivered. */
   setPin(slug: string, trackingRef: string, pin: string): Promise<SentEvent | null>;
   /** Sends `delivered` with payload.pin (the given one, else the registered one). */
@@ -172,7 +183,12 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 export const newFleetSecret = (): string => 'whsec_' + randomBytes(24).toString('base64');
 
 /** Signs a fleet event body the way the service expects (Standard Webhooks). */
-export function signFleetEvent(secret: string, body: string, msgId = `msg_${randomUUID()}`, at = new Date()): Record<string, string> {
+export function signFleetEvent(
+  secret: string,
+  body: string,
+  msgId = `msg_${randomUUID()}`,
+  at = new Date(),
+): Record<string, string> {
   return {
     'webhook-id': msgId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
@@ -236,14 +252,24 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     const occurred_at = occurredAt ?? new Date().toISOString();
     const webhookId = `msg_${randomUUID()}`;
     const body = JSON.stringify({ tracking_ref: booking.tracking_ref, event_type: eventType, occurred_at, payload });
-    const sent: SentEvent = { webhook_id: webhookId, event_type: eventType, occurred_at, payload, response_status: null, attempts: 0 };
+    const sent: SentEvent = {
+      webhook_id: webhookId,
+      event_type: eventType,
+      occurred_at,
+      payload,
+      response_status: null,
+      attempts: 0,
+    };
     for (let attempt = 1; attempt <= attempts && !closed; attempt++) {
       sent.attempts = attempt;
       try {
         // Signed per attempt: a retry carries the same webhook-id (receivers deduplicate on it) and a fresh timestamp.
         const res = await fetch(booking.callback_url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...signFleetEvent(state.config.fleet_secret, body, webhookId) },
+          headers: {
+            'content-type': 'application/json',
+            ...signFleetEvent(state.config.fleet_secret, body, webhookId),
+          },
           body,
           signal: AbortSignal.timeout(5000),
         });
@@ -288,7 +314,9 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
         if (state.config.require_delivery_pin && pin === null) {
           booking.waiting_for_pin = true;
           booking.progressing = false;
-          log(`${state.config.slug}: ${booking.tracking_ref} waits for its PIN (POST /_control/${state.config.slug}/pins)`);
+          log(
+            `${state.config.slug}: ${booking.tracking_ref} waits for its PIN (POST /_control/${state.config.slug}/pins)`,
+          );
           return;
         }
         if (pin !== null) payload = { pin };
@@ -315,7 +343,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     booking: (slug, ref) => company(slug).bookings.get(ref) ?? null,
     stats: (slug) => ({ ...company(slug).stats }),
     async sendEvent(slug, input) {
-      if (!input || typeof input.event_type !== 'string' || !input.event_type) throw new HttpError(422, 'event_type_required', 'event_type is required');
+      if (!input || typeof input.event_type !== 'string' || !input.event_type)
+        throw new HttpError(422, 'event_type_required', 'event_type is required');
       const booking = bookingOf(slug, input.tracking_ref);
       return deliverEvent(company(slug), booking, input.event_type, input.payload ?? {}, 1, input.occurred_at);
     },
@@ -355,7 +384,11 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
         res.write('{"fee_aoa": 12');
         setTimeout(() => res.destroy(), 10);
       } else if (mode === 'wrong_types') {
-        send(res, 200, call === 'bookings' ? { tracking_ref: 42, status: 'maybe' } : { fee_aoa: '1500.50', eta_minutes: -3 });
+        send(
+          res,
+          200,
+          call === 'bookings' ? { tracking_ref: 42, status: 'maybe' } : { fee_aoa: '1500.50', eta_minutes: -3 },
+        );
       } else if (mode === 'empty') {
         res.writeHead(200, { 'content-type': 'application/json' }).end();
       } else {
@@ -368,9 +401,19 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
 
   function quote(state: CompanyState, body: any, res: http.ServerResponse) {
     const c = state.config;
-    const place = (a: any) => a && typeof a === 'object' && typeof a.city === 'string' && typeof a.province === 'string';
-    if (!body || typeof body !== 'object' || !place(body.origin) || !place(body.destination) || typeof body.parcel?.weight_grams !== 'number') {
-      return send(res, 400, { error: 'bad_request', detail: 'origin, destination (city, province) and parcel.weight_grams are required' });
+    const place = (a: any) =>
+      a && typeof a === 'object' && typeof a.city === 'string' && typeof a.province === 'string';
+    if (
+      !body ||
+      typeof body !== 'object' ||
+      !place(body.origin) ||
+      !place(body.destination) ||
+      typeof body.parcel?.weight_grams !== 'number'
+    ) {
+      return send(res, 400, {
+        error: 'bad_request',
+        detail: 'origin, destination (city, province) and parcel.weight_grams are required',
+      });
     }
     const p = c.pricing ?? {};
     const priced = priceFromRateCard(
@@ -451,7 +494,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     const booking = state.bookings.get(ref);
     if (!booking) return send(res, 404, { error: 'unknown_booking' });
     const delivered = booking.events.some((e) => e.event_type === 'delivered' || e.event_type === 'failed');
-    if (state.config.refuse_cancellation || delivered) return send(res, 409, { error: 'cancellation_refused', detail: 'The driver is already on the way.' });
+    if (state.config.refuse_cancellation || delivered)
+      return send(res, 409, { error: 'cancellation_refused', detail: 'The driver is already on the way.' });
     booking.status = 'cancelled';
     send(res, 200, { tracking_ref: ref, status: 'cancelled' });
   }
@@ -474,7 +518,12 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     const [slug, action, ref] = parts;
     if (!slug) throw new HttpError(404, 'not_found', 'No such control route.');
     if (parts.length === 1) {
-      if (method === 'GET') return send(res, 200, { config: company(slug).config, stats: control.stats(slug), bookings: company(slug).bookings.size });
+      if (method === 'GET')
+        return send(res, 200, {
+          config: company(slug).config,
+          stats: control.stats(slug),
+          bookings: company(slug).bookings.size,
+        });
       if (method === 'PATCH' || method === 'POST') return send(res, 200, control.configure(slug, body ?? {}));
       if (method === 'PUT') {
         upsert({ ...body, slug });
@@ -488,8 +537,12 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     }
     if (action === 'events' && method === 'POST') return sendResult(res, await control.sendEvent(slug, body));
     if (action === 'deliver' && method === 'POST') {
-      if (typeof body?.tracking_ref !== 'string') throw new HttpError(422, 'tracking_ref_required', 'tracking_ref is required');
-      return sendResult(res, await control.deliver(slug, body.tracking_ref, typeof body.pin === 'string' ? body.pin : undefined));
+      if (typeof body?.tracking_ref !== 'string')
+        throw new HttpError(422, 'tracking_ref_required', 'tracking_ref is required');
+      return sendResult(
+        res,
+        await control.deliver(slug, body.tracking_ref, typeof body.pin === 'string' ? body.pin : undefined),
+      );
     }
     if (action === 'pins' && method === 'POST') {
       if (typeof body?.tracking_ref !== 'string' || typeof body?.pin !== 'string')
@@ -500,7 +553,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
     throw new HttpError(404, 'not_found', 'No such control route.');
   }
 
-  const sendResult = (res: http.ServerResponse, sent: SentEvent) => send(res, sent.response_status === null ? 502 : 200, sent);
+  const sendResult = (res: http.ServerResponse, sent: SentEvent) =>
+    send(res, sent.response_status === null ? 502 : 200, sent);
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -524,7 +578,8 @@ export async function createSimulator(options: SimulatorOptions): Promise<Simula
         const method = req.method ?? 'GET';
         try {
           if (parts[0] === '_control') return await controlRoute(method, parts.slice(1), body, res);
-          if (parts.length === 0 && method === 'GET') return send(res, 200, { simulator: 'courier', companies: [...companies.keys()] });
+          if (parts.length === 0 && method === 'GET')
+            return send(res, 200, { simulator: 'courier', companies: [...companies.keys()] });
           const [slug, resource, ref] = parts;
           const state = company(slug);
           const call: ProtocolCall | null =

@@ -39,7 +39,11 @@ import settingsRoutes from './routes/settings.js';
 /** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
 function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: ErrorCode, detail: string) {
   const body = JSON.stringify(problemBody(baseUrl, status, code, detail));
-  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID() });
+  res.writeHead(status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': randomUUID(),
+  });
   res.end(body);
 }
 
@@ -50,7 +54,10 @@ function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: options.logger === false ? false : { ...loggerOptions(config.logLevel, 'api'), ...(typeof options.logger === 'object' ? options.logger : {}) },
+    logger:
+      options.logger === false
+        ? false
+        : { ...loggerOptions(config.logLevel, 'api'), ...(typeof options.logger === 'object' ? options.logger : {}) },
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -59,7 +66,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     // Errors raised before a request reaches Fastify's error handler are problem+json too.
     routerOptions: {
       ignoreTrailingSlash: true,
-      onBadUrl: (_path, _req, res) => rawProblem(res, config.baseUrl, 400, 'invalid_url', 'The request path is not a valid URL (bad percent-encoding).'),
+      onBadUrl: (_path, _req, res) =>
+        rawProblem(
+          res,
+          config.baseUrl,
+          400,
+          'invalid_url',
+          'The request path is not a valid URL (bad percent-encoding).',
+        ),
       // No resource has an id that long.
       onMaxParamLength: (_path, _req, res) => rawProblem(res, config.baseUrl, 404, 'not_found', 'Resource not found.'),
     },
@@ -102,7 +116,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(corsPlugin, { pool: deps.pool });
   // A dashboard session stands in for a secret key on same-origin requests (before auth, which then accepts it).
   setHashLimits({ concurrency: config.dashboard.passwordHashConcurrency, queue: config.dashboard.passwordHashQueue });
-  await app.register(sessionPlugin, { pool: deps.pool, settings: config.dashboard, secureCookies: config.dashboard.secureCookies, baseUrl: config.baseUrl });
+  await app.register(sessionPlugin, {
+    pool: deps.pool,
+    settings: config.dashboard,
+    secureCookies: config.dashboard.secureCookies,
+    baseUrl: config.baseUrl,
+  });
   await app.register(authPlugin, { pool: deps.pool, adminToken: config.adminToken });
   await app.register(bodyGuardPlugin);
   await app.register(idempotencyPlugin, { pool: deps.pool });

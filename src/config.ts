@@ -26,7 +26,13 @@ const bool = (name: string, fallback: boolean, env: NodeJS.ProcessEnv = process.
 };
 
 const HOUR = 3600 * 1000;
-export const DEFAULT_STATE_BUDGETS_MS = { pending: 2 * HOUR, assigned: 4 * HOUR, pickup_ready: 4 * HOUR, in_transit: 24 * HOUR, out_for_delivery: 8 * HOUR };
+export const DEFAULT_STATE_BUDGETS_MS = {
+  pending: 2 * HOUR,
+  assigned: 4 * HOUR,
+  pickup_ready: 4 * HOUR,
+  in_transit: 24 * HOUR,
+  out_for_delivery: 8 * HOUR,
+};
 
 /** STATE_BUDGETS_MS is JSON, e.g. {"pending":7200000}; missing states keep their default. */
 function stateBudgets(raw: string | undefined): Config['stateBudgetsMs'] {
@@ -47,7 +53,11 @@ function webhookSchedule(raw: string | undefined): number[] {
   } catch {
     value = null;
   }
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0)) {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0)
+  ) {
     throw new Error(`WEBHOOK_SCHEDULE_MS must be a JSON array of waits in ms like [0,5000,300000], got "${raw}"`);
   }
   return value as number[];
@@ -56,7 +66,8 @@ function webhookSchedule(raw: string | undefined): number[] {
 /** A whole number of at least `min`: the purge's interval, batch size and retention periods. */
 const whole = (name: string, fallback: number, min: number, env: NodeJS.ProcessEnv = process.env): number => {
   const value = num(name, fallback, env);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min}, got "${env[name]}"`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be a whole number of at least ${min}, got "${env[name]}"`);
   return value;
 };
 
@@ -64,7 +75,9 @@ const whole = (name: string, fallback: number, min: number, env: NodeJS.ProcessE
 function webhookRetention(retentionMs: number, schedule: number[]): number {
   const scheduleMs = schedule.reduce((sum, wait) => sum + wait, 0);
   if (retentionMs < scheduleMs) {
-    throw new Error(`WEBHOOK_RETENTION_MS (${retentionMs}) must be at least the whole webhook retry schedule (${scheduleMs} ms)`);
+    throw new Error(
+      `WEBHOOK_RETENTION_MS (${retentionMs}) must be at least the whole webhook retry schedule (${scheduleMs} ms)`,
+    );
   }
   return retentionMs;
 }
@@ -80,7 +93,9 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
   if (value === '' || value.toLowerCase() === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value) || false;
   if (value.toLowerCase() === 'true') {
-    throw new Error('TRUST_PROXY=true would let any client choose its address; give the number of proxy hops or their addresses');
+    throw new Error(
+      'TRUST_PROXY=true would let any client choose its address; give the number of proxy hops or their addresses',
+    );
   }
   return value
     .split(',')
@@ -246,7 +261,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     purgeBatchSize: whole('PURGE_BATCH_SIZE', 1000, 1, env),
     quoteRetentionMs: whole('QUOTE_RETENTION_MS', 24 * HOUR, 0, env),
     fleetReceiptRetentionMs: whole('FLEET_RECEIPT_RETENTION_MS', 7 * 24 * HOUR, 0, env),
-    webhookRetentionMs: webhookRetention(whole('WEBHOOK_RETENTION_MS', 30 * 24 * HOUR, 0, env), webhookSchedule(env.WEBHOOK_SCHEDULE_MS)),
+    webhookRetentionMs: webhookRetention(
+      whole('WEBHOOK_RETENTION_MS', 30 * 24 * HOUR, 0, env),
+      webhookSchedule(env.WEBHOOK_SCHEDULE_MS),
+    ),
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsPort: optionalPort('METRICS_PORT', env),
     // Loopback unless set: a metrics port is never reachable from outside by accident (production sets METRICS_HOST).
@@ -258,7 +276,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionIdleMs: whole('DASHBOARD_SESSION_IDLE_MS', 2 * HOUR, 1000, env),
       sessionMaxMs: whole('DASHBOARD_SESSION_MAX_MS', 12 * HOUR, 1000, env),
       passwordLinkTtlMs: whole('DASHBOARD_PASSWORD_LINK_MS', 72 * HOUR, 60_000, env),
-      secureCookies: bool('DASHBOARD_SECURE_COOKIES', (env.PUBLIC_BASE_URL ?? '').startsWith('https:') || env.NODE_ENV === 'production', env),
+      secureCookies: bool(
+        'DASHBOARD_SECURE_COOKIES',
+        (env.PUBLIC_BASE_URL ?? '').startsWith('https:') || env.NODE_ENV === 'production',
+        env,
+      ),
       passwordHashConcurrency: whole('DASHBOARD_PASSWORD_HASH_CONCURRENCY', 2, 1, env),
       passwordHashQueue: whole('DASHBOARD_PASSWORD_HASH_QUEUE', 8, 0, env),
     },

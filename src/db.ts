@@ -45,7 +45,10 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
 }
 
 /** Runs `fn` in one transaction on a client the caller holds (a pooled one, or a lone `pg.Client`); rolls back on any error. */
-export async function inClientTransaction<C extends pg.ClientBase, T>(client: C, fn: (client: C) => Promise<T>): Promise<T> {
+export async function inClientTransaction<C extends pg.ClientBase, T>(
+  client: C,
+  fn: (client: C) => Promise<T>,
+): Promise<T> {
   await client.query('BEGIN');
   try {
     const result = await fn(client);

@@ -60,7 +60,8 @@ export function outgoingCalls(): OutgoingCall[] {
         `\`DISPATCH_MAX_ATTEMPTS\` (${config.dispatchMaxAttempts}) attempts, ${duration(config.dispatchInitialIntervalMs)} ` +
         `(\`DISPATCH_INITIAL_INTERVAL_MS\`) doubling to at most ${duration(DISPATCH_MAX_INTERVAL_MS)} apart, every one with the ` +
         'same `Idempotency-Key`; a 4xx refusal is final',
-      runsOut: '`stalled` with reason `dispatch_failed` (`courier_rejected` on a refusal), or another company with automatic failover',
+      runsOut:
+        '`stalled` with reason `dispatch_failed` (`courier_rejected` on a refusal), or another company with automatic failover',
     },
     {
       call: 'Courier cancellation a merchant waits on `DELETE {endpoint}/bookings/{ref}` (worker, the `cancel` update)',
@@ -98,7 +99,8 @@ export function outgoingCalls(): OutgoingCall[] {
       retries:
         `API: none. Worker: each activity attempt at most ${duration(RECORD_ATTEMPT_MS)}, retried 1 s doubling to ` +
         `${duration(RECORD_MAX_INTERVAL_MS)} apart, without limit`,
-      runsOut: 'API: 500 `internal_error` for that request, and `GET /readyz` 503. Worker: the delivery waits, nothing is lost',
+      runsOut:
+        'API: 500 `internal_error` for that request, and `GET /readyz` 503. Worker: the delivery waits, nothing is lost',
     },
     {
       call: 'Temporal frontend (API)',
@@ -114,7 +116,8 @@ export function outgoingCalls(): OutgoingCall[] {
       connect: "the SDK's (Core reconnects with backoff)",
       answer: 'long polls; the activity limits above',
       retries: "the SDK's, without limit",
-      runsOut: 'workflow tasks and activities wait on the server; an activity cut off mid-way runs again after its timeout',
+      runsOut:
+        'workflow tasks and activities wait on the server; an activity cut off mid-way runs again after its timeout',
     },
     {
       call: 'Redis (API, shared rate-limit counters, when `REDIS_URL` is set)',

@@ -19,7 +19,11 @@ export const DateTimeInput = isoDateTime.superRefine((value, ctx) => {
   if (!isoDateTime.safeParse(value).success) return; // invalid_format, reported once by the format check
   const at = Date.parse(value);
   if (!(at >= EARLIEST_DATE_MS && at <= LATEST_DATE_MS)) {
-    ctx.addIssue({ code: 'custom', params: { code: 'out_of_range' }, message: 'outside 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z (UTC)' });
+    ctx.addIssue({
+      code: 'custom',
+      params: { code: 'out_of_range' },
+      message: 'outside 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z (UTC)',
+    });
   }
 });
 /** A time computed from a request's times (an SLA deadline), kept within the range a date-time input may name. */
@@ -100,14 +104,19 @@ export const Problem = z
     current_status: z
       .enum(STATUSES)
       .optional()
-      .describe("with 409 delivery_transition_not_allowed (test helpers): the delivery's status, which does not allow the request"),
+      .describe(
+        "with 409 delivery_transition_not_allowed (test helpers): the delivery's status, which does not allow the request",
+      ),
   })
   .meta({ id: 'Problem' });
 
 /** Problem responses for the given statuses, for a route's `response` schema. */
 export function problems(...statuses: number[]) {
   return Object.fromEntries(
-    statuses.map((s) => [s, { description: PROBLEM_DESCRIPTIONS[s] ?? 'Error', content: { 'application/problem+json': { schema: Problem } } }]),
+    statuses.map((s) => [
+      s,
+      { description: PROBLEM_DESCRIPTIONS[s] ?? 'Error', content: { 'application/problem+json': { schema: Problem } } },
+    ]),
   ) as Record<number, { description: string; content: { 'application/problem+json': { schema: typeof Problem } } }>;
 }
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
@@ -153,5 +162,10 @@ export const IdParam = z.object({ id: z.uuid() });
 export const DeliveryId = z.object({ id: z.uuid() });
 
 export const IdempotencyHeaders = z.object({
-  'idempotency-key': z.string().min(1).max(255).optional().describe('Repeat-safe retries: the same key and body within 24 h return the first response.'),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('Repeat-safe retries: the same key and body within 24 h return the first response.'),
 });

@@ -16,7 +16,10 @@ async function main() {
   const temporal = await connectTemporal(config);
   const app = await buildApp({ config, pool, temporal });
   // Prometheus metrics on their own port, never on the public API port (docs/operations.md "Observability").
-  const metrics = config.metricsPort !== undefined ? await startMetricsServer({ port: config.metricsPort, host: config.metricsHost }) : null;
+  const metrics =
+    config.metricsPort !== undefined
+      ? await startMetricsServer({ port: config.metricsPort, host: config.metricsHost })
+      : null;
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;

@@ -19,7 +19,12 @@ import { startMetricsServer, type MetricsServer } from './observability/metrics-
 import { countOpenDeliveriesByStatus } from './observability/repository.js';
 import { activityLogContext, installWorkerRuntime } from './observability/temporal-runtime.js';
 import { freePort } from './lib/net.js';
-import { startTracing, stopTracing, tracingActivityInterceptors, workflowTracingSinks } from './observability/tracing.js';
+import {
+  startTracing,
+  stopTracing,
+  tracingActivityInterceptors,
+  workflowTracingSinks,
+} from './observability/tracing.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -50,7 +55,12 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
  * The worker's metrics on `port` (GET /metrics): the process registry (deliveries by status from `pool`, transitions,
  * stalls, redispatches, courier calls, webhooks) followed by Temporal Core's own metrics, read from `coreMetricsUrl`.
  */
-export async function startWorkerMetrics(config: Config, pool: Pool, port: number, coreMetricsUrl?: string): Promise<MetricsServer> {
+export async function startWorkerMetrics(
+  config: Config,
+  pool: Pool,
+  port: number,
+  coreMetricsUrl?: string,
+): Promise<MetricsServer> {
   setDeliveryStatusSource(() => countOpenDeliveriesByStatus(pool), config.metricsStatusCacheMs);
   return startMetricsServer({ port, host: config.metricsHost, also: coreMetricsUrl ? [coreMetricsUrl] : [] });
 }
@@ -92,7 +102,8 @@ export function startReconciler(
       await step('restartClosedSince', async () => {
         const passStarted = new Date();
         const restarted = await steps.restartClosedSince(client, pool, config, since);
-        if (restarted > 0) console.log(`Reconciler restarted the workflow of ${restarted} delivery(ies) closed by hand.`);
+        if (restarted > 0)
+          console.log(`Reconciler restarted the workflow of ${restarted} delivery(ies) closed by hand.`);
         // Only after a successful look: a failed one is looked at again from the same point.
         since = new Date(passStarted.getTime() - 60_000);
       });
@@ -129,13 +140,23 @@ async function main() {
   const connectionOptions = temporalConnectionOptions(config);
   const connection = await NativeConnection.connect(connectionOptions);
   const client = temporalClient(await Connection.connect(connectionOptions), config.temporalNamespace);
-  const worker = await createWorker({ config, pool, connection, bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined, temporal: client });
+  const worker = await createWorker({
+    config,
+    pool,
+    connection,
+    bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined,
+    temporal: client,
+  });
   const metrics =
-    config.workerMetricsPort !== undefined ? await startWorkerMetrics(config, pool, config.workerMetricsPort, `http://${coreMetricsAddress}/metrics`) : null;
+    config.workerMetricsPort !== undefined
+      ? await startWorkerMetrics(config, pool, config.workerMetricsPort, `http://${coreMetricsAddress}/metrics`)
+      : null;
   if (metrics) logger.info({ url: metrics.url }, 'Worker metrics listening');
   const stopReconciler = startReconciler(client, pool, config);
   // The hourly purge of expired rows (docs/operations.md "Retention"); a failure here must not stop the worker.
-  await ensurePurgeSchedule(client, config).catch((err) => console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message));
+  await ensurePurgeSchedule(client, config).catch((err) =>
+    console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message),
+  );
   onParentExit(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   });

@@ -21,7 +21,10 @@ function newestMtime(dir: string): number {
 export function bundleIsFresh(bundlePath = BUNDLE_PATH): boolean {
   if (!fs.existsSync(bundlePath)) return false;
   const bundled = fs.statSync(bundlePath).mtimeMs;
-  return bundled >= newestMtime(path.join(ROOT_DIR, 'workflows')) && bundled >= newestMtime(path.join(ROOT_DIR, 'activities'));
+  return (
+    bundled >= newestMtime(path.join(ROOT_DIR, 'workflows')) &&
+    bundled >= newestMtime(path.join(ROOT_DIR, 'activities'))
+  );
 }
 
 export async function buildWorkflowBundle(bundlePath = BUNDLE_PATH): Promise<string> {

@@ -26,8 +26,13 @@ function adminWithInput(input: string, ...args: string[]): Promise<Run> {
     const child = execFile(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'admin.ts'), ...args],
-      { cwd: ROOT_DIR, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: inject('temporalAddress') }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      {
+        cwd: ROOT_DIR,
+        env: { ...process.env, DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: inject('temporalAddress') },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input);
   });
@@ -50,7 +55,14 @@ afterAll(() => stack?.close());
 
 describe('admin CLI: tenants and keys', () => {
   it('tenant create --json prints the tenant and its live and test pairs of keys, which work against the API', async () => {
-    const created = await adminJson('tenant', 'create', '--name', 'Loja CLI', '--allowed-origin', 'https://shop.cli.test');
+    const created = await adminJson(
+      'tenant',
+      'create',
+      '--name',
+      'Loja CLI',
+      '--allowed-origin',
+      'https://shop.cli.test',
+    );
     expect(Object.keys(created).sort()).toEqual([
       'publishable_key',
       'publishable_key_id',
@@ -67,20 +79,31 @@ describe('admin CLI: tenants and keys', () => {
     expect(created.test_secret_key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
     expect(created.test_publishable_key).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
     expect((await stack.request('GET', '/v1/couriers', { key: created.test_secret_key })).status).toBe(200);
-    const testWidget = await stack.request('GET', '/v1/widget/couriers', { key: created.test_publishable_key, headers: { origin: 'https://shop.cli.test' } });
+    const testWidget = await stack.request('GET', '/v1/widget/couriers', {
+      key: created.test_publishable_key,
+      headers: { origin: 'https://shop.cli.test' },
+    });
     expect(testWidget.status).toBe(200);
 
     expect((await stack.request('GET', '/v1/couriers', { key: created.secret_key })).status).toBe(200);
-    const widget = await stack.request('GET', '/v1/widget/couriers', { key: created.publishable_key, headers: { origin: 'https://shop.cli.test' } });
+    const widget = await stack.request('GET', '/v1/widget/couriers', {
+      key: created.publishable_key,
+      headers: { origin: 'https://shop.cli.test' },
+    });
     expect(widget.status).toBe(200);
-    const otherOrigin = await stack.request('GET', '/v1/widget/couriers', { key: created.publishable_key, headers: { origin: 'https://other.test' } });
+    const otherOrigin = await stack.request('GET', '/v1/widget/couriers', {
+      key: created.publishable_key,
+      headers: { origin: 'https://other.test' },
+    });
     expect(otherOrigin.status).toBe(401);
   });
 
   it('tenant list shows created tenants', async () => {
     const created = await adminJson('tenant', 'create', '--name', 'Listed tenant');
     const listed = await adminJson('tenant', 'list');
-    expect(listed.data).toEqual(expect.arrayContaining([expect.objectContaining({ tenant_id: created.tenant_id, name: 'Listed tenant' })]));
+    expect(listed.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tenant_id: created.tenant_id, name: 'Listed tenant' })]),
+    );
     const human = await admin('tenant', 'list');
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(created.tenant_id);
@@ -121,17 +144,39 @@ describe('admin CLI: tenants and keys', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/no key on standard input/);
 
-    const publishable = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'publishable', '--allowed-origin', 'https://widget.cli.test');
-    const ok = await stack.request('GET', '/v1/widget/couriers', { key: publishable.key, headers: { origin: 'https://widget.cli.test' } });
+    const publishable = await adminJson(
+      'key',
+      'create',
+      '--tenant',
+      t.tenant_id,
+      '--kind',
+      'publishable',
+      '--allowed-origin',
+      'https://widget.cli.test',
+    );
+    const ok = await stack.request('GET', '/v1/widget/couriers', {
+      key: publishable.key,
+      headers: { origin: 'https://widget.cli.test' },
+    });
     expect(ok.status).toBe(200);
   });
 
   it('key create --mode test issues a test key (live is the default); --mode takes only live or test', async () => {
     const t = await adminJson('tenant', 'create', '--name', 'Mode tenant');
     const live = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret');
-    expect(live).toMatchObject({ kind: 'secret', mode: 'live', livemode: true, key: expect.stringMatching(/^sk_live_/) });
+    expect(live).toMatchObject({
+      kind: 'secret',
+      mode: 'live',
+      livemode: true,
+      key: expect.stringMatching(/^sk_live_/),
+    });
     const test = await adminJson('key', 'create', '--tenant', t.tenant_id, '--kind', 'secret', '--mode', 'test');
-    expect(test).toMatchObject({ kind: 'secret', mode: 'test', livemode: false, key: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/) });
+    expect(test).toMatchObject({
+      kind: 'secret',
+      mode: 'test',
+      livemode: false,
+      key: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/),
+    });
     const testPublishable = await adminJson(
       'key',
       'create',
@@ -183,7 +228,16 @@ describe('admin CLI: what the tracking page shows of the shop', () => {
       help_phone: '+244 923 000 111',
       help_url: 'https://loja-kianda.ao/ajuda',
     });
-    const cleared = await adminJson('tenant', 'settings', '--tenant', t.tenant_id, '--help-url', '', '--display-name', '');
+    const cleared = await adminJson(
+      'tenant',
+      'settings',
+      '--tenant',
+      t.tenant_id,
+      '--help-url',
+      '',
+      '--display-name',
+      '',
+    );
     expect(cleared).toMatchObject({ display_name: null, help_email: 'ajuda@loja-kianda.ao', help_url: null });
     const human = await admin('tenant', 'settings', '--tenant', t.tenant_id);
     expect(human.stdout).toContain("shop name:  Loja CLI settings (the tenant's name)");
@@ -237,9 +291,23 @@ describe('admin CLI: couriers', () => {
     expect(Object.keys(first).sort()).toEqual(['courier_id', 'fleet_secret', 'slug']);
     expect(first.slug).toBe(a);
     expect(first.fleet_secret).toMatch(/^whsec_/);
-    await adminJson('courier', 'create', '--name', 'CLI Http', '--slug', b, '--adapter', 'http', '--endpoint', 'http://127.0.0.1:9/courier');
+    await adminJson(
+      'courier',
+      'create',
+      '--name',
+      'CLI Http',
+      '--slug',
+      b,
+      '--adapter',
+      'http',
+      '--endpoint',
+      'http://127.0.0.1:9/courier',
+    );
 
-    expect(await adminJson('courier', 'link', '--tenant', t.tenant_id, '--courier', a)).toEqual({ tenant_id: t.tenant_id, linked: [a] });
+    expect(await adminJson('courier', 'link', '--tenant', t.tenant_id, '--courier', a)).toEqual({
+      tenant_id: t.tenant_id,
+      linked: [a],
+    });
     let listed = await stack.request('GET', '/v1/couriers', { key: t.secret_key });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((c: { slug: string }) => c.slug)).toEqual([a]);
@@ -282,8 +350,16 @@ describe('admin CLI: bad arguments', () => {
     ['an unknown top-level command', () => ['frobnicate'], /unknown command 'frobnicate'/],
     ['an unknown option', () => ['tenant', 'list', '--colour'], /unknown option '--colour'/],
     ['a missing required option', () => ['tenant', 'create'], /required option '--name <name>' not specified/],
-    ['a missing --kind', () => ['key', 'create', '--tenant', tenantId], /required option '--kind <kind>' not specified/],
-    ['a bad --kind value', () => ['key', 'create', '--tenant', tenantId, '--kind', 'admin'], /Allowed choices are secret, publishable/],
+    [
+      'a missing --kind',
+      () => ['key', 'create', '--tenant', tenantId],
+      /required option '--kind <kind>' not specified/,
+    ],
+    [
+      'a bad --kind value',
+      () => ['key', 'create', '--tenant', tenantId, '--kind', 'admin'],
+      /Allowed choices are secret, publishable/,
+    ],
     [
       'a bad --adapter value',
       () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'carrier-pigeon'],
@@ -291,18 +367,53 @@ describe('admin CLI: bad arguments', () => {
     ],
     [
       'a non-numeric --base-fee-aoa',
-      () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'rate_card', '--base-fee-aoa', '12.5kz'],
+      () => [
+        'courier',
+        'create',
+        '--name',
+        'X',
+        '--slug',
+        slug(),
+        '--adapter',
+        'rate_card',
+        '--base-fee-aoa',
+        '12.5kz',
+      ],
       /--base-fee-aoa.*not a non-negative whole number/,
     ],
     ['a bad UUID', () => ['key', 'create', '--tenant', 'not-a-uuid', '--kind', 'secret'], /"not-a-uuid" is not a UUID/],
     ['an unknown tenant', () => ['courier', 'link', '--tenant', randomUUID(), '--all'], /No tenant /],
-    ['both --courier and --all', () => ['courier', 'link', '--tenant', tenantId, '--all', '--courier', takenSlug], /exactly one of --courier <slug> or --all/],
-    ['an unknown courier slug', () => ['courier', 'link', '--tenant', tenantId, '--courier', 'no-such-courier'], /No courier with slug "no-such-courier"/],
-    ['a duplicate slug', () => ['courier', 'create', '--name', 'Again', '--slug', takenSlug, '--adapter', 'rate_card'], /slug ".*" exists already/],
-    ['an http courier without --endpoint', () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'http'], /--endpoint is required/],
-    ['an invalid origin', () => ['tenant', 'create', '--name', 'X', '--allowed-origin', 'https://shop.test/path'], /is not an origin/],
+    [
+      'both --courier and --all',
+      () => ['courier', 'link', '--tenant', tenantId, '--all', '--courier', takenSlug],
+      /exactly one of --courier <slug> or --all/,
+    ],
+    [
+      'an unknown courier slug',
+      () => ['courier', 'link', '--tenant', tenantId, '--courier', 'no-such-courier'],
+      /No courier with slug "no-such-courier"/,
+    ],
+    [
+      'a duplicate slug',
+      () => ['courier', 'create', '--name', 'Again', '--slug', takenSlug, '--adapter', 'rate_card'],
+      /slug ".*" exists already/,
+    ],
+    [
+      'an http courier without --endpoint',
+      () => ['courier', 'create', '--name', 'X', '--slug', slug(), '--adapter', 'http'],
+      /--endpoint is required/,
+    ],
+    [
+      'an invalid origin',
+      () => ['tenant', 'create', '--name', 'X', '--allowed-origin', 'https://shop.test/path'],
+      /is not an origin/,
+    ],
     ['an unknown key id to revoke', () => ['key', 'revoke', randomUUID()], /No such key/],
-    ['an unknown key itself on the command line', () => ['key', 'revoke', 'sk_live_' + '0'.repeat(32)], /is not a key id \(a UUID\)/],
+    [
+      'an unknown key itself on the command line',
+      () => ['key', 'revoke', 'sk_live_' + '0'.repeat(32)],
+      /is not a key id \(a UUID\)/,
+    ],
     ['a missing argument', () => ['key', 'revoke'], /Give the key id to revoke/],
   ];
 
@@ -318,7 +429,9 @@ describe('admin CLI: bad arguments', () => {
   });
 
   it('refuses a duplicate slug without creating a second courier', async () => {
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM courier_companies WHERE slug = $1', [takenSlug]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM courier_companies WHERE slug = $1', [
+      takenSlug,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 });
@@ -333,10 +446,26 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
   it("courier list shows ids and slugs, every company or a tenant's (--tenant); link and rotate-secret take a slug or an id", async () => {
     const linked = simCompany();
     const m = await merchantWith(stack, sim, [linked]);
-    const other = await adminJson('courier', 'create', '--name', 'Not linked', '--slug', slug(), '--adapter', 'rate_card');
+    const other = await adminJson(
+      'courier',
+      'create',
+      '--name',
+      'Not linked',
+      '--slug',
+      slug(),
+      '--adapter',
+      'rate_card',
+    );
 
     const mine = await adminJson('courier', 'list', '--tenant', m.tenant.tenant_id);
-    expect(mine.data).toEqual([expect.objectContaining({ courier_id: m.couriers[linked.slug], slug: linked.slug, adapter: 'http', active: true })]);
+    expect(mine.data).toEqual([
+      expect.objectContaining({
+        courier_id: m.couriers[linked.slug],
+        slug: linked.slug,
+        adapter: 'http',
+        active: true,
+      }),
+    ]);
     const human = await admin('courier', 'list', '--tenant', m.tenant.tenant_id);
     expect(human.code).toBe(0);
     expect(human.stdout.trim()).toBe(`${m.couriers[linked.slug]}  ${linked.slug}  http  ${linked.name}`);
@@ -358,7 +487,16 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
     const rejecting = simCompany({ reject_bookings: true });
     const accepting = simCompany({ booking_status: 'accepted' });
     const m = await merchantWith(stack, sim, [rejecting, accepting]);
-    const unlinked = await adminJson('courier', 'create', '--name', 'Elsewhere', '--slug', slug(), '--adapter', 'rate_card');
+    const unlinked = await adminJson(
+      'courier',
+      'create',
+      '--name',
+      'Elsewhere',
+      '--slug',
+      slug(),
+      '--adapter',
+      'rate_card',
+    );
     const d = await createDeliveryFor(stack, m, {}, rejecting.slug);
     await waitForStatus(stack, m.tenant.secret_key, d.id, 'stalled');
 
@@ -383,25 +521,52 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
     expect(table.code).toBe(0);
     const [header, row] = table.stdout.trim().split('\n');
     expect(header).toMatch(/^REFERENCE\s+REASON\s+AGE\s+COURIER\s+DELIVERY$/);
-    expect(row).toMatch(new RegExp(`^${d.reference}\\s+courier_rejected\\s+\\d+ (s|min)\\s+${rejecting.slug}\\s+${d.id}$`));
+    expect(row).toMatch(
+      new RegExp(`^${d.reference}\\s+courier_rejected\\s+\\d+ (s|min)\\s+${rejecting.slug}\\s+${d.id}$`),
+    );
 
     // A company the tenant has no link to: the workflow ignores the redispatch, and the command says so.
     const ignored = await admin('delivery', 'recover', d.id, '--action', 'redispatch', '--company', unlinked.slug);
     expect(ignored.code).toBe(3);
     expect(ignored.stdout).toBe('');
     expect(ignored.stderr).toMatch(/^error: The workflow ignored redispatch: unknown_company\. Nothing changed/);
-    expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key })).body.status).toBe('stalled');
+    expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key })).body.status).toBe(
+      'stalled',
+    );
 
     // A linked one, by slug: redispatched, and the courier takes it.
-    const done = await adminJson('delivery', 'recover', d.id, '--action', 'redispatch', '--company', accepting.slug, '--note', 'first courier has no drivers');
-    expect(done).toMatchObject({ delivery_id: d.id, action: 'redispatch', company_id: m.couriers[accepting.slug], event_type: 'delivery.redispatched' });
+    const done = await adminJson(
+      'delivery',
+      'recover',
+      d.id,
+      '--action',
+      'redispatch',
+      '--company',
+      accepting.slug,
+      '--note',
+      'first courier has no drivers',
+    );
+    expect(done).toMatchObject({
+      delivery_id: d.id,
+      action: 'redispatch',
+      company_id: m.couriers[accepting.slug],
+      event_type: 'delivery.redispatched',
+    });
     await waitForStatus(stack, m.tenant.secret_key, d.id, 'assigned');
 
     // Not stalled any more: refused before anything is signalled.
     const again = await admin('delivery', 'recover', d.id, '--action', 'resume');
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is assigned, not stalled/);
-    const noSuchCompany = await admin('delivery', 'recover', d.id, '--action', 'redispatch', '--company', 'no-such-courier');
+    const noSuchCompany = await admin(
+      'delivery',
+      'recover',
+      d.id,
+      '--action',
+      'redispatch',
+      '--company',
+      'no-such-courier',
+    );
     expect(noSuchCompany.code).toBe(2);
     expect(noSuchCompany.stderr).toMatch(/No courier with slug "no-such-courier"/);
   });

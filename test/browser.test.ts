@@ -40,7 +40,8 @@ interface HostPage {
 
 /** A merchant's checkout page: one script tag and one element, plus a log of the widget's DOM events. */
 function hostHtml(api: string, params: URLSearchParams): string {
-  const attr = (name: string, value: string | null) => (value === null ? '' : ` ${name}="${value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}"`);
+  const attr = (name: string, value: string | null) =>
+    value === null ? '' : ` ${name}="${value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}"`;
   const pageFields = params.get('fields') === 'page';
   return `<!doctype html>
 <html lang="pt"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loja de teste</title>
@@ -128,15 +129,22 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
+async function newPage(
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 480, height: 900 }, locale: 'pt-AO', ...options });
   const page = await context.newPage();
   return { context, page };
 }
 
 const events = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __events: { type: string; detail: any; composed: boolean; bubbles: boolean }[] }).__events);
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  page.evaluate(
+    () =>
+      (window as unknown as { __events: { type: string; detail: any; composed: boolean; bubbles: boolean }[] })
+        .__events,
+  );
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 const DOCS_IMAGES = path.join(ROOT_DIR, 'docs', 'images');
 /** A screenshot docs/ shows: into test-results/, and into docs/images/ when SCREENSHOTS_TO_DOCS=1. */
 const docShot = async (page: Page, name: string) => {
@@ -164,7 +172,10 @@ const inView = (page: Page, selector: string) =>
     return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
   });
 const formatAoa = (page: Page, centavos: number) =>
-  page.evaluate((c) => new Intl.NumberFormat('pt-AO', { style: 'currency', currency: 'AOA' }).format(c / 100), centavos);
+  page.evaluate(
+    (c) => new Intl.NumberFormat('pt-AO', { style: 'currency', currency: 'AOA' }).format(c / 100),
+    centavos,
+  );
 
 describe('GET /widget.js', () => {
   it('is JavaScript any origin can load: CORP cross-origin, long cache, ETag, 304, gzip', async () => {
@@ -184,7 +195,9 @@ describe('GET /widget.js', () => {
     const versioned = await fetch(`${stack.url}/widget.js?v=${etag.slice(1, -1)}`);
     expect(versioned.headers.get('cache-control')).toContain('immutable');
 
-    const raw = await new Promise<http.IncomingMessage>((resolve) => http.get(`${stack.url}/widget.js`, { headers: { 'accept-encoding': 'gzip' } }, resolve));
+    const raw = await new Promise<http.IncomingMessage>((resolve) =>
+      http.get(`${stack.url}/widget.js`, { headers: { 'accept-encoding': 'gzip' } }, resolve),
+    );
     expect(raw.headers['content-encoding']).toBe('gzip');
     expect(raw.headers.vary).toContain('Accept-Encoding');
     raw.resume();
@@ -196,7 +209,8 @@ describe('widget on an allowed origin', () => {
     const { context, page } = await newPage();
     const bookingHeaders: Record<string, string>[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/deliveries')) bookingHeaders.push(request.headers());
+      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/deliveries'))
+        bookingHeaders.push(request.headers());
     });
     await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}`);
     await fillRecipient(page);
@@ -221,9 +235,13 @@ describe('widget on an allowed origin', () => {
     expect(created.detail.reference).toMatch(/^DLV-/);
     expect(created.detail.delivery_pin).toMatch(/^\d{4}$/);
     expect(created.detail.tracking_url).toBe(`${stack.url}/track/${created.detail.id}`);
-    await expect.poll(() => page.locator('delivery-widget [data-v=reference]').textContent()).toBe(created.detail.reference);
+    await expect
+      .poll(() => page.locator('delivery-widget [data-v=reference]').textContent())
+      .toBe(created.detail.reference);
     expect(await page.locator('delivery-widget [data-v=pin]').textContent()).toContain(created.detail.delivery_pin);
-    expect(await page.getByRole('link', { name: /Acompanhar a entrega/ }).getAttribute('href')).toBe(created.detail.tracking_url);
+    expect(await page.getByRole('link', { name: /Acompanhar a entrega/ }).getAttribute('href')).toBe(
+      created.detail.tracking_url,
+    );
     await shot(page, 'widget-booked');
 
     // The page reads the PIN again only with the client secret of the creation answer (cross-origin, as the widget would).
@@ -231,9 +249,15 @@ describe('widget on an allowed origin', () => {
     const read = (secret?: string) =>
       page.evaluate(
         async ([url, key]) => (await fetch(url, { headers: { Authorization: `Bearer ${key}` }, mode: 'cors' })).json(),
-        [`${stack.url}/v1/widget/deliveries/${created.detail.id}${secret ? `?client_secret=${secret}` : ''}`, m.tenant.publishable_key],
+        [
+          `${stack.url}/v1/widget/deliveries/${created.detail.id}${secret ? `?client_secret=${secret}` : ''}`,
+          m.tenant.publishable_key,
+        ],
       );
-    expect(await read(created.detail.client_secret)).toMatchObject({ id: created.detail.id, delivery_pin: created.detail.delivery_pin });
+    expect(await read(created.detail.client_secret)).toMatchObject({
+      id: created.detail.id,
+      delivery_pin: created.detail.delivery_pin,
+    });
     expect(await read()).not.toHaveProperty('delivery_pin');
 
     expect(bookingHeaders).toHaveLength(1);
@@ -244,7 +268,12 @@ describe('widget on an allowed origin', () => {
     const d = (await stack.request('GET', `/v1/deliveries/${created.detail.id}`, { key: m.tenant.secret_key })).body;
     expect(d).toMatchObject({
       quoted_fee_aoa: fee,
-      destination: { address_line: DESTINATION.address_line, city: 'Luanda', province: 'Luanda', contact: DESTINATION.contact },
+      destination: {
+        address_line: DESTINATION.address_line,
+        city: 'Luanda',
+        province: 'Luanda',
+        contact: DESTINATION.contact,
+      },
       origin: { address_line: ORIGIN.address_line, contact: ORIGIN.contact },
       parcel: { weight_grams: 1200, description: 'Sapatos' },
       metadata: { order_id: 'A-100', source: 'widget' },
@@ -256,7 +285,8 @@ describe('widget on an allowed origin', () => {
     const { context, page } = await newPage();
     const quoteBodies: any[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/quotes')) quoteBodies.push(request.postDataJSON());
+      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/quotes'))
+        quoteBodies.push(request.postDataJSON());
     });
     await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}&fields=page`);
     await page.locator('delivery-widget').getByRole('heading', { name: 'Entrega' }).waitFor();
@@ -275,7 +305,12 @@ describe('widget on an allowed origin', () => {
     await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(1);
     expect(quoteBodies.at(-1)).toEqual({
       origin: { address_line: ORIGIN.address_line, city: 'Luanda', province: 'Luanda', contact: ORIGIN.contact },
-      destination: { address_line: DESTINATION.address_line, city: 'Luanda', province: 'Luanda', contact: { name: 'Ana Silva', phone: '+244 912 345 678' } },
+      destination: {
+        address_line: DESTINATION.address_line,
+        city: 'Luanda',
+        province: 'Luanda',
+        contact: { name: 'Ana Silva', phone: '+244 912 345 678' },
+      },
       parcel: { weight_grams: 1200, description: 'Sapatos' },
     });
     // Changing a page field after quoting makes the quotes stale: they disappear.
@@ -312,8 +347,13 @@ describe('widget on an origin the key does not allow', () => {
     await page.goto(`${disallowed.origin}/?key=${m.tenant.publishable_key}&lang=en`);
     await fillAndQuote(page);
     const alert = page.getByRole('alert');
-    await expect.poll(() => alert.textContent(), { timeout: 10_000 }).toContain(`This site (${disallowed.origin}) is not allowed`);
-    expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'origin_not_allowed', status: 401 } });
+    await expect
+      .poll(() => alert.textContent(), { timeout: 10_000 })
+      .toContain(`This site (${disallowed.origin}) is not allowed`);
+    expect((await events(page)).at(-1)).toMatchObject({
+      type: 'error',
+      detail: { code: 'origin_not_allowed', status: 401 },
+    });
     expect(await page.getByRole('radio').count()).toBe(0);
     await shot(page, 'widget-origin-not-allowed');
     await context.close();
@@ -327,11 +367,14 @@ describe('widget on an origin the key does not allow', () => {
     const { context, page } = await newPage();
     const statuses: number[] = [];
     page.on('response', (response) => {
-      if (response.url().endsWith('/v1/widget/quotes') && response.request().method() === 'POST') statuses.push(response.status());
+      if (response.url().endsWith('/v1/widget/quotes') && response.request().method() === 'POST')
+        statuses.push(response.status());
     });
     await page.goto(`${other.origin}/?key=${m.tenant.publishable_key}&lang=en`);
     await fillAndQuote(page);
-    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('is not allowed to use the delivery service with this key');
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 })
+      .toContain('is not allowed to use the delivery service with this key');
     expect(statuses).toEqual([401]);
     expect((await events(page)).at(-1)).toMatchObject({
       type: 'error',
@@ -350,7 +393,9 @@ describe('keyboard only', () => {
     const focused = () =>
       page.evaluate(() => {
         const el = document.querySelector('delivery-widget')?.shadowRoot?.activeElement as HTMLElement | null;
-        return el ? { tag: el.tagName.toLowerCase(), id: el.id, type: el.getAttribute('type'), text: el.textContent } : null;
+        return el
+          ? { tag: el.tagName.toLowerCase(), id: el.id, type: el.getAttribute('type'), text: el.textContent }
+          : null;
       });
 
     const typeIn = async (id: string, text: string) => {
@@ -403,9 +448,18 @@ describe('tracking page GET /track/{id}', () => {
     }
     // Out of order: recorded as ignored, never shown to the recipient.
     await sim.control.sendEvent(pinCompany, { tracking_ref: ref, event_type: 'pickup_ready' });
-    await waitFor(stack, m.tenant.secret_key, created.id, (d) => d.status === 'out_for_delivery' && d.events.some((e: any) => e.payload?.ignored));
+    await waitFor(
+      stack,
+      m.tenant.secret_key,
+      created.id,
+      (d) => d.status === 'out_for_delivery' && d.events.some((e: any) => e.payload?.ignored),
+    );
 
-    const { context, page } = await newPage({ javaScriptEnabled: false, viewport: { width: 375, height: 740 }, isMobile: true });
+    const { context, page } = await newPage({
+      javaScriptEnabled: false,
+      viewport: { width: 375, height: 740 },
+      isMobile: true,
+    });
     const res = await page.goto(created.tracking_url);
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-type']).toBe('text/html; charset=utf-8');
@@ -425,7 +479,13 @@ describe('tracking page GET /track/{id}', () => {
     expect(await page.locator('ol.timeline time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
     // Nothing beyond the public tracking view.
     const html = await page.content();
-    for (const secret of [created.delivery_pin, ref, DESTINATION.address_line, ORIGIN.address_line, DESTINATION.contact.phone]) {
+    for (const secret of [
+      created.delivery_pin,
+      ref,
+      DESTINATION.address_line,
+      ORIGIN.address_line,
+      DESTINATION.contact.phone,
+    ]) {
       expect(html).not.toContain(secret);
     }
     // The courier company's name is shown (not its job reference); without JavaScript a <noscript> refresh keeps it current.
@@ -439,7 +499,11 @@ describe('tracking page GET /track/{id}', () => {
     await shot(page, 'tracking-en');
     await context.close();
 
-    const english = await newPage({ javaScriptEnabled: false, locale: 'en-US', extraHTTPHeaders: { 'accept-language': 'en-US,en;q=0.9,pt;q=0.5' } });
+    const english = await newPage({
+      javaScriptEnabled: false,
+      locale: 'en-US',
+      extraHTTPHeaders: { 'accept-language': 'en-US,en;q=0.9,pt;q=0.5' },
+    });
     await english.page.goto(created.tracking_url);
     expect(await english.page.locator('html').getAttribute('lang')).toBe('en');
     expect(await english.page.locator('h1').textContent()).toBe('Track your delivery');
@@ -462,7 +526,14 @@ describe('tracking page GET /track/{id}', () => {
   });
 
   it('never answers odd input with a 500', async () => {
-    const odd = ['/track/', '/track/%E0%A4%A', '/track/x?lang=en&lang=pt', '/track/x?lang[]=en', `/track/${'a'.repeat(5000)}`, '/widget.js?v=1&v=2'];
+    const odd = [
+      '/track/',
+      '/track/%E0%A4%A',
+      '/track/x?lang=en&lang=pt',
+      '/track/x?lang[]=en',
+      `/track/${'a'.repeat(5000)}`,
+      '/widget.js?v=1&v=2',
+    ];
     for (const url of odd) {
       const res = await fetch(stack.url + url);
       expect(res.status, url).toBeLessThan(500);
@@ -477,7 +548,10 @@ describe('tracking page GET /track/{id}', () => {
 describe('widget at 375 px: errors where the shopper looks, the truth about failures, heading, names that fit', () => {
   let shop: Merchant;
   beforeAll(async () => {
-    const long = simCompany({ name: 'Transportes Rápidos de Luanda e Bengo', pricing: { base_fee_aoa: 1_234_500, per_km_aoa: 10_000, base_eta_minutes: 45 } });
+    const long = simCompany({
+      name: 'Transportes Rápidos de Luanda e Bengo',
+      pricing: { base_fee_aoa: 1_234_500, per_km_aoa: 10_000, base_eta_minutes: 45 },
+    });
     shop = await merchantWith(stack, sim, [long, simCompany({ name: 'Kamba Express' })], [], [allowed.origin]);
   });
   const phone = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true };
@@ -485,7 +559,9 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
   it('a lost connection after the shop worked is a retry message under the button that failed, never "site not allowed"', async () => {
     const { context, page } = await newPage(phone);
     await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}&heading=Envio`);
-    expect(await page.locator('delivery-widget').getByRole('heading', { level: 2 }).first().textContent()).toBe('Envio');
+    expect(await page.locator('delivery-widget').getByRole('heading', { level: 2 }).first().textContent()).toBe(
+      'Envio',
+    );
     await fillRecipient(page);
     await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(2);
 
@@ -496,7 +572,10 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
         const lineHeight = parseFloat(getComputedStyle(name).lineHeight) || 20;
         const fee = label.querySelector('.f')!.getBoundingClientRect();
         const box = label.getBoundingClientRect();
-        return { lines: Math.round(name.getBoundingClientRect().height / lineHeight), feeInside: fee.left >= box.left && fee.right <= box.right };
+        return {
+          lines: Math.round(name.getBoundingClientRect().height / lineHeight),
+          feeInside: fee.left >= box.left && fee.right <= box.right,
+        };
       }),
     );
     expect(
@@ -511,7 +590,9 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
     await page.getByRole('button', { name: 'Marcar entrega' }).click();
     const alert = page.locator('delivery-widget .er', { hasText: 'Sem ligação' });
     await expect.poll(() => alert.count(), { timeout: 10_000 }).toBe(1);
-    expect(await alert.textContent()).toContain('Sem ligação ao serviço de entregas. Verifique a sua internet e tente de novo.');
+    expect(await alert.textContent()).toContain(
+      'Sem ligação ao serviço de entregas. Verifique a sua internet e tente de novo.',
+    );
     expect(await page.locator('delivery-widget').textContent()).not.toContain('não está autorizado');
     expect((await events(page)).at(-1)).toMatchObject({ type: 'error', detail: { code: 'network', status: 0 } });
     // Right after the book button, and on screen.
@@ -554,7 +635,11 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
         if (!er) return null;
         let before = er.previousElementSibling;
         while (before && before.tagName !== 'BUTTON') before = before.previousElementSibling;
-        return { text: er.textContent!, under: before?.textContent === name, retry: er.querySelector('button')?.textContent ?? null };
+        return {
+          text: er.textContent!,
+          under: before?.textContent === name,
+          retry: er.querySelector('button')?.textContent ?? null,
+        };
       }, button);
 
     await expect.poll(() => errorUnder('Ver preços de entrega'), { timeout: 30_000 }).not.toBeNull();
@@ -601,9 +686,11 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
     const { context, page } = await newPage(phone);
     const quoteBodies: any[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/quotes')) quoteBodies.push(request.postDataJSON());
+      if (request.method() === 'POST' && request.url().endsWith('/v1/widget/quotes'))
+        quoteBodies.push(request.postDataJSON());
     });
-    const deliveriesBefore = (await stack.request('GET', '/v1/deliveries', { key: shop.tenant.secret_key })).body.data.length;
+    const deliveriesBefore = (await stack.request('GET', '/v1/deliveries', { key: shop.tenant.secret_key })).body.data
+      .length;
     await page.goto(`${allowed.origin}/?key=${shop.tenant.publishable_key}&mode=select`);
     await fillRecipient(page);
     await expect.poll(() => page.getByRole('radio').count(), { timeout: 15_000 }).toBe(2);
@@ -611,13 +698,20 @@ describe('widget at 375 px: errors where the shopper looks, the truth about fail
     await page.getByRole('radio', { name: /Kamba Express/ }).check();
     const selected = (await events(page)).filter((e) => e.type === 'quote-selected').at(-1)!;
     const { quote_id, company_id, company_name, fee_aoa, valid_until, origin, destination, parcel } = selected.detail;
-    expect({ company_name, origin, destination, parcel }).toEqual({ company_name: 'Kamba Express', ...quoteBodies.at(-1) });
+    expect({ company_name, origin, destination, parcel }).toEqual({
+      company_name: 'Kamba Express',
+      ...quoteBodies.at(-1),
+    });
     expect(quote_id).toBe(selected.detail.quote.quote_id);
     expect(Date.parse(valid_until)).toBeGreaterThan(Date.now());
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`Escolheu Kamba Express, ${await formatAoa(page, fee_aoa)}.`);
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe(`Escolheu Kamba Express, ${await formatAoa(page, fee_aoa)}.`);
     await docShot(page, 'widget-375-select');
     // Nothing was booked from the browser.
-    expect((await stack.request('GET', '/v1/deliveries', { key: shop.tenant.secret_key })).body.data).toHaveLength(deliveriesBefore);
+    expect((await stack.request('GET', '/v1/deliveries', { key: shop.tenant.secret_key })).body.data).toHaveLength(
+      deliveriesBefore,
+    );
 
     // Later, once the customer paid: the shop's server books exactly that quote with its secret key (docs/widget.md).
     const booked = await stack.request('POST', '/v1/deliveries', {
@@ -649,7 +743,9 @@ describe('tracking page: live, with the shop, the courier, the expected time and
     expect(await page.locator('[data-v=shop]').textContent()).toBe('Loja Kianda');
     expect(await page.locator('[data-v=courier]').textContent()).toBe('Kamba Express');
     expect(await page.locator('[data-v=expected] time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(await page.getByRole('link', { name: 'ajuda@loja-kianda.ao' }).getAttribute('href')).toBe('mailto:ajuda@loja-kianda.ao');
+    expect(await page.getByRole('link', { name: 'ajuda@loja-kianda.ao' }).getAttribute('href')).toBe(
+      'mailto:ajuda@loja-kianda.ao',
+    );
     expect(await page.getByRole('link', { name: '+244 923 000 111' }).getAttribute('href')).toBe('tel:+244923000111');
     expect(await page.locator('.status').textContent()).toBe('Estafeta atribuído');
     const scriptErrors: string[] = [];
@@ -658,7 +754,11 @@ describe('tracking page: live, with the shop, the courier, the expected time and
 
     // The courier picks it up and says when it arrives: the open page shows it, no reload, and says so aloud.
     const eta = new Date(Date.now() + 42 * 60_000);
-    await sim.control.sendEvent(company.slug, { tracking_ref: assigned.courier.tracking_ref, event_type: 'in_transit', payload: { eta: eta.toISOString() } });
+    await sim.control.sendEvent(company.slug, {
+      tracking_ref: assigned.courier.tracking_ref,
+      event_type: 'in_transit',
+      payload: { eta: eta.toISOString() },
+    });
     await expect.poll(() => page.locator('.status').textContent(), { timeout: 30_000 }).toBe('A caminho');
     expect(await page.locator('#live').textContent()).toBe('A caminho');
     expect(await page.locator('[data-v=expected] time').getAttribute('datetime')).toBe(eta.toISOString());

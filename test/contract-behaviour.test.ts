@@ -41,11 +41,17 @@ describe('quote expiry on the database clock', () => {
    *  while the API process's clock is `skewMs` off. */
   async function createWith(offsetSeconds: number, skewMs: number) {
     const q = await quote(stack, m);
-    await stack.pool.query(`UPDATE quotes SET valid_until = now() + make_interval(secs => $2) WHERE id = $1`, [q.quote_id, offsetSeconds]);
+    await stack.pool.query(`UPDATE quotes SET valid_until = now() + make_interval(secs => $2) WHERE id = $1`, [
+      q.quote_id,
+      offsetSeconds,
+    ]);
     const realNow = Date.now.bind(Date);
     const skewed = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skewMs);
     try {
-      return await stack.request('POST', '/v1/deliveries', { key: key(m), body: { quote_id: q.quote_id, ...quoteBody() } });
+      return await stack.request('POST', '/v1/deliveries', {
+        key: key(m),
+        body: { quote_id: q.quote_id, ...quoteBody() },
+      });
     } finally {
       skewed.mockRestore();
     }
@@ -74,7 +80,10 @@ describe('search matches within one field at a time', () => {
     const body = { origin, destination, parcel: PARCEL };
     const quoted = await stack.request('POST', '/v1/quotes', { key: key(merchant), body });
     expect(quoted.status, JSON.stringify(quoted.body)).toBe(200);
-    const created = await stack.request('POST', '/v1/deliveries', { key: key(merchant), body: { quote_id: quoted.body.data[0].quote_id, ...body } });
+    const created = await stack.request('POST', '/v1/deliveries', {
+      key: key(merchant),
+      body: { quote_id: quoted.body.data[0].quote_id, ...body },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     reference = created.body.reference;
   });
@@ -91,7 +100,8 @@ describe('search matches within one field at a time', () => {
   });
 
   it('a term spanning two fields matches nothing (it did when the fields were searched as one string)', async () => {
-    for (const term of [`${reference} luanda`, 'luanda viana', 'viana rua', 'ginga 29 estrada']) expect(await search(term), term).toEqual([]);
+    for (const term of [`${reference} luanda`, 'luanda viana', 'viana rua', 'ginga 29 estrada'])
+      expect(await search(term), term).toEqual([]);
   });
 });
 
@@ -99,8 +109,12 @@ describe('ignored events: marked for the merchant, left out of the widget and tr
   it('an operator action on a delivery that is not stalled', async () => {
     const created = await createDeliveryFor(stack, m);
     await waitForStatus(stack, key(m), created.id, 'assigned');
-    await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).signal(operatorActionSignal, { action: 'mark_failed' });
-    const delivery = await waitFor(stack, key(m), created.id, (d) => d.events.some((e: { event_type: string }) => e.event_type === 'delivery.operator_action'));
+    await stack.temporal.workflow
+      .getHandle(deliveryWorkflowId(created.id))
+      .signal(operatorActionSignal, { action: 'mark_failed' });
+    const delivery = await waitFor(stack, key(m), created.id, (d) =>
+      d.events.some((e: { event_type: string }) => e.event_type === 'delivery.operator_action'),
+    );
     expect(delivery.status).toBe('assigned');
 
     // The merchant: every event, the ignored one marked at the top level (and in its payload); no others marked.
@@ -116,15 +130,31 @@ describe('ignored events: marked for the merchant, left out of the widget and tr
     ]);
     expect(events.filter((e: object) => 'ignored' in e)).toHaveLength(1);
     const kept = events.filter((e: { ignored?: boolean }) => !e.ignored);
-    expect(kept.map((e: { event_type: string }) => e.event_type)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
+    expect(kept.map((e: { event_type: string }) => e.event_type)).toEqual([
+      'delivery.created',
+      'delivery.dispatched',
+      'delivery.assigned',
+    ]);
 
     // The public tracking view and the widget: the same events, the merchant's list less the ignored ones.
     const tracking = (await stack.request('GET', `/v1/deliveries/${created.id}/tracking`)).body;
-    expect(tracking.events).toEqual(kept.map((e: { event_type: string; occurred_at: string }) => ({ event_type: e.event_type, occurred_at: e.occurred_at })));
-    const widget = await stack.request('GET', `/v1/widget/deliveries/${created.id}`, { key: m.tenant.publishable_key, headers: { origin: SHOP } });
+    expect(tracking.events).toEqual(
+      kept.map((e: { event_type: string; occurred_at: string }) => ({
+        event_type: e.event_type,
+        occurred_at: e.occurred_at,
+      })),
+    );
+    const widget = await stack.request('GET', `/v1/widget/deliveries/${created.id}`, {
+      key: m.tenant.publishable_key,
+      headers: { origin: SHOP },
+    });
     expect(widget.status).toBe(200);
     expect(widget.body.events).toEqual(
-      kept.map((e: { id: string; event_type: string; occurred_at: string }) => ({ id: e.id, event_type: e.event_type, occurred_at: e.occurred_at })),
+      kept.map((e: { id: string; event_type: string; occurred_at: string }) => ({
+        id: e.id,
+        event_type: e.event_type,
+        occurred_at: e.occurred_at,
+      })),
     );
   });
 

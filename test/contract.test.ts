@@ -10,7 +10,17 @@ import { ROOT_DIR } from '../src/config.js';
 import { ERROR_CODES, FIELD_ERROR_CODES } from '../src/lib/problem.js';
 import { signFleetEvent, type CompanyConfig, type Simulator } from '../simulator/server.js';
 import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../shared/deliveries/vocabulary.js';
-import { DESTINATION, ORIGIN, PARCEL, merchantWith, quote, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
+import {
+  DESTINATION,
+  ORIGIN,
+  PARCEL,
+  merchantWith,
+  quote,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 let stack: Stack;
@@ -38,7 +48,8 @@ function properties(): [string, string, any][] {
     if (!schema || typeof schema !== 'object') return;
     for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
       // A nullable property is anyOf [its schema, null]: the name applies to each branch.
-      for (const branch of prop.anyOf ?? [prop]) if (branch.type === 'string') out.push([`${where}.${name}`, name, branch]);
+      for (const branch of prop.anyOf ?? [prop])
+        if (branch.type === 'string') out.push([`${where}.${name}`, name, branch]);
       visit(`${where}.${name}`, prop);
       for (const branch of prop.anyOf ?? []) visit(`${where}.${name}`, branch);
     }
@@ -52,17 +63,27 @@ describe('the OpenAPI document', () => {
   it('documents every timestamp as date-time, every URL as uri, every id as uuid', () => {
     const props = properties();
     const wrong = props.flatMap(([where, name, schema]) => {
-      if (/(_at|_until)$/.test(name) && schema.format !== 'date-time') return [`${where}: ${schema.format} (date-time)`];
+      if (/(_at|_until)$/.test(name) && schema.format !== 'date-time')
+        return [`${where}: ${schema.format} (date-time)`];
       if (/(^|_)url$/.test(name) && schema.format !== 'uri') return [`${where}: ${schema.format} (uri)`];
       // message_id is the webhook-id (msg_<event id>), not a uuid.
-      if (/(^|_)id$/.test(name) && name !== 'message_id' && schema.format !== 'uuid') return [`${where}: ${schema.format} (uuid)`];
+      if (/(^|_)id$/.test(name) && name !== 'message_id' && schema.format !== 'uuid')
+        return [`${where}: ${schema.format} (uuid)`];
       return [];
     });
     expect(wrong).toEqual([]);
     // Not vacuous: the walk reached the nullable and nested ones.
     const names = props.map(([where]) => where);
-    expect(names).toEqual(expect.arrayContaining(['Delivery.sla_deadline_at', 'DeliveryEvent.occurred_at', 'WebhookEndpoint.secret_rotated_until']));
-    expect(names).toEqual(expect.arrayContaining(['Delivery.tracking_url', 'Courier.logo_url', 'Problem.type', 'WebhookAttempt.event_id']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Delivery.sla_deadline_at',
+        'DeliveryEvent.occurred_at',
+        'WebhookEndpoint.secret_rotated_until',
+      ]),
+    );
+    expect(names).toEqual(
+      expect.arrayContaining(['Delivery.tracking_url', 'Courier.logo_url', 'Problem.type', 'WebhookAttempt.event_id']),
+    );
   });
 
   it('has enums for statuses, event types, payment methods and error codes', () => {
@@ -70,12 +91,17 @@ describe('the OpenAPI document', () => {
     expect(enumOf('Delivery.status')).toEqual([...STATUSES]);
     expect(enumOf('TrackingView.events[].event_type')).toEqual([...EVENT_TYPES]);
     expect(enumOf('DeliveryEvent.event_type')).toEqual([...EVENT_TYPES]);
-    expect(enumOf('WebhookEndpoint.events[]') ?? doc.components.schemas.WebhookEndpoint.properties.events.anyOf[0].items.enum).toEqual([...EVENT_TYPES]);
+    expect(
+      enumOf('WebhookEndpoint.events[]') ??
+        doc.components.schemas.WebhookEndpoint.properties.events.anyOf[0].items.enum,
+    ).toEqual([...EVENT_TYPES]);
     expect(enumOf('WebhookAttempt.event_type')).toEqual([...EVENT_TYPES]);
     expect(enumOf('Delivery.payment_method')).toEqual([...PAYMENT_METHODS]);
     expect(enumOf('Problem.error')).toEqual([...ERROR_CODES]);
     expect(enumOf('FieldError.code')).toEqual([...FIELD_ERROR_CODES]);
-    const unenumerated = properties().filter(([, name, s]) => /^(status|event_type|payment_method|error|code|trigger)$/.test(name) && !s.enum);
+    const unenumerated = properties().filter(
+      ([, name, s]) => /^(status|event_type|payment_method|error|code|trigger)$/.test(name) && !s.enum,
+    );
     expect(unenumerated.map(([where]) => where).filter((w) => w !== 'WebhookAttempt.error')).toEqual([]);
   });
 
@@ -84,7 +110,9 @@ describe('the OpenAPI document', () => {
     const quoteRequest = doc.paths['/v1/quotes'].post.requestBody.content['application/json'].schema;
     expect(quoteRequest).toEqual({ $ref: '#/components/schemas/QuoteRequest' });
     expect(doc.components.schemas.QuoteRequest.properties.origin).toEqual({ $ref: '#/components/schemas/Address' });
-    expect(JSON.stringify(doc.paths['/v1/deliveries'].post.responses['201'])).toContain('#/components/schemas/Delivery"');
+    expect(JSON.stringify(doc.paths['/v1/deliveries'].post.responses['201'])).toContain(
+      '#/components/schemas/Delivery"',
+    );
   });
 
   it('docs/errors.md lists every error code and field code', () => {
@@ -108,7 +136,11 @@ describe('error codes', () => {
       stack.request('GET', '/v1/deliveries'), // 401
       stack.request('GET', `/v1/deliveries/${id}`, { key: key() }), // 404
       stack.request('GET', '/v1/nothing-here', { key: key() }), // 404 route
-      stack.request('POST', '/v1/quotes', { key: key(), body: '{"origin":', headers: { 'content-type': 'application/json' } }), // 400
+      stack.request('POST', '/v1/quotes', {
+        key: key(),
+        body: '{"origin":',
+        headers: { 'content-type': 'application/json' },
+      }), // 400
       stack.request('POST', '/v1/quotes', { key: key(), body: 'hi', headers: { 'content-type': 'text/plain' } }), // 415
       stack.request('POST', '/v1/quotes', { key: key(), body: {} }), // 422
       stack.request('POST', '/v1/deliveries', { key: key(), body: { ...quoteBody() } }), // 422 quote_id_required
@@ -124,46 +156,85 @@ describe('error codes', () => {
     const res = await stack.request(method, url, { key: key(), body, headers });
     stack.expectProblem(res, 422, 'validation_failed');
     expectDocumentedCodes(res);
-    return (res.body.errors as { pointer?: string; parameter?: string; code: string }[]).map((e) => `${e.pointer ?? e.parameter} ${e.code}`);
+    return (res.body.errors as { pointer?: string; parameter?: string; code: string }[]).map(
+      (e) => `${e.pointer ?? e.parameter} ${e.code}`,
+    );
   }
   const parcel = (change: Record<string, unknown>) => ({ ...quoteBody(), parcel: { ...PARCEL, ...change } });
   const delivery = (change: Record<string, unknown>) => ({ quote_id: randomUUID(), ...quoteBody(), ...change });
 
   it('missing, wrong type, too small, too large', async () => {
-    expect(await fieldCodes('POST', '/v1/quotes', { origin: ORIGIN, destination: DESTINATION })).toEqual(['/parcel required']);
-    expect(await fieldCodes('POST', '/v1/quotes', parcel({ weight_grams: 'heavy' }))).toEqual(['/parcel/weight_grams invalid_type']);
-    expect(await fieldCodes('POST', '/v1/quotes', parcel({ weight_grams: 0 }))).toEqual(['/parcel/weight_grams too_small']);
-    expect(await fieldCodes('POST', '/v1/quotes', parcel({ weight_grams: 2_000_000 }))).toEqual(['/parcel/weight_grams too_large']);
-    expect(await fieldCodes('POST', '/v1/quotes', { ...quoteBody(), origin: { ...ORIGIN, city: '' } })).toEqual(['/origin/city too_small']);
+    expect(await fieldCodes('POST', '/v1/quotes', { origin: ORIGIN, destination: DESTINATION })).toEqual([
+      '/parcel required',
+    ]);
+    expect(await fieldCodes('POST', '/v1/quotes', parcel({ weight_grams: 'heavy' }))).toEqual([
+      '/parcel/weight_grams invalid_type',
+    ]);
+    expect(await fieldCodes('POST', '/v1/quotes', parcel({ weight_grams: 0 }))).toEqual([
+      '/parcel/weight_grams too_small',
+    ]);
+    expect(await fieldCodes('POST', '/v1/quotes', parcel({ weight_grams: 2_000_000 }))).toEqual([
+      '/parcel/weight_grams too_large',
+    ]);
+    expect(await fieldCodes('POST', '/v1/quotes', { ...quoteBody(), origin: { ...ORIGIN, city: '' } })).toEqual([
+      '/origin/city too_small',
+    ]);
     expect(await fieldCodes('GET', '/v1/deliveries?limit=0')).toEqual(['limit too_small']);
   });
 
   it('bad enum and bad format', async () => {
-    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ payment_method: 'barter' }))).toEqual(['/payment_method invalid_enum']);
-    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ company_id: 'acme' }))).toEqual(['/company_id invalid_format']);
-    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ scheduled_pickup_at: 'tomorrow' }))).toEqual(['/scheduled_pickup_at invalid_format']);
-    expect(await fieldCodes('GET', '/v1/deliveries?status=lost')).toEqual(['status invalid_enum']);
-    expect(await fieldCodes('POST', '/v1/webhook_endpoints', { url: 'https://hooks.shop.test/x', events: ['delivery.teleported'] })).toEqual([
-      '/events/0 invalid_enum',
+    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ payment_method: 'barter' }))).toEqual([
+      '/payment_method invalid_enum',
     ]);
+    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ company_id: 'acme' }))).toEqual([
+      '/company_id invalid_format',
+    ]);
+    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ scheduled_pickup_at: 'tomorrow' }))).toEqual([
+      '/scheduled_pickup_at invalid_format',
+    ]);
+    expect(await fieldCodes('GET', '/v1/deliveries?status=lost')).toEqual(['status invalid_enum']);
+    expect(
+      await fieldCodes('POST', '/v1/webhook_endpoints', {
+        url: 'https://hooks.shop.test/x',
+        events: ['delivery.teleported'],
+      }),
+    ).toEqual(['/events/0 invalid_enum']);
   });
 
   it('refinements use our codes, never custom', async () => {
-    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ payment_method: 'prepaid', cash_collect_aoa: 500 }))).toEqual([
-      '/cash_collect_aoa not_allowed',
-    ]);
-    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ payment_method: 'cod' }))).toEqual(['/cash_collect_aoa required']);
     expect(
-      await fieldCodes('POST', '/v1/deliveries', delivery({ scheduled_pickup_at: '2030-01-02T10:00:00Z', scheduled_delivery_at: '2030-01-01T10:00:00Z' })),
+      await fieldCodes('POST', '/v1/deliveries', delivery({ payment_method: 'prepaid', cash_collect_aoa: 500 })),
+    ).toEqual(['/cash_collect_aoa not_allowed']);
+    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ payment_method: 'cod' }))).toEqual([
+      '/cash_collect_aoa required',
+    ]);
+    expect(
+      await fieldCodes(
+        'POST',
+        '/v1/deliveries',
+        delivery({ scheduled_pickup_at: '2030-01-02T10:00:00Z', scheduled_delivery_at: '2030-01-01T10:00:00Z' }),
+      ),
     ).toEqual(['/scheduled_delivery_at invalid']);
     const metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
-    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ options: { metadata } }))).toEqual(['/options/metadata too_large']);
-    expect(await fieldCodes('POST', '/v1/webhook_endpoints', { url: 'https://hooks.shop.test/x', events: [] })).toEqual(['/events too_small']);
+    expect(await fieldCodes('POST', '/v1/deliveries', delivery({ options: { metadata } }))).toEqual([
+      '/options/metadata too_large',
+    ]);
+    expect(await fieldCodes('POST', '/v1/webhook_endpoints', { url: 'https://hooks.shop.test/x', events: [] })).toEqual(
+      ['/events too_small'],
+    );
   });
 
   it('a value no member of a union takes (fleet event pin) is invalid_type, not invalid_union', async () => {
-    const raw = JSON.stringify({ tracking_ref: 'TRK-1', event_type: 'delivered', occurred_at: new Date().toISOString(), payload: { pin: { digits: 1234 } } });
-    const headers = { 'content-type': 'application/json', ...signFleetEvent(company.fleet_secret, raw, `msg_${randomUUID()}`) };
+    const raw = JSON.stringify({
+      tracking_ref: 'TRK-1',
+      event_type: 'delivered',
+      occurred_at: new Date().toISOString(),
+      payload: { pin: { digits: 1234 } },
+    });
+    const headers = {
+      'content-type': 'application/json',
+      ...signFleetEvent(company.fleet_secret, raw, `msg_${randomUUID()}`),
+    };
     const res = await stack.request('POST', `/v1/fleet/${company.slug}/events`, { body: raw, headers });
     stack.expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([expect.objectContaining({ pointer: '/payload/pin', code: 'invalid_type' })]);
@@ -173,7 +244,10 @@ describe('error codes', () => {
 describe('quote_payload_mismatch names the part that differs', () => {
   const mismatch = async (body: Record<string, unknown>) => {
     const q = await quote(stack, m);
-    const res = await stack.request('POST', '/v1/deliveries', { key: key(), body: { quote_id: q.quote_id, ...quoteBody(), ...body } });
+    const res = await stack.request('POST', '/v1/deliveries', {
+      key: key(),
+      body: { quote_id: q.quote_id, ...quoteBody(), ...body },
+    });
     stack.expectProblem(res, 422, 'quote_payload_mismatch');
     return res.body.errors.map((e: { pointer: string; code: string }) => `${e.pointer} ${e.code}`);
   };
@@ -182,16 +256,17 @@ describe('quote_payload_mismatch names the part that differs', () => {
     expect(await mismatch({ origin: { ...ORIGIN, city: 'Benguela' } })).toEqual(['/origin quote_payload_mismatch']);
   });
   it('destination', async () => {
-    expect(await mismatch({ destination: { ...DESTINATION, address_line: 'Rua 2' } })).toEqual(['/destination quote_payload_mismatch']);
+    expect(await mismatch({ destination: { ...DESTINATION, address_line: 'Rua 2' } })).toEqual([
+      '/destination quote_payload_mismatch',
+    ]);
   });
   it('parcel', async () => {
     expect(await mismatch({ parcel: { ...PARCEL, weight_grams: 5000 } })).toEqual(['/parcel quote_payload_mismatch']);
   });
   it('two parts at once: both, in order', async () => {
-    expect(await mismatch({ origin: { ...ORIGIN, province: 'Huíla' }, parcel: { ...PARCEL, description: 'Livros' } })).toEqual([
-      '/origin quote_payload_mismatch',
-      '/parcel quote_payload_mismatch',
-    ]);
+    expect(
+      await mismatch({ origin: { ...ORIGIN, province: 'Huíla' }, parcel: { ...PARCEL, description: 'Livros' } }),
+    ).toEqual(['/origin quote_payload_mismatch', '/parcel quote_payload_mismatch']);
   });
   it('whitespace the schema trims is no difference', async () => {
     const q = await quote(stack, m);

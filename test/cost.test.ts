@@ -8,7 +8,15 @@ import type { Simulator } from '../simulator/server.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId, webhookMessageId } from '../shared/webhooks/definitions.js';
 import { recordEventWithMessage, sweepUndispatched } from '../src/webhooks/dispatcher.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  waitForStatus,
+  webhookOutcome,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { workflowExists as exists } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
@@ -52,7 +60,9 @@ describe('the work of one lifecycle', () => {
     const d = await deliveredDelivery(m);
     expect(d.events).toHaveLength(7);
     for (const e of d.events) expect(await workflowExists(webhookFanoutWorkflowId(e.id))).toBe(false);
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM webhook_messages WHERE delivery_id = $1', [d.id]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM webhook_messages WHERE delivery_id = $1', [
+      d.id,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -104,7 +114,9 @@ describe('the outbox when its worker dies', () => {
     );
     expect(message).not.toBeNull();
     // Older than the sweeper's wait.
-    await stack.pool.query(`UPDATE webhook_messages SET created_at = now() - interval '5 minutes' WHERE id = $1`, [message!.messageId]);
+    await stack.pool.query(`UPDATE webhook_messages SET created_at = now() - interval '5 minutes' WHERE id = $1`, [
+      message!.messageId,
+    ]);
     return message!;
   }
 
@@ -119,7 +131,9 @@ describe('the outbox when its worker dies', () => {
     expect(received.filter((id) => id === message.messageId)).toHaveLength(1);
     // Swept once: a second pass finds nothing of it.
     await sweepUndispatched(stack.temporal, stack.pool, stack.config);
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE message_id = $1', [message.messageId]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE message_id = $1', [
+      message.messageId,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 

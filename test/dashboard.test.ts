@@ -18,7 +18,15 @@ import { ROOT_DIR } from '../src/config.js';
 import type { Role } from '../src/users/roles.js';
 import { createUser } from '../src/users/service.js';
 import { FIRST_PAGE_BUDGET_BYTES, ensureDashboard, firstPageWeight } from '../scripts/lib/dashboard.js';
-import { createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const chromiumSetup = inject('chromium');
@@ -43,7 +51,11 @@ let receiver: http.Server;
 let receiverUrl: string;
 
 async function userWith(role: Role, email: string) {
-  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId: m.tenant.tenant_id, email, role });
+  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, {
+    tenantId: m.tenant.tenant_id,
+    email,
+    role,
+  });
   const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
   const res = await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } });
   expect(res.status).toBe(204);
@@ -80,12 +92,20 @@ beforeAll(async () => {
     await Promise.all(Array.from({ length: Math.min(6, 17 - i) }, () => createDeliveryFor(stack, m, {}, kamba.slug)));
   }
   // Four deliveries: one to find and cancel, one already in transit (409), one whose courier refuses (422), one that moves.
-  deliveries.search = await createDeliveryFor(stack, m, { options: { metadata: { order_id: 'KIANDA-1042' } } }, kamba.slug);
+  deliveries.search = await createDeliveryFor(
+    stack,
+    m,
+    { options: { metadata: { order_id: 'KIANDA-1042' } } },
+    kamba.slug,
+  );
   deliveries.inTransit = await createDeliveryFor(stack, m, {}, kamba.slug);
   deliveries.refused = await createDeliveryFor(stack, m, {}, teimosa.slug);
   deliveries.live = await createDeliveryFor(stack, m, {}, kamba.slug);
   for (const d of Object.values(deliveries)) await waitForStatus(stack, m.tenant.secret_key, d.id, 'assigned');
-  await sim.control.sendEvent(kamba.slug, { tracking_ref: (await courierRef(deliveries.inTransit.id))!, event_type: 'in_transit' });
+  await sim.control.sendEvent(kamba.slug, {
+    tracking_ref: (await courierRef(deliveries.inTransit.id))!,
+    event_type: 'in_transit',
+  });
   await waitForStatus(stack, m.tenant.secret_key, deliveries.inTransit.id, 'in_transit');
 
   browser = await chromium.launch({
@@ -111,7 +131,10 @@ afterAll(async () => {
 });
 
 async function courierRef(id: string): Promise<string | null> {
-  return (await stack.request('GET', `/v1/deliveries/${id}`, { key: m.tenant.secret_key })).body.courier?.tracking_ref ?? null;
+  return (
+    (await stack.request('GET', `/v1/deliveries/${id}`, { key: m.tenant.secret_key })).body.courier?.tracking_ref ??
+    null
+  );
 }
 
 async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
@@ -231,7 +254,15 @@ describe('an owner', () => {
     // Dates are Luanda's, whatever the browser's zone (this one is Lisbon's): the creation time as Luanda writes it.
     const luanda = new Intl.DateTimeFormat('pt-AO', {
       timeZone: 'Africa/Luanda',
-      ...{ day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' },
+      ...{
+        day: '2-digit',
+        month: '2-digit',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      },
     } as const).format(new Date(deliveries.search.inserted_at));
     expect(text).toContain(luanda);
     await bothWidths(page, 'delivery');
@@ -286,9 +317,12 @@ describe('an owner', () => {
     const newSecret = await rotated.inputValue();
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(firstSecret);
-    const stored = (await stack.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [endpointId])).rows[0];
+    const stored = (
+      await stack.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [endpointId])
+    ).rows[0];
     expect(stored).toEqual({ secret: newSecret, previous_secret: firstSecret });
-    const endpoint = () => stack.request('GET', `/v1/webhook_endpoints/${endpointId}`, { key: m.tenant.secret_key }).then((r) => r.body);
+    const endpoint = () =>
+      stack.request('GET', `/v1/webhook_endpoints/${endpointId}`, { key: m.tenant.secret_key }).then((r) => r.body);
     expect(Date.parse((await endpoint()).secret_rotated_until) - Date.now()).toBeGreaterThan(23 * 3_600_000); // both signatures for 24 h
 
     // Disable: the badge says so, the API agrees, replays are not offered; enable again.
@@ -300,7 +334,10 @@ describe('an owner', () => {
     // One row per attempt (the first and the replay): every one of them offers no replay now.
     const replayOne = page.getByRole('button', { name: `Reenviar a mensagem ${messageId}` });
     expect(await replayOne.count()).toBe(2);
-    expect(await replayOne.evaluateAll((buttons) => buttons.map((b) => (b as HTMLButtonElement).disabled))).toEqual([true, true]);
+    expect(await replayOne.evaluateAll((buttons) => buttons.map((b) => (b as HTMLButtonElement).disabled))).toEqual([
+      true,
+      true,
+    ]);
     await page.getByRole('button', { name: 'Ativar' }).click();
     await expect.poll(() => status.innerText()).toBe('Ativo');
     expect((await endpoint()).status).toBe('enabled');
@@ -318,12 +355,16 @@ describe('an owner', () => {
       .getByRole('status')
       .filter({ hasText: /^[1-9]\d* mensagem\(ns\) a reenviar\.$/ })
       .waitFor();
-    await expect.poll(() => page.locator(`tr[data-trigger="replay"][data-message="${messageId}"]`).count(), { timeout: 30_000 }).toBe(2);
+    await expect
+      .poll(() => page.locator(`tr[data-trigger="replay"][data-message="${messageId}"]`).count(), { timeout: 30_000 })
+      .toBe(2);
     expect(received.filter((id) => id === messageId)).toHaveLength(3);
 
     // Health (docs/webhooks.md "Endpoint health"): every attempt failed for 25 h shows red "A falhar" instead of the
     // green "Ativo", on the list and on the endpoint's page with since when; 5 days later, disabled with reason failing.
-    await stack.pool.query("UPDATE webhook_endpoints SET failing_since = now() - interval '25 hours' WHERE id = $1", [endpointId]);
+    await stack.pool.query("UPDATE webhook_endpoints SET failing_since = now() - interval '25 hours' WHERE id = $1", [
+      endpointId,
+    ]);
     await page.goto(`${stack.url}/dashboard/webhooks`);
     const listed = page.locator(`tr[data-endpoint="${endpointId}"] .badge`);
     await expect.poll(() => listed.innerText()).toBe('A falhar');
@@ -331,7 +372,10 @@ describe('an owner', () => {
     await page.goto(`${stack.url}/dashboard/webhooks/${endpointId}`);
     await expect.poll(() => status.innerText()).toBe('A falhar');
     expect(await page.locator('.facts').innerText()).toContain('todas as tentativas falham desde');
-    await stack.pool.query("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing' WHERE id = $1", [endpointId]);
+    await stack.pool.query(
+      "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing' WHERE id = $1",
+      [endpointId],
+    );
     await page.reload();
     await expect.poll(() => status.innerText()).toBe('Desativado');
     expect(await page.locator('.facts').innerText()).toContain('desativado após 5 dias de tentativas falhadas');
@@ -358,7 +402,11 @@ describe('an owner', () => {
       await page.getByText('Só se cancela até a transportadora ser atribuída').waitFor();
       expect(await page.getByRole('button', { name: 'Cancelar entrega' }).count(), d.id).toBe(0);
       // And the API refuses it indeed.
-      stack.expectProblem(await stack.request('DELETE', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key }), 409, 'delivery_not_cancellable');
+      stack.expectProblem(
+        await stack.request('DELETE', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key }),
+        409,
+        'delivery_not_cancellable',
+      );
     }
   });
 
@@ -368,14 +416,19 @@ describe('an owner', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('alert').waitFor({ timeout: 30_000 });
     expect(await alertText(page)).toContain('HTTP 422 · cancellation_rejected');
-    expect((await stack.request('GET', `/v1/deliveries/${deliveries.refused.id}`, { key: m.tenant.secret_key })).body.status).toBe('assigned');
+    expect(
+      (await stack.request('GET', `/v1/deliveries/${deliveries.refused.id}`, { key: m.tenant.secret_key })).body.status,
+    ).toBe('assigned');
   });
 
   it('sees status change live on the list', async () => {
     await page.goto(`${stack.url}/dashboard/deliveries`);
     const badge = page.locator(`tr[data-delivery="${deliveries.live.id}"] [data-status]`);
     expect(await badge.getAttribute('data-status')).toBe('assigned');
-    await sim.control.sendEvent(m.slug, { tracking_ref: (await courierRef(deliveries.live.id))!, event_type: 'pickup_ready' });
+    await sim.control.sendEvent(m.slug, {
+      tracking_ref: (await courierRef(deliveries.live.id))!,
+      event_type: 'pickup_ready',
+    });
     await expect.poll(() => badge.getAttribute('data-status'), { timeout: 15_000 }).toBe('pickup_ready');
     expect(await badge.innerText()).toBe('Pronta para recolha');
   });
@@ -391,7 +444,8 @@ describe('an owner', () => {
     const firstPage = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-delivery')));
     await pager.getByRole('button', { name: 'Seguinte' }).click();
     await expect.poll(() => page.url()).toContain('offset=20');
-    const total = (await stack.request('GET', '/v1/deliveries?limit=100', { key: m.tenant.secret_key })).body.data.length;
+    const total = (await stack.request('GET', '/v1/deliveries?limit=100', { key: m.tenant.secret_key })).body.data
+      .length;
     await expect.poll(() => rows.count()).toBe(total - 20);
     expect(await pager.innerText()).toContain(`Entregas 21–${total}`);
     expect(await pager.getByRole('button', { name: 'Seguinte' }).isDisabled()).toBe(true);
@@ -416,10 +470,15 @@ describe('an owner', () => {
     // Days, as Luanda counts them: from the day of the first delivery, all; from the day after the last, or up to
     // the day before the first, none.
     const luandaDay = (iso: string, days = 0) =>
-      new Intl.DateTimeFormat('sv-SE', { timeZone: 'Africa/Luanda', year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-        new Date(Date.parse(iso) + days * 86_400_000),
-      );
-    const all = (await stack.request('GET', '/v1/deliveries?limit=100', { key: m.tenant.secret_key })).body.data as { inserted_at: string }[];
+      new Intl.DateTimeFormat('sv-SE', {
+        timeZone: 'Africa/Luanda',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      }).format(new Date(Date.parse(iso) + days * 86_400_000));
+    const all = (await stack.request('GET', '/v1/deliveries?limit=100', { key: m.tenant.secret_key })).body.data as {
+      inserted_at: string;
+    }[];
     const oldest = all.map((d) => d.inserted_at).sort()[0];
     const newest = all.map((d) => d.inserted_at).sort()[all.length - 1];
     await page.getByLabel('Desde').fill(luandaDay(oldest));
@@ -467,7 +526,10 @@ describe('an owner', () => {
     const created = (await stack.request('GET', `/v1/deliveries/${id}`, { key: m.tenant.secret_key })).body;
     expect(created).toMatchObject({
       parcel: { weight_grams: 1200, declared_value_aoa: 2_500_000, description: 'Sapatos' },
-      destination: { address_line: 'Rua Comandante Gika 225, Alvalade', contact: { name: 'Ana Domingos', phone: '+244 912 345 678' } },
+      destination: {
+        address_line: 'Rua Comandante Gika 225, Alvalade',
+        contact: { name: 'Ana Domingos', phone: '+244 912 345 678' },
+      },
     });
   });
 
@@ -499,12 +561,18 @@ describe('an owner', () => {
     await pkRow.waitFor();
     expect(await pkRow.innerText()).toContain('https://loja-kianda.ao');
     const widgetQuote = (origin: string) =>
-      stack.request('POST', '/v1/widget/quotes', { key: publishable, body: quoteBody(), headers: { origin } }).then((r) => r.status);
+      stack
+        .request('POST', '/v1/widget/quotes', { key: publishable, body: quoteBody(), headers: { origin } })
+        .then((r) => r.status);
     expect(await widgetQuote('https://www.loja-kianda.ao')).toBe(401);
     await pkRow.getByRole('button', { name: 'Editar origens' }).click();
-    await pkRow.getByRole('textbox', { name: 'Origens permitidas' }).fill('https://loja-kianda.ao\nhttps://www.loja-kianda.ao');
+    await pkRow
+      .getByRole('textbox', { name: 'Origens permitidas' })
+      .fill('https://loja-kianda.ao\nhttps://www.loja-kianda.ao');
     await pkRow.getByRole('button', { name: 'Guardar' }).click();
-    await expect.poll(() => pkRow.locator('.mono.wrap').innerText()).toBe('https://loja-kianda.ao, https://www.loja-kianda.ao');
+    await expect
+      .poll(() => pkRow.locator('.mono.wrap').innerText())
+      .toBe('https://loja-kianda.ao, https://www.loja-kianda.ao');
     const stored = (await stack.request('GET', '/v1/api_keys?limit=100', { key: m.tenant.secret_key })).body.data.find(
       (k: { prefix: string }) => k.prefix === publishable.slice(0, 12),
     );
@@ -513,7 +581,9 @@ describe('an owner', () => {
 
     await page.getByRole('switch', { name: 'Modo de teste' }).check();
     await page.getByRole('note').filter({ hasText: 'Modo de teste' }).waitFor();
-    await expect.poll(() => page.locator('tr[data-key]').allInnerTexts()).toContainEqual(expect.stringContaining('sk_test_'));
+    await expect
+      .poll(() => page.locator('tr[data-key]').allInnerTexts())
+      .toContainEqual(expect.stringContaining('sk_test_'));
     expect(await page.locator('main').innerText()).not.toContain(key.slice(0, 12));
     await page.getByRole('switch', { name: 'Modo de teste' }).uncheck();
   }, 120_000);
@@ -565,7 +635,10 @@ describe('an owner', () => {
     await page.goto(`${stack.url}/dashboard/deliveries`);
     await page.locator('tr[data-delivery]').first().waitFor();
     const session = await page.evaluate(() => fetch('/dashboard/api/session').then((r) => r.json()));
-    await stack.pool.query(`UPDATE dashboard_sessions SET idle_expires_at = now() - interval '1 second' WHERE user_id = $1`, [session.user.id]);
+    await stack.pool.query(
+      `UPDATE dashboard_sessions SET idle_expires_at = now() - interval '1 second' WHERE user_id = $1`,
+      [session.user.id],
+    );
     // The list's live refresh is the next call.
     await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor({ timeout: 15_000 });
     expect(await page.getByRole('status').first().innerText()).toBe('A sua sessão terminou. Entre de novo.');
@@ -575,7 +648,8 @@ describe('an owner', () => {
     await signIn(page, users.owner);
     const cookie = (await context.cookies(stack.url)).find((c) => c.name === 'dashboard_session')!;
     expect(cookie).toBeDefined();
-    const withCookie = () => stack.request('GET', '/v1/deliveries?limit=1', { headers: { cookie: `${cookie.name}=${cookie.value}` } });
+    const withCookie = () =>
+      stack.request('GET', '/v1/deliveries?limit=1', { headers: { cookie: `${cookie.name}=${cookie.value}` } });
     expect((await withCookie()).status).toBe(200);
     await page.getByRole('button', { name: 'Terminar sessão' }).click();
     await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
@@ -626,7 +700,10 @@ describe('a viewer', () => {
         webhook: await post('/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/x' }, session.csrf_token),
         key: await post('/v1/api_keys', { kind: 'secret' }, session.csrf_token),
         users: await fetch('/v1/users').then((r) => r.status),
-        cancel: await fetch(`/v1/deliveries/${deliveryId}`, { method: 'DELETE', headers: { 'x-csrf-token': session.csrf_token } }).then((r) => r.json()),
+        cancel: await fetch(`/v1/deliveries/${deliveryId}`, {
+          method: 'DELETE',
+          headers: { 'x-csrf-token': session.csrf_token },
+        }).then((r) => r.json()),
         noToken: await post('/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/x' }),
         read: await fetch('/v1/deliveries?limit=1').then((r) => r.status),
       };
@@ -639,17 +716,24 @@ describe('a viewer', () => {
     expect(tries.read).toBe(200);
 
     // Another site (another port is another origin) posting with the viewer's cookie gets nothing done.
-    const evil = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>x</title>'));
+    const evil = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>x</title>'),
+    );
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     const before = (await stack.request('GET', '/v1/webhook_endpoints', { key: m.tenant.secret_key })).body.data.length;
     await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
     // The request goes out (a no-cors POST with the cookie: same site, another origin); its answer is unreadable here.
     await page.evaluate(async (api) => {
-      await fetch(`${api}/v1/webhook_endpoints`, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{"url":"http://127.0.0.1:9/evil"}' }).catch(
-        () => null,
-      );
+      await fetch(`${api}/v1/webhook_endpoints`, {
+        method: 'POST',
+        mode: 'no-cors',
+        credentials: 'include',
+        body: '{"url":"http://127.0.0.1:9/evil"}',
+      }).catch(() => null);
     }, stack.url);
-    expect((await stack.request('GET', '/v1/webhook_endpoints', { key: m.tenant.secret_key })).body.data.length).toBe(before);
+    expect((await stack.request('GET', '/v1/webhook_endpoints', { key: m.tenant.secret_key })).body.data.length).toBe(
+      before,
+    );
     await new Promise((resolve) => evil.close(resolve));
     await context.close();
   });
@@ -660,10 +744,18 @@ describe('a person in two teams', () => {
     const other = await stack.tenant();
     const email = 'ambas@loja-kianda.ao';
     await userWith('viewer', email);
-    const created = await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId: other.tenant_id, email, role: 'owner' });
+    const created = await createUser(stack.pool, stack.config.dashboard, stack.url, {
+      tenantId: other.tenant_id,
+      email,
+      role: 'owner',
+    });
     const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
-    expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(204);
-    const otherName = (await stack.pool.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [other.tenant_id])).rows[0].name;
+    expect(
+      (await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status,
+    ).toBe(204);
+    const otherName = (
+      await stack.pool.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [other.tenant_id])
+    ).rows[0].name;
 
     const { context, page } = await newPage();
     await page.goto(`${stack.url}/dashboard`);

@@ -43,7 +43,12 @@ const expectCode = (res: { status: number; body: any }, status: number, code: st
 describe('POST /v1/deliveries', () => {
   it('creates a delivery from a quote: 201 full Delivery, fee locked, metadata echoed, workflow started', async () => {
     const q = await quote(stack, m);
-    const res = await post({ quote_id: q.quote_id, ...quoteBody(), company_id: q.company_id, options: { metadata: { order_id: 'A-1' } } });
+    const res = await post({
+      quote_id: q.quote_id,
+      ...quoteBody(),
+      company_id: q.company_id,
+      options: { metadata: { order_id: 'A-1' } },
+    });
     expect(res.status).toBe(201);
     const d = res.body;
     expect(d).toMatchObject({
@@ -62,7 +67,11 @@ describe('POST /v1/deliveries', () => {
     expect(Date.parse(d.inserted_at)).not.toBeNaN();
     expect(Date.parse(d.sla_deadline_at)).toBeGreaterThan(Date.now());
     expect(d.events).toHaveLength(1);
-    expect(d.events[0]).toMatchObject({ event_type: 'delivery.created', source: 'api', payload: { status: 'pending' } });
+    expect(d.events[0]).toMatchObject({
+      event_type: 'delivery.created',
+      source: 'api',
+      payload: { status: 'pending' },
+    });
 
     const { rows } = await stack.pool.query('SELECT used_at, delivery_id FROM quotes WHERE id = $1', [q.quote_id]);
     expect(rows[0].delivery_id).toBe(d.id);
@@ -71,7 +80,11 @@ describe('POST /v1/deliveries', () => {
 
     // The simulator accepts the booking at once: dispatched, then assigned.
     const assigned = await waitForStatus(stack, m.tenant.secret_key, d.id, 'assigned');
-    expect(assigned.events.map((e: any) => e.event_type)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
+    expect(assigned.events.map((e: any) => e.event_type)).toEqual([
+      'delivery.created',
+      'delivery.dispatched',
+      'delivery.assigned',
+    ]);
     expect(assigned.courier.tracking_ref).toBeTruthy();
     expect(assigned.metadata).toEqual({ order_id: 'A-1' });
     // The courier never sees the PIN.
@@ -99,7 +112,11 @@ describe('POST /v1/deliveries', () => {
 
   it('quote_company_mismatch', async () => {
     const q = await quote(stack, m);
-    expectCode(await post({ quote_id: q.quote_id, ...quoteBody(), company_id: randomUUID() }), 422, 'quote_company_mismatch');
+    expectCode(
+      await post({ quote_id: q.quote_id, ...quoteBody(), company_id: randomUUID() }),
+      422,
+      'quote_company_mismatch',
+    );
   });
 
   it.each([
@@ -122,7 +139,11 @@ describe('POST /v1/deliveries', () => {
 
   it('courier_fee_aoa_not_accepted', async () => {
     const q = await quote(stack, m);
-    expectCode(await post({ quote_id: q.quote_id, ...quoteBody(), courier_fee_aoa: 100 }), 422, 'courier_fee_aoa_not_accepted');
+    expectCode(
+      await post({ quote_id: q.quote_id, ...quoteBody(), courier_fee_aoa: 100 }),
+      422,
+      'courier_fee_aoa_not_accepted',
+    );
   });
 
   it('quote_already_used', async () => {
@@ -133,7 +154,10 @@ describe('POST /v1/deliveries', () => {
 
   it('one quote, two concurrent creations: exactly one delivery', async () => {
     const q = await quote(stack, m);
-    const results = await Promise.all([post({ quote_id: q.quote_id, ...quoteBody() }), post({ quote_id: q.quote_id, ...quoteBody() })]);
+    const results = await Promise.all([
+      post({ quote_id: q.quote_id, ...quoteBody() }),
+      post({ quote_id: q.quote_id, ...quoteBody() }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
   });
 
@@ -155,7 +179,9 @@ describe('POST /v1/deliveries', () => {
     expect(weight.body.errors).toContainEqual(expect.objectContaining({ pointer: '/parcel/weight_grams' }));
 
     const missing = await post({ quote_id: q.quote_id });
-    expect(missing.body.errors.map((e: any) => e.pointer)).toEqual(expect.arrayContaining(['/origin', '/destination', '/parcel']));
+    expect(missing.body.errors.map((e: any) => e.pointer)).toEqual(
+      expect.arrayContaining(['/origin', '/destination', '/parcel']),
+    );
 
     // None of that consumed the quote.
     expect((await post({ ...base, payment_method: 'cod', cash_collect_aoa: 1_500_000 })).status).toBe(201);
@@ -165,7 +191,9 @@ describe('POST /v1/deliveries', () => {
     const d = await createDeliveryFor(stack, m, { payment_method: 'bank_transfer' });
     expect(d.status).toBe('awaiting_payment');
     expect(d.events[0].payload).toMatchObject({ status: 'awaiting_payment' });
-    const confirmed = await stack.request('POST', `/v1/deliveries/${d.id}/payment_confirmation`, { key: m.tenant.secret_key });
+    const confirmed = await stack.request('POST', `/v1/deliveries/${d.id}/payment_confirmation`, {
+      key: m.tenant.secret_key,
+    });
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.status).toBe('pending');
     const assigned = await waitForStatus(stack, m.tenant.secret_key, d.id, 'assigned');
@@ -175,7 +203,9 @@ describe('POST /v1/deliveries', () => {
       'delivery.dispatched',
       'delivery.assigned',
     ]);
-    const again = await stack.request('POST', `/v1/deliveries/${d.id}/payment_confirmation`, { key: m.tenant.secret_key });
+    const again = await stack.request('POST', `/v1/deliveries/${d.id}/payment_confirmation`, {
+      key: m.tenant.secret_key,
+    });
     expectCode(again, 409, 'delivery_not_awaiting_payment');
   });
 
@@ -189,11 +219,15 @@ describe('POST /v1/deliveries', () => {
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expectCode(
-      await post({ quote_id: q.quote_id, ...quoteBody(), payment_method: 'cod', cash_collect_aoa: 5 }, undefined, { 'idempotency-key': key }),
+      await post({ quote_id: q.quote_id, ...quoteBody(), payment_method: 'cod', cash_collect_aoa: 5 }, undefined, {
+        'idempotency-key': key,
+      }),
       422,
       'idempotency_key_reused',
     );
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [q.quote_id]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [
+      q.quote_id,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 });
@@ -216,7 +250,9 @@ describe('creation retried after a crash between commit and answer', () => {
     expect(retry.body.id).toBe(first.id);
     // Without the key, the used quote is refused as before.
     expectCode(await post({ quote_id: q.quote_id, ...quoteBody() }), 422, 'quote_already_used');
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [q.quote_id]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [
+      q.quote_id,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 });
@@ -232,24 +268,47 @@ describe('widget deliveries', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.metadata).toEqual({ cart: 'c-9', source: 'widget' });
-    const got = await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: m.tenant.publishable_key, headers: widget });
+    const got = await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, {
+      key: m.tenant.publishable_key,
+      headers: widget,
+    });
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: res.body.id, reference: res.body.reference });
     // The metadata (and the PIN, the contacts) only with the delivery's client secret (test/security-widget.test.ts).
     expect(got.body).not.toHaveProperty('metadata');
-    const full = await stack.request('GET', `/v1/widget/deliveries/${res.body.id}?client_secret=${res.body.client_secret}`, {
-      key: m.tenant.publishable_key,
-      headers: widget,
-    });
+    const full = await stack.request(
+      'GET',
+      `/v1/widget/deliveries/${res.body.id}?client_secret=${res.body.client_secret}`,
+      {
+        key: m.tenant.publishable_key,
+        headers: widget,
+      },
+    );
     expect(full.body).toMatchObject({ id: res.body.id, metadata: { cart: 'c-9', source: 'widget' } });
-    expect(got.body.events[0]).toEqual({ id: expect.any(String), event_type: 'delivery.created', occurred_at: expect.any(String) });
+    expect(got.body.events[0]).toEqual({
+      id: expect.any(String),
+      event_type: 'delivery.created',
+      occurred_at: expect.any(String),
+    });
     for (const hidden of ['cash_collect_aoa', 'sla_deadline_at']) expect(got.body).not.toHaveProperty(hidden);
     expect(got.body.courier).not.toHaveProperty('tracking_ref');
     // The widget surface is the tenant's own, too.
     const other = await merchantWith(stack, sim, [simCompany()], [], ['http://shop.test']);
-    expect((await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: other.tenant.publishable_key, headers: widget })).status).toBe(404);
     expect(
-      (await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, { key: m.tenant.publishable_key, headers: { origin: 'http://evil.test' } })).status,
+      (
+        await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, {
+          key: other.tenant.publishable_key,
+          headers: widget,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await stack.request('GET', `/v1/widget/deliveries/${res.body.id}`, {
+          key: m.tenant.publishable_key,
+          headers: { origin: 'http://evil.test' },
+        })
+      ).status,
     ).toBe(401);
   });
 });
@@ -261,8 +320,17 @@ describe('GET one, events, tracking', () => {
     for (const path of [`/v1/deliveries/${d.id}`, `/v1/deliveries/${d.id}/events`]) {
       expectCode(await stack.request('GET', path, { key: other.tenant.secret_key }), 404, 'not_found');
     }
-    expectCode(await stack.request('DELETE', `/v1/deliveries/${d.id}`, { key: other.tenant.secret_key }), 404, 'not_found');
-    for (const path of ['/v1/deliveries/nope', '/v1/deliveries/nope/events', '/v1/deliveries/nope/tracking', `/v1/deliveries/${randomUUID()}/tracking`]) {
+    expectCode(
+      await stack.request('DELETE', `/v1/deliveries/${d.id}`, { key: other.tenant.secret_key }),
+      404,
+      'not_found',
+    );
+    for (const path of [
+      '/v1/deliveries/nope',
+      '/v1/deliveries/nope/events',
+      '/v1/deliveries/nope/tracking',
+      `/v1/deliveries/${randomUUID()}/tracking`,
+    ]) {
       expectCode(await stack.request('GET', path, { key: m.tenant.secret_key }), 404, 'not_found');
     }
   });
@@ -290,9 +358,11 @@ describe('GET /v1/deliveries (list)', () => {
   const created: any[] = [];
   beforeAll(async () => {
     lister = await merchantWith(stack, sim, [simCompany()]);
-    for (let i = 0; i < 5; i++) created.push(await createDeliveryFor(stack, lister, i % 2 ? { payment_method: 'bank_transfer' } : {}));
+    for (let i = 0; i < 5; i++)
+      created.push(await createDeliveryFor(stack, lister, i % 2 ? { payment_method: 'bank_transfer' } : {}));
   });
-  const list = (query: string, key = lister.tenant.secret_key) => stack.request('GET', `/v1/deliveries${query}`, { key });
+  const list = (query: string, key = lister.tenant.secret_key) =>
+    stack.request('GET', `/v1/deliveries${query}`, { key });
 
   it("lists only the tenant's deliveries, newest first, as summaries", async () => {
     const res = await list('');
@@ -301,7 +371,17 @@ describe('GET /v1/deliveries (list)', () => {
     expect(res.body.pagination).toEqual({ limit: 50, offset: 0, has_more: false });
     expect(res.body.data[0]).not.toHaveProperty('events');
     expect(Object.keys(res.body.data[0])).toEqual(
-      expect.arrayContaining(['id', 'reference', 'status', 'inserted_at', 'origin', 'destination', 'parcel', 'quoted_fee_aoa', 'courier']),
+      expect.arrayContaining([
+        'id',
+        'reference',
+        'status',
+        'inserted_at',
+        'origin',
+        'destination',
+        'parcel',
+        'quoted_fee_aoa',
+        'courier',
+      ]),
     );
     const other = await list('', m.tenant.secret_key);
     expect(other.body.data.map((d: any) => d.id)).not.toContain(created[0].id);
@@ -315,7 +395,9 @@ describe('GET /v1/deliveries (list)', () => {
     const page3 = await list('?limit=2&offset=4');
     expect(page1.body.pagination).toEqual({ limit: 2, offset: 0, has_more: true });
     expect(page3.body.pagination).toEqual({ limit: 2, offset: 4, has_more: false });
-    expect([...page1.body.data, ...page2.body.data, ...page3.body.data].map((d: any) => d.id)).toEqual(created.map((d) => d.id).reverse());
+    expect([...page1.body.data, ...page2.body.data, ...page3.body.data].map((d: any) => d.id)).toEqual(
+      created.map((d) => d.id).reverse(),
+    );
   });
 
   it('clamps limit above 100', async () => {
@@ -335,7 +417,9 @@ describe('GET /v1/deliveries (list)', () => {
     expect(gte.body.data.map((d: any) => d.id)).toEqual(created.slice(2).map((d) => d.id));
     const lte = await list(`?inserted_at_lte=${encodeURIComponent(middle)}&sort=inserted_at_asc`);
     expect(lte.body.data.map((d: any) => d.id)).toEqual(created.slice(0, 3).map((d) => d.id));
-    const exact = await list(`?inserted_at_gte=${encodeURIComponent(middle)}&inserted_at_lte=${encodeURIComponent(middle)}`);
+    const exact = await list(
+      `?inserted_at_gte=${encodeURIComponent(middle)}&inserted_at_lte=${encodeURIComponent(middle)}`,
+    );
     expect(exact.body.data.map((d: any) => d.id)).toEqual([created[2].id]);
   });
 
@@ -382,9 +466,10 @@ describe('reconciler', () => {
     expect((await handle.describe()).status.name).toBe('RUNNING');
     await waitForStatus(stack, m.tenant.secret_key, created.id, 'assigned');
     // Nothing left to start; a second pass changes nothing.
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE workflow_started_at IS NULL AND tenant_id = $1', [
-      m.tenant.tenant_id,
-    ]);
+    const { rows } = await stack.pool.query(
+      'SELECT count(*)::int AS n FROM deliveries WHERE workflow_started_at IS NULL AND tenant_id = $1',
+      [m.tenant.tenant_id],
+    );
     expect(rows[0].n).toBe(0);
   });
 });

@@ -22,7 +22,11 @@ async function expectAllStopped() {
   const deadline = Date.now() + 30_000;
   const open = async () => (await Promise.all(Object.values(ports).map((port) => isListening(port)))).some(Boolean);
   while ((await open()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  expect(Object.fromEntries(await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await isListening(port)])))).toEqual({
+  expect(
+    Object.fromEntries(
+      await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await isListening(port)])),
+    ),
+  ).toEqual({
     api: false,
     temporal: false,
     ui: false,
@@ -50,7 +54,9 @@ describe('npm run dev', () => {
     expect((await fetch(`${api}/docs`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
     // The dashboard it printed, and the demo owner's sign-in (docs/dashboard.md).
-    const dashboard = /Dashboard\s+(http:\/\/localhost:\d+\/dashboard)\s+\(sign in: (\S+) \/ (\S+), an owner\)/.exec(out)!;
+    const dashboard = /Dashboard\s+(http:\/\/localhost:\d+\/dashboard)\s+\(sign in: (\S+) \/ (\S+), an owner\)/.exec(
+      out,
+    )!;
     expect(dashboard[1]).toBe(`http://localhost:${ports.api}/dashboard`);
     expect((await fetch(`${api}/dashboard`)).headers.get('content-type')).toBe('text/html; charset=utf-8');
     const signIn = await fetch(`${api}/dashboard/api/session`, {
@@ -65,7 +71,9 @@ describe('npm run dev', () => {
     expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toMatch(
       /^http_requests_total\{method="GET",route="\/v1\/couriers",status_code="200"\} [1-9]/m,
     );
-    expect(await (await fetch(`http://127.0.0.1:${ports.workerMetrics}/metrics`)).text()).toMatch(/^temporal_worker_task_slots_available\{/m);
+    expect(await (await fetch(`http://127.0.0.1:${ports.workerMetrics}/metrics`)).text()).toMatch(
+      /^temporal_worker_task_slots_available\{/m,
+    );
 
     // Ctrl-C: SIGINT to the process group.
     process.kill(-first.child.pid!, 'SIGINT');

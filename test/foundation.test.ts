@@ -36,21 +36,38 @@ describe('authentication', () => {
   it('refuses a publishable key on merchant routes and a secret key on widget routes', async () => {
     const t = await stack.tenant(['http://shop.test']);
     stack.expectProblem(await stack.request('GET', '/v1/couriers', { key: t.publishable_key }), 401, 'unauthorized');
-    stack.expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.secret_key, headers: { origin: 'http://shop.test' } }), 401, 'unauthorized');
+    stack.expectProblem(
+      await stack.request('GET', '/v1/widget/couriers', { key: t.secret_key, headers: { origin: 'http://shop.test' } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('checks the Origin of widget requests against the key', async () => {
     const t = await stack.tenant(['http://shop.test']);
-    const ok = await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://shop.test' } });
+    const ok = await stack.request('GET', '/v1/widget/couriers', {
+      key: t.publishable_key,
+      headers: { origin: 'http://shop.test' },
+    });
     expect(ok.status).toBe(200);
     stack.expectProblem(
-      await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://evil.test' } }),
+      await stack.request('GET', '/v1/widget/couriers', {
+        key: t.publishable_key,
+        headers: { origin: 'http://evil.test' },
+      }),
       401,
       'unauthorized',
     );
-    stack.expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key }), 401, 'unauthorized');
     stack.expectProblem(
-      await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://shop.test:8080' } }),
+      await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key }),
+      401,
+      'unauthorized',
+    );
+    stack.expectProblem(
+      await stack.request('GET', '/v1/widget/couriers', {
+        key: t.publishable_key,
+        headers: { origin: 'http://shop.test:8080' },
+      }),
       401,
       'unauthorized',
     );
@@ -60,7 +77,11 @@ describe('authentication', () => {
     await stack.tenant(['http://cors.test']);
     const allowed = await fetch(`${stack.url}/v1/widget/couriers`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://cors.test', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      headers: {
+        origin: 'http://cors.test',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
     });
     expect(allowed.headers.get('access-control-allow-origin')).toBe('http://cors.test');
     const denied = await fetch(`${stack.url}/v1/widget/couriers`, {
@@ -72,12 +93,16 @@ describe('authentication', () => {
 
   it('stores only hashes of keys', async () => {
     const t = await stack.tenant();
-    const { rows } = await stack.pool.query('SELECT key_hash, prefix FROM api_keys WHERE tenant_id = $1', [t.tenant_id]);
+    const { rows } = await stack.pool.query('SELECT key_hash, prefix FROM api_keys WHERE tenant_id = $1', [
+      t.tenant_id,
+    ]);
     expect(rows).toHaveLength(4); // a live and a test pair (docs/test-mode.md)
     const hashes = rows.map((r) => (r.key_hash as Buffer).toString('hex'));
-    for (const key of [t.secret_key, t.publishable_key, t.test_secret_key, t.test_publishable_key]) expect(hashes).toContain(hashKey(key).toString('hex'));
+    for (const key of [t.secret_key, t.publishable_key, t.test_secret_key, t.test_publishable_key])
+      expect(hashes).toContain(hashKey(key).toString('hex'));
     const dump = JSON.stringify(rows);
-    for (const key of [t.secret_key, t.publishable_key, t.test_secret_key, t.test_publishable_key]) expect(dump).not.toContain(key);
+    for (const key of [t.secret_key, t.publishable_key, t.test_secret_key, t.test_publishable_key])
+      expect(dump).not.toContain(key);
   });
 
   it('needs no key for health and docs', async () => {
@@ -93,18 +118,30 @@ describe('errors are problem+json', () => {
     stack.expectProblem(await stack.request('GET', '/v1/nothing-here'), 404, 'not_found');
   });
   it('malformed JSON: 400 invalid_json', async () => {
-    stack.expectProblem(await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: '{nope' }), 400, 'invalid_json');
+    stack.expectProblem(
+      await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: '{nope' }),
+      400,
+      'invalid_json',
+    );
   });
   it('wrong content type: 415', async () => {
     stack.expectProblem(
-      await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: 'hello', headers: { 'content-type': 'text/plain' } }),
+      await stack.request('POST', '/v1/diagnostics/round_trip', {
+        key: stack.config.adminToken,
+        body: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      }),
       415,
       'unsupported_media_type',
     );
   });
   it('body too large: 413', async () => {
     const huge = JSON.stringify({ pad: 'x'.repeat(stack.config.bodyLimitBytes + 10) });
-    stack.expectProblem(await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: huge }), 413, 'payload_too_large');
+    stack.expectProblem(
+      await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken, body: huge }),
+      413,
+      'payload_too_large',
+    );
   });
   it('every response carries x-request-id', async () => {
     const res = await stack.request('GET', '/healthz');
@@ -119,7 +156,9 @@ describe('OpenAPI', () => {
       expect(res.status).toBe(200);
       expect(res.body.openapi).toBe('3.1.0');
       expect(res.body.info).toMatchObject({ title: 'delivery service API', version: '1.0.0' });
-      expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/v1/couriers', '/v1/widget/couriers', '/healthz']));
+      expect(Object.keys(res.body.paths)).toEqual(
+        expect.arrayContaining(['/v1/couriers', '/v1/widget/couriers', '/healthz']),
+      );
       expect(Object.keys(res.body.components.securitySchemes)).toEqual(['secretKey', 'publishableKey']);
     }
   });
@@ -172,13 +211,26 @@ describe('couriers', () => {
       active_drivers: 5,
       service_zones: ['Luanda'],
       operating_hours: { mon: '08-17' },
-      capabilities: { bank_transfer_enabled: true, bank_iban: 'AO06...', max_weight_grams: 5000, require_delivery_pin: true, parcel_types: null },
+      capabilities: {
+        bank_transfer_enabled: true,
+        bank_iban: 'AO06...',
+        max_weight_grams: 5000,
+        require_delivery_pin: true,
+        parcel_types: null,
+      },
     });
     expect((await stack.request('GET', '/v1/couriers', { key: other.secret_key })).body.data).toEqual([]);
 
-    const widget = await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: 'http://shop.test' } });
+    const widget = await stack.request('GET', '/v1/widget/couriers', {
+      key: t.publishable_key,
+      headers: { origin: 'http://shop.test' },
+    });
     expect(widget.status).toBe(200);
-    expect(widget.body.data[0]).toMatchObject({ name: 'Test Courier', slug, capabilities: { require_delivery_pin: true } });
+    expect(widget.body.data[0]).toMatchObject({
+      name: 'Test Courier',
+      slug,
+      capabilities: { require_delivery_pin: true },
+    });
     expect(widget.body.data[0]).not.toHaveProperty('active_drivers');
     expect(widget.body.data[0]).not.toHaveProperty('operating_hours');
     expect(widget.body.data[0].capabilities).not.toHaveProperty('bank_iban');
@@ -201,7 +253,11 @@ describe('bodies and requests nothing downstream could take', () => {
     const t = await stack.tenant();
     let deep: unknown = 1;
     for (let i = 0; i < 3000; i++) deep = [deep];
-    const res = await stack.request('POST', '/v1/quotes', { key: t.secret_key, body: { origin: deep }, headers: { 'idempotency-key': 'deep' } });
+    const res = await stack.request('POST', '/v1/quotes', {
+      key: t.secret_key,
+      body: { origin: deep },
+      headers: { 'idempotency-key': 'deep' },
+    });
     stack.expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors[0]).toMatchObject({ code: 'too_deep' });
   });

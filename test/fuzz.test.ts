@@ -80,11 +80,16 @@ beforeAll(async () => {
     [a, endpoints.a],
     [b, endpoints.b],
   ] as const) {
-    const res = await stack.request('POST', '/v1/webhook_endpoints', { key: m.tenant.secret_key, body: { url: 'http://127.0.0.1:9/hook' } });
+    const res = await stack.request('POST', '/v1/webhook_endpoints', {
+      key: m.tenant.secret_key,
+      body: { url: 'http://127.0.0.1:9/hook' },
+    });
     list.push(res.body.id);
   }
   // Tracking refs assigned by the simulator's bookings, once dispatch has run.
-  const { rows } = await stack.pool.query<{ ref: string }>('SELECT courier_tracking_ref AS ref FROM deliveries WHERE courier_tracking_ref IS NOT NULL');
+  const { rows } = await stack.pool.query<{ ref: string }>(
+    'SELECT courier_tracking_ref AS ref FROM deliveries WHERE courier_tracking_ref IS NOT NULL',
+  );
   trackingRefs.push(...rows.map((r) => r.ref), 'no-such-ref');
 
   world = {
@@ -114,8 +119,10 @@ describe('fuzzing every endpoint', () => {
     `${TOTAL} requests: never 5xx, errors are problem+json, successes match the OpenAPI document`,
     async () => {
       const document = (await stack.request('GET', '/v1/openapi.json')).body;
-      const result = await runFuzzWorker({ url: stack.url, document, world, total: TOTAL, concurrency: CONCURRENCY, seed: SEED }, ROOT_DIR, (done, seconds) =>
-        console.log(`[fuzz] ${done} requests, ${seconds.toFixed(1)} s`),
+      const result = await runFuzzWorker(
+        { url: stack.url, document, world, total: TOTAL, concurrency: CONCURRENCY, seed: SEED },
+        ROOT_DIR,
+        (done, seconds) => console.log(`[fuzz] ${done} requests, ${seconds.toFixed(1)} s`),
       );
       const { sent, seconds } = result;
       const histogram = [...result.histogram].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
@@ -133,7 +140,9 @@ describe('fuzzing every endpoint', () => {
                   .join(' ')}`,
             )
             .join('\n') +
-          (result.known.length ? `\n[fuzz] known bugs (reported, not failing): ${result.known.map(([id, n]) => `${id} x${n}`).join(', ')}` : ''),
+          (result.known.length
+            ? `\n[fuzz] known bugs (reported, not failing): ${result.known.map(([id, n]) => `${id} x${n}`).join(', ')}`
+            : ''),
       );
 
       // One example per kind of violation, operation and status.
@@ -160,7 +169,9 @@ describe('fuzzing every endpoint', () => {
       expect(report).toEqual([]);
       expect(sent).toBeGreaterThanOrEqual(TOTAL);
       // Transport failures (the server dropping connections) would hide answers: they must stay rare.
-      const transport = histogram.filter(([k]) => String(k).startsWith('client-error:UND_ERR_SOCKET')).reduce((n, [, c]) => n + c, 0);
+      const transport = histogram
+        .filter(([k]) => String(k).startsWith('client-error:UND_ERR_SOCKET'))
+        .reduce((n, [, c]) => n + c, 0);
       expect(transport).toBeLessThan(TOTAL / 100);
       // Still alive and well.
       expect((await stack.request('GET', '/readyz')).status).toBe(200);

@@ -31,7 +31,11 @@ export default async function setup(project: TestProject) {
   log(`Postgres database ready (${pg.source})`);
 
   const port = Number(process.env.TEST_TEMPORAL_PORT ?? 17233);
-  const temporal = await startTemporalDevServer({ port, headless: true, logFile: path.join(ROOT_DIR, '.build', 'test-temporal.log') });
+  const temporal = await startTemporalDevServer({
+    port,
+    headless: true,
+    logFile: path.join(ROOT_DIR, '.build', 'test-temporal.log'),
+  });
   log(`Temporal dev server on ${temporal.address}`);
   const bundlePath = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', `workflow-bundle.test-${process.pid}.js`));
   log(`Workflow bundle built; setup took ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -114,14 +114,20 @@ describe('authentication through the cache', () => {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let temporal: TemporalClient;
   beforeAll(async () => {
-    const config: Config = { ...loadConfig({}), databaseUrl: inject('databaseUrl'), logLevel: 'silent', rateLimitPerMinute: 100_000 };
+    const config: Config = {
+      ...loadConfig({}),
+      databaseUrl: inject('databaseUrl'),
+      logLevel: 'silent',
+      rateLimitPerMinute: 100_000,
+    };
     temporal = new TemporalClient({ namespace: config.temporalNamespace }); // lazy: GET /v1/deliveries never dials it
     app = await buildApp({ config, pool, temporal }, { logger: false });
   });
   afterAll(async () => {
     await app.close();
   });
-  const list = (key: string) => app.inject({ method: 'GET', url: '/v1/deliveries', headers: { authorization: `Bearer ${key}` } });
+  const list = (key: string) =>
+    app.inject({ method: 'GET', url: '/v1/deliveries', headers: { authorization: `Bearer ${key}` } });
 
   it('answers 401 right after a revocation in this process, and within moments of one made elsewhere', async () => {
     const here = await createTenant(pool, 'revoked here');
@@ -134,6 +140,9 @@ describe('authentication through the cache', () => {
     expect((await list(here.secret_key)).statusCode).toBe(401);
 
     await pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [elsewhere.secret_key_id]);
-    await eventually(async () => (await list(elsewhere.secret_key)).statusCode === 401, 'the key revoked elsewhere refused');
+    await eventually(
+      async () => (await list(elsewhere.secret_key)).statusCode === 401,
+      'the key revoked elsewhere refused',
+    );
   });
 });

@@ -13,7 +13,15 @@ import { promisify } from 'node:util';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../shared/deliveries/definitions.js';
 import { FLEET_TRANSITIONS, type FleetEventType } from '../shared/deliveries/vocabulary.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  waitFor,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const execFileAsync = promisify(execFile);
@@ -45,7 +53,11 @@ const key = (m: Merchant) => m.tenant.secret_key;
 async function fleet(s: Stack, m: Merchant, d: any, eventType: string, payload?: Record<string, unknown>) {
   const current = (await s.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body;
   const before = current.events.length;
-  const sent = await sim.control.sendEvent(m.slug, { tracking_ref: current.courier.tracking_ref, event_type: eventType, payload });
+  const sent = await sim.control.sendEvent(m.slug, {
+    tracking_ref: current.courier.tracking_ref,
+    event_type: eventType,
+    payload,
+  });
   expect(sent.response_status).toBe(202);
   // Wait for this event's own row: another one (a courier's late duplicate, recorded as ignored) may land first.
   const recorded = FLEET_TRANSITIONS[eventType as FleetEventType].eventType;
@@ -57,7 +69,8 @@ async function deliveryIn(s: Stack, m: Merchant, path: string[], extra: Record<s
   if (extra.payment_method === 'bank_transfer') return d;
   await waitForStatus(s, key(m), d.id, 'assigned');
   let last = d;
-  for (const step of path) last = await fleet(s, m, d, step, step === 'delivered' ? { pin: d.delivery_pin } : undefined);
+  for (const step of path)
+    last = await fleet(s, m, d, step, step === 'delivered' ? { pin: d.delivery_pin } : undefined);
   return { ...d, status: last.status };
 }
 
@@ -142,11 +155,24 @@ describe('fleet events drive the lifecycle', () => {
     const pm = await merchantWith(stack, sim, [company]);
     const d = await createDeliveryFor(stack, pm, { payment_method: 'bank_transfer' });
     // Before dispatch there is no courier tracking_ref: the fleet names the delivery by its reference.
-    const body = JSON.stringify({ tracking_ref: d.reference, event_type: 'payment.confirmed', occurred_at: new Date().toISOString(), payload: {} });
-    const res = await stack.request('POST', `/v1/fleet/${company.slug}/events`, { body, headers: signFleetEvent(company.fleet_secret, body) });
+    const body = JSON.stringify({
+      tracking_ref: d.reference,
+      event_type: 'payment.confirmed',
+      occurred_at: new Date().toISOString(),
+      payload: {},
+    });
+    const res = await stack.request('POST', `/v1/fleet/${company.slug}/events`, {
+      body,
+      headers: signFleetEvent(company.fleet_secret, body),
+    });
     expect(res.status).toBe(202);
     const assigned = await waitForStatus(stack, key(pm), d.id, 'assigned');
-    expect(eventTypes(assigned)).toEqual(['delivery.created', 'delivery.payment_confirmed', 'delivery.dispatched', 'delivery.assigned']);
+    expect(eventTypes(assigned)).toEqual([
+      'delivery.created',
+      'delivery.payment_confirmed',
+      'delivery.dispatched',
+      'delivery.assigned',
+    ]);
     expect(assigned.events[1].source).toBe('fleet_webhook');
   });
 });
@@ -163,13 +189,23 @@ describe('fleet webhook endpoint', () => {
     d = (await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body;
   });
   const send = (body: unknown, headers: Record<string, string>, slug = m.slug) =>
-    stack.request('POST', `/v1/fleet/${slug}/events`, { body: typeof body === 'string' ? body : JSON.stringify(body), headers });
-  const event = () => ({ tracking_ref: d.courier.tracking_ref, event_type: 'pickup_ready', occurred_at: new Date().toISOString(), payload: {} });
+    stack.request('POST', `/v1/fleet/${slug}/events`, {
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers,
+    });
+  const event = () => ({
+    tracking_ref: d.courier.tracking_ref,
+    event_type: 'pickup_ready',
+    occurred_at: new Date().toISOString(),
+    payload: {},
+  });
 
   it('refuses a bad or missing signature and an old timestamp with 401', async () => {
     const body = JSON.stringify(event());
     expect((await send(body, {})).status).toBe(401);
-    expect((await send(body, signFleetEvent('whsec_' + Buffer.from('x'.repeat(24)).toString('base64'), body))).status).toBe(401);
+    expect(
+      (await send(body, signFleetEvent('whsec_' + Buffer.from('x'.repeat(24)).toString('base64'), body))).status,
+    ).toBe(401);
     const old = signFleetEvent(secret, body, `msg_${randomUUID()}`, new Date(Date.now() - 6 * 60_000));
     const res = await send(body, old);
     expect(res.status).toBe(401);
@@ -214,7 +250,12 @@ describe('cancellation', () => {
   const cancel = (mm: Merchant, id: string) => stack.request('DELETE', `/v1/deliveries/${id}`, { key: key(mm) });
 
   const cases: [string, () => Promise<{ mm: Merchant; d: any }>, number, string | null][] = [
-    ['awaiting_payment', async () => ({ mm: m, d: await deliveryIn(stack, m, [], { payment_method: 'bank_transfer' }) }), 200, null],
+    [
+      'awaiting_payment',
+      async () => ({ mm: m, d: await deliveryIn(stack, m, [], { payment_method: 'bank_transfer' }) }),
+      200,
+      null,
+    ],
     [
       'pending',
       async () => {
@@ -226,11 +267,36 @@ describe('cancellation', () => {
       null,
     ],
     ['assigned', async () => ({ mm: m, d: await deliveryIn(stack, m, []) }), 200, null],
-    ['assigned, courier refuses', async () => ({ mm: refusing, d: await deliveryIn(stack, refusing, []) }), 422, 'cancellation_rejected'],
-    ['pickup_ready', async () => ({ mm: m, d: await deliveryIn(stack, m, ['pickup_ready']) }), 409, 'delivery_not_cancellable'],
-    ['in_transit', async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit']) }), 409, 'delivery_not_cancellable'],
-    ['out_for_delivery', async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit', 'out_for_delivery']) }), 409, 'delivery_not_cancellable'],
-    ['delivered', async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit', 'delivered']) }), 409, 'delivery_not_cancellable'],
+    [
+      'assigned, courier refuses',
+      async () => ({ mm: refusing, d: await deliveryIn(stack, refusing, []) }),
+      422,
+      'cancellation_rejected',
+    ],
+    [
+      'pickup_ready',
+      async () => ({ mm: m, d: await deliveryIn(stack, m, ['pickup_ready']) }),
+      409,
+      'delivery_not_cancellable',
+    ],
+    [
+      'in_transit',
+      async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit']) }),
+      409,
+      'delivery_not_cancellable',
+    ],
+    [
+      'out_for_delivery',
+      async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit', 'out_for_delivery']) }),
+      409,
+      'delivery_not_cancellable',
+    ],
+    [
+      'delivered',
+      async () => ({ mm: m, d: await deliveryIn(stack, m, ['in_transit', 'delivered']) }),
+      409,
+      'delivery_not_cancellable',
+    ],
     ['failed', async () => ({ mm: m, d: await deliveryIn(stack, m, ['failed']) }), 409, 'delivery_not_cancellable'],
     [
       'cancelled',
@@ -283,8 +349,13 @@ describe('cancellation', () => {
     for (let i = 0; i < 3; i++) {
       const d = await deliveryIn(stack, m, []);
       const ref = (await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body.courier.tracking_ref;
-      const [cancelRes] = await Promise.all([cancel(m, d.id), sim.control.sendEvent(m.slug, { tracking_ref: ref, event_type: 'in_transit' })]);
-      const settled = await waitFor(stack, key(m), d.id, (x) => x.events.some((e: any) => e.event_type === 'delivery.in_transit'));
+      const [cancelRes] = await Promise.all([
+        cancel(m, d.id),
+        sim.control.sendEvent(m.slug, { tracking_ref: ref, event_type: 'in_transit' }),
+      ]);
+      const settled = await waitFor(stack, key(m), d.id, (x) =>
+        x.events.some((e: any) => e.event_type === 'delivery.in_transit'),
+      );
       const effective = settled.events.filter((e: any) => !e.payload?.ignored).map((e: any) => e.event_type);
       if (cancelRes.status === 200) {
         expect(settled.status).toBe('cancelled');
@@ -299,13 +370,17 @@ describe('cancellation', () => {
 });
 
 describe('stalled deliveries and operator recovery', () => {
-  const signal = (s: Stack, id: string, action: OperatorAction) => s.temporal.workflow.getHandle(deliveryWorkflowId(id)).signal(operatorActionSignal, action);
+  const signal = (s: Stack, id: string, action: OperatorAction) =>
+    s.temporal.workflow.getHandle(deliveryWorkflowId(id)).signal(operatorActionSignal, action);
 
   it('courier_rejected: the company refuses the booking', async () => {
     const mm = await merchantWith(fast, sim, [simCompany({ reject_bookings: 422 })]);
     const d = await createDeliveryFor(fast, mm);
     const stalled = await waitForStatus(fast, key(mm), d.id, 'stalled');
-    expect(stalled.events.at(-1)).toMatchObject({ event_type: 'delivery.stalled', payload: { reason: 'courier_rejected', previous_status: 'pending' } });
+    expect(stalled.events.at(-1)).toMatchObject({
+      event_type: 'delivery.stalled',
+      payload: { reason: 'courier_rejected', previous_status: 'pending' },
+    });
   });
 
   it('dispatch_failed: retries exhausted', async () => {
@@ -340,7 +415,11 @@ describe('stalled deliveries and operator recovery', () => {
       .toContain(deliveryWorkflowId(d.id));
 
     // redispatch to another company: pending, booked with it, assigned.
-    await signal(fast, d.id, { action: 'redispatch', company_id: mm.couriers[other.slug], note: 'courier A unresponsive' });
+    await signal(fast, d.id, {
+      action: 'redispatch',
+      company_id: mm.couriers[other.slug],
+      note: 'courier A unresponsive',
+    });
     const assigned = await waitForStatus(fast, key(mm), d.id, 'assigned');
     expect(assigned.events.find((e: any) => e.event_type === 'delivery.redispatched')).toMatchObject({
       source: 'operator',
@@ -352,14 +431,23 @@ describe('stalled deliveries and operator recovery', () => {
   it('resume returns to the previous status; mark_failed and cancel end the delivery', async () => {
     const waiting = simCompany({ booking_status: 'pending' });
     const mm = await merchantWith(fast, sim, [waiting]);
-    const [a, b, c] = [await createDeliveryFor(fast, mm), await createDeliveryFor(fast, mm), await createDeliveryFor(fast, mm)];
+    const [a, b, c] = [
+      await createDeliveryFor(fast, mm),
+      await createDeliveryFor(fast, mm),
+      await createDeliveryFor(fast, mm),
+    ];
     for (const d of [a, b, c]) await waitForStatus(fast, key(mm), d.id, 'stalled');
 
     await signal(fast, a.id, { action: 'resume' });
     const resumed = await waitFor(fast, key(mm), a.id, (x) => eventTypes(x).includes('delivery.resumed'));
     expect(resumed.events.find((e: any) => e.event_type === 'delivery.resumed')).toMatchObject({ source: 'operator' });
     // Resumed to pending, and the budget runs again: it stalls a second time.
-    await waitFor(fast, key(mm), a.id, (x) => eventTypes(x).filter((t: string) => t === 'delivery.stalled').length === 2);
+    await waitFor(
+      fast,
+      key(mm),
+      a.id,
+      (x) => eventTypes(x).filter((t: string) => t === 'delivery.stalled').length === 2,
+    );
 
     await signal(fast, b.id, { action: 'mark_failed', note: 'lost' });
     const failed = await waitForStatus(fast, key(mm), b.id, 'failed');
@@ -374,8 +462,13 @@ describe('stalled deliveries and operator recovery', () => {
     const mm = await merchantWith(fast, sim, [simCompany({ reject_bookings: true })]);
     const d = await createDeliveryFor(fast, mm);
     await waitForStatus(fast, key(mm), d.id, 'stalled');
-    const env = { ...process.env, DATABASE_URL: fast.config.databaseUrl, TEMPORAL_ADDRESS: fast.config.temporalAddress };
-    const admin = (...args: string[]) => execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { env });
+    const env = {
+      ...process.env,
+      DATABASE_URL: fast.config.databaseUrl,
+      TEMPORAL_ADDRESS: fast.config.temporalAddress,
+    };
+    const admin = (...args: string[]) =>
+      execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { env });
     await expect
       .poll(
         async () => {
@@ -385,9 +478,23 @@ describe('stalled deliveries and operator recovery', () => {
         { timeout: 20_000, interval: 500 },
       )
       .toContain(d.id);
-    const { stdout } = await admin('delivery', 'recover', d.id, '--action', 'mark_failed', '--note', 'no courier will take it', '--json');
+    const { stdout } = await admin(
+      'delivery',
+      'recover',
+      d.id,
+      '--action',
+      'mark_failed',
+      '--note',
+      'no courier will take it',
+      '--json',
+    );
     // It waits for the workflow's answer: the event recorded and the status it led to.
-    expect(JSON.parse(stdout)).toMatchObject({ delivery_id: d.id, action: 'mark_failed', event_type: 'delivery.failed', status: 'failed' });
+    expect(JSON.parse(stdout)).toMatchObject({
+      delivery_id: d.id,
+      action: 'mark_failed',
+      event_type: 'delivery.failed',
+      status: 'failed',
+    });
     const failed = await waitForStatus(fast, key(mm), d.id, 'failed');
     expect(failed.events.at(-1)).toMatchObject({ source: 'operator', payload: { note: 'no courier will take it' } });
     // Not stalled any more: refused with exit code 2 and a one-line reason.
@@ -417,7 +524,11 @@ describe('stalled deliveries and operator recovery', () => {
     const mm = await merchantWith(fast, sim, [simCompany()]);
     const d = await createDeliveryFor(fast, mm, { payment_method: 'bank_transfer' });
     const cancelled = await waitForStatus(fast, key(mm), d.id, 'cancelled');
-    expect(cancelled.events.at(-1)).toMatchObject({ event_type: 'delivery.cancelled', source: 'system', payload: { reason: 'payment_timeout' } });
+    expect(cancelled.events.at(-1)).toMatchObject({
+      event_type: 'delivery.cancelled',
+      source: 'system',
+      payload: { reason: 'payment_timeout' },
+    });
   });
 });
 
@@ -428,12 +539,18 @@ describe('determinism', () => {
     const histories = [];
     for (const s of [stack, fast]) {
       for await (const wf of s.temporal.workflow.list({ query: `WorkflowType = "deliveryWorkflow"` })) {
-        histories.push({ workflowId: wf.workflowId, history: await s.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory() });
+        histories.push({
+          workflowId: wf.workflowId,
+          history: await s.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
+        });
         if (histories.length >= 40) break;
       }
     }
     expect(histories.length).toBeGreaterThan(5);
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('bundlePath') } }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: inject('bundlePath') } },
+      histories,
+    )) {
       expect(result.error, result.workflowId).toBeUndefined();
     }
     // RECORD_HISTORIES=<version> records this run's histories (one per status reached) as protobuf-encoded History
@@ -443,10 +560,15 @@ describe('determinism', () => {
       fs.mkdirSync(folder, { recursive: true });
       const kept = new Set<string>();
       for (const { workflowId, history } of histories) {
-        const status = (await stack.pool.query('SELECT status FROM deliveries WHERE id = $1', [workflowId.replace(/^delivery-/, '')])).rows[0]?.status;
+        const status = (
+          await stack.pool.query('SELECT status FROM deliveries WHERE id = $1', [workflowId.replace(/^delivery-/, '')])
+        ).rows[0]?.status;
         if (!status || kept.has(status)) continue;
         kept.add(status);
-        fs.writeFileSync(path.join(folder, `${status}.history.bin`), temporal.api.history.v1.History.encode(history).finish());
+        fs.writeFileSync(
+          path.join(folder, `${status}.history.bin`),
+          temporal.api.history.v1.History.encode(history).finish(),
+        );
       }
     }
   });
@@ -454,8 +576,14 @@ describe('determinism', () => {
   it("histories recorded by earlier versions replay against today's workflow code", async () => {
     const files = (fs.readdirSync(fixtures, { recursive: true }) as string[]).filter((f) => f.endsWith('.history.bin'));
     expect(files.length).toBeGreaterThanOrEqual(3);
-    const histories = files.map((f) => ({ workflowId: f, history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(fixtures, f))) }));
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('bundlePath') } }, histories)) {
+    const histories = files.map((f) => ({
+      workflowId: f,
+      history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(fixtures, f))),
+    }));
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: inject('bundlePath') } },
+      histories,
+    )) {
       expect(result.error, result.workflowId).toBeUndefined();
     }
   });

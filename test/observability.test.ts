@@ -17,7 +17,17 @@ import { freePort } from '../src/lib/net.js';
 import { createUser } from '../src/users/service.js';
 import { startWorkerMetrics } from '../src/worker.js';
 import { deliveryWorkflowId, operatorActionSignal } from '../shared/deliveries/definitions.js';
-import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, waitFor, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  quote,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  waitFor,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { installRuntime, startStack, type Stack } from './helpers/stack.js';
 
 const SHOP = 'http://shop.test';
@@ -98,9 +108,15 @@ async function webhookEndpoint(m: Merchant, status: number): Promise<void> {
 /** A signed fleet event through the simulator; waits until the delivery has recorded it. */
 async function fleet(m: Merchant, d: any, eventType: string, payload?: Record<string, unknown>) {
   const current = (await stack.request('GET', `/v1/deliveries/${d.id}`, { key: m.tenant.secret_key })).body;
-  const sent = await sim.control.sendEvent(m.slug, { tracking_ref: current.courier.tracking_ref, event_type: eventType, payload });
+  const sent = await sim.control.sendEvent(m.slug, {
+    tracking_ref: current.courier.tracking_ref,
+    event_type: eventType,
+    payload,
+  });
   expect(sent.response_status).toBe(202);
-  return waitFor(stack, m.tenant.secret_key, d.id, (x) => x.events.some((e: any) => e.event_type === `delivery.${eventType}`));
+  return waitFor(stack, m.tenant.secret_key, d.id, (x) =>
+    x.events.some((e: any) => e.event_type === `delivery.${eventType}`),
+  );
 }
 
 interface Sample {
@@ -123,7 +139,10 @@ function parse(text: string): Sample[] {
   return samples;
 }
 
-async function scrape(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; samples: Sample[] }> {
+async function scrape(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; samples: Sample[] }> {
   const res = await fetch(url, { headers });
   const text = await res.text();
   return { status: res.status, text, samples: res.status === 200 ? parse(text) : [] };
@@ -131,7 +150,9 @@ async function scrape(url: string, headers: Record<string, string> = {}): Promis
 
 /** The sum of the samples named `name` whose labels include `labels`. */
 const total = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+  samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
 
 let delivered: Merchant;
 let rejecting: CompanyConfig;
@@ -153,11 +174,18 @@ describe('a day of deliveries', () => {
   it('through the widget: a client secret in the query string, PIN and contacts in the answer', async () => {
     const q = await quote(stack, delivered);
     const widget = { key: delivered.tenant.publishable_key, headers: { origin: SHOP } };
-    const created = await stack.request('POST', '/v1/widget/deliveries', { ...widget, body: { quote_id: q.quote_id, ...quoteBody() } });
+    const created = await stack.request('POST', '/v1/widget/deliveries', {
+      ...widget,
+      body: { quote_id: q.quote_id, ...quoteBody() },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     secrets.set(`client secret of ${created.body.id}`, created.body.client_secret);
     secrets.set(`PIN of ${created.body.id}`, created.body.delivery_pin);
-    const got = await stack.request('GET', `/v1/widget/deliveries/${created.body.id}?client_secret=${encodeURIComponent(created.body.client_secret)}`, widget);
+    const got = await stack.request(
+      'GET',
+      `/v1/widget/deliveries/${created.body.id}?client_secret=${encodeURIComponent(created.body.client_secret)}`,
+      widget,
+    );
     expect(got.status).toBe(200);
     expect(got.body.delivery_pin).toBe(created.body.delivery_pin);
   });
@@ -170,22 +198,38 @@ describe('a day of deliveries', () => {
     await waitForStatus(stack, m.tenant.secret_key, d.id, 'stalled');
     await stack.temporal.workflow
       .getHandle(deliveryWorkflowId(d.id))
-      .signal(operatorActionSignal, { action: 'redispatch', company_id: m.couriers[good.slug], note: 'courier refuses' });
-    await waitFor(stack, m.tenant.secret_key, d.id, (x) => x.events.some((e: any) => e.event_type === 'delivery.redispatched'));
+      .signal(operatorActionSignal, {
+        action: 'redispatch',
+        company_id: m.couriers[good.slug],
+        note: 'courier refuses',
+      });
+    await waitFor(stack, m.tenant.secret_key, d.id, (x) =>
+      x.events.some((e: any) => e.event_type === 'delivery.redispatched'),
+    );
     // And one left stalled for the gauge.
     const left = await createDeliveryFor(stack, m, {}, rejecting.slug);
     await waitForStatus(stack, m.tenant.secret_key, left.id, 'stalled');
   });
 
   it('automatic failover: the booking refused, the tenant policy moves the delivery to its other company', async () => {
-    const first = simCompany({ reject_bookings: 422, pricing: { base_fee_aoa: 100_000, per_km_aoa: 0, base_eta_minutes: 30 } });
+    const first = simCompany({
+      reject_bookings: 422,
+      pricing: { base_fee_aoa: 100_000, per_km_aoa: 0, base_eta_minutes: 30 },
+    });
     const second = simCompany({ pricing: { base_fee_aoa: 100_000, per_km_aoa: 0, base_eta_minutes: 30 } });
     const m = await merchant([first, second]);
-    const policy = await stack.request('PUT', '/v1/settings/dispatch', { key: m.tenant.secret_key, body: { auto_redispatch: true } });
+    const policy = await stack.request('PUT', '/v1/settings/dispatch', {
+      key: m.tenant.secret_key,
+      body: { auto_redispatch: true },
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
     const d = await createDeliveryFor(stack, m, {}, first.slug);
-    const moved = await waitFor(stack, m.tenant.secret_key, d.id, (x) => x.events.some((e: any) => e.event_type === 'delivery.redispatched'));
-    expect(moved.events.find((e: any) => e.event_type === 'delivery.redispatched').payload).toMatchObject({ automatic: true });
+    const moved = await waitFor(stack, m.tenant.secret_key, d.id, (x) =>
+      x.events.some((e: any) => e.event_type === 'delivery.redispatched'),
+    );
+    expect(moved.events.find((e: any) => e.event_type === 'delivery.redispatched').payload).toMatchObject({
+      automatic: true,
+    });
   });
 
   it('a courier whose quotes fail; callers with wrong credentials; the operator and the metrics tokens', async () => {
@@ -199,7 +243,9 @@ describe('a day of deliveries', () => {
       .slice(0, 32)}`;
     secrets.set('a key that does not exist', wrongKey);
     expect((await stack.request('GET', '/v1/deliveries', { key: wrongKey })).status).toBe(401);
-    const roundTrip = await stack.request('POST', '/v1/diagnostics/round_trip', { headers: { authorization: `Bearer ${stack.config.adminToken}` } });
+    const roundTrip = await stack.request('POST', '/v1/diagnostics/round_trip', {
+      headers: { authorization: `Bearer ${stack.config.adminToken}` },
+    });
     expect(roundTrip.status, JSON.stringify(roundTrip.body)).toBe(200);
   });
 });
@@ -228,14 +274,26 @@ describe('the dashboard', () => {
       422,
       'validation_failed',
     );
-    expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password }, headers: same })).status).toBe(204);
-    stack.expectProblem(await stack.request('POST', '/dashboard/api/password', { body: { token, password }, headers: same }), 422, 'password_link_invalid');
+    expect(
+      (await stack.request('POST', '/dashboard/api/password', { body: { token, password }, headers: same })).status,
+    ).toBe(204);
     stack.expectProblem(
-      await stack.request('POST', '/dashboard/api/session', { body: { email: created.user.email, password: wrongPassword }, headers: same }),
+      await stack.request('POST', '/dashboard/api/password', { body: { token, password }, headers: same }),
+      422,
+      'password_link_invalid',
+    );
+    stack.expectProblem(
+      await stack.request('POST', '/dashboard/api/session', {
+        body: { email: created.user.email, password: wrongPassword },
+        headers: same,
+      }),
       401,
       'invalid_credentials',
     );
-    const session = await stack.request('POST', '/dashboard/api/session', { body: { email: created.user.email, password }, headers: same });
+    const session = await stack.request('POST', '/dashboard/api/session', {
+      body: { email: created.user.email, password },
+      headers: same,
+    });
     expect(session.status, JSON.stringify(session.body)).toBe(201);
     const cookie = session.headers.get('set-cookie')!.split(';')[0];
     secrets.set('session cookie', cookie.split('=')[1]);
@@ -248,14 +306,24 @@ describe('the dashboard', () => {
     expect((await asDashboard('GET', '/dashboard/api/session')).body.csrf_token).toBe(session.body.csrf_token);
     const r = await receiver(200);
     receivers.push(r);
-    stack.expectProblem(await asDashboard('POST', '/v1/webhook_endpoints', { url: r.url }, wrongCsrf), 403, 'csrf_token_invalid');
+    stack.expectProblem(
+      await asDashboard('POST', '/v1/webhook_endpoints', { url: r.url }, wrongCsrf),
+      403,
+      'csrf_token_invalid',
+    );
     const endpoint = await asDashboard('POST', '/v1/webhook_endpoints', { url: r.url });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     secrets.set(`webhook secret of ${endpoint.body.id}`, endpoint.body.secret);
-    const invited = await asDashboard('POST', '/v1/users', { email: `convidado-${randomBytes(4).toString('hex')}@loja.test`, role: 'viewer' });
+    const invited = await asDashboard('POST', '/v1/users', {
+      email: `convidado-${randomBytes(4).toString('hex')}@loja.test`,
+      role: 'viewer',
+    });
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     secrets.set('set-password link of an invitation', invited.body.set_password_url);
-    secrets.set('set-password token of an invitation', new URL(invited.body.set_password_url).hash.replace(/^#token=/, ''));
+    secrets.set(
+      'set-password token of an invitation',
+      new URL(invited.body.set_password_url).hash.replace(/^#token=/, ''),
+    );
     expect((await asDashboard('DELETE', '/dashboard/api/session')).status).toBe(204);
     stack.expectProblem(await asDashboard('GET', '/v1/deliveries'), 401, 'unauthorized');
   });
@@ -269,7 +337,9 @@ describe('metrics', () => {
     expect(total(samples, 'http_requests_total', key)).toBeGreaterThan(0);
     expect(total(samples, 'http_request_duration_seconds_count', key)).toBeGreaterThan(0);
     expect(total(samples, 'http_request_duration_seconds_sum', key)).toBeGreaterThan(0);
-    expect(total(samples, 'http_requests_total', { route: '/v1/deliveries/:id', status_code: '200' })).toBeGreaterThan(0);
+    expect(total(samples, 'http_requests_total', { route: '/v1/deliveries/:id', status_code: '200' })).toBeGreaterThan(
+      0,
+    );
     expect(total(samples, 'http_requests_total', { route: '/v1/widget/deliveries/:id' })).toBeGreaterThan(0);
     expect(total(samples, 'http_requests_total', { status_code: '401' })).toBeGreaterThan(0);
     // Route patterns, never raw URLs: no id, no query string in any label.
@@ -277,8 +347,12 @@ describe('metrics', () => {
     for (const route of routes) expect(route).toMatch(/^(unmatched|\/[a-z0-9_/:.{}*-]*)$/i);
     expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
     // The quotes' courier calls: the API asks the couriers itself.
-    expect(total(samples, 'delivery_courier_call_duration_seconds_count', { operation: 'quote', outcome: 'ok' })).toBeGreaterThan(0);
-    expect(total(samples, 'delivery_courier_call_errors_total', { operation: 'quote', error: 'unavailable' })).toBeGreaterThan(0);
+    expect(
+      total(samples, 'delivery_courier_call_duration_seconds_count', { operation: 'quote', outcome: 'ok' }),
+    ).toBeGreaterThan(0);
+    expect(
+      total(samples, 'delivery_courier_call_errors_total', { operation: 'quote', error: 'unavailable' }),
+    ).toBeGreaterThan(0);
     expect(total(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
   });
 
@@ -299,16 +373,38 @@ describe('metrics', () => {
     expect(samples.filter((s) => s.name === 'delivery_deliveries').map((s) => s.labels.status)).toEqual(
       expect.arrayContaining(['pending', 'assigned', 'stalled', 'awaiting_payment']),
     );
-    for (const type of ['delivery.dispatched', 'delivery.assigned', 'delivery.delivered', 'delivery.stalled', 'delivery.redispatched']) {
+    for (const type of [
+      'delivery.dispatched',
+      'delivery.assigned',
+      'delivery.delivered',
+      'delivery.stalled',
+      'delivery.redispatched',
+    ]) {
       expect(total(samples, 'delivery_transitions_total', { type }), type).toBeGreaterThan(0);
     }
     expect(total(samples, 'delivery_stalls_total', { reason: 'courier_rejected', courier: rejecting.slug })).toBe(2);
-    expect(total(samples, 'delivery_redispatches_total', { automatic: 'false', reason: 'operator' })).toBeGreaterThan(0);
-    expect(total(samples, 'delivery_redispatches_total', { automatic: 'true', reason: 'courier_rejected' })).toBeGreaterThan(0);
-    expect(total(samples, 'delivery_courier_call_duration_seconds_count', { operation: 'book', outcome: 'ok' })).toBeGreaterThan(0);
-    expect(total(samples, 'delivery_courier_call_errors_total', { operation: 'book', error: 'rejected', courier: rejecting.slug })).toBeGreaterThan(0);
-    expect(total(samples, 'delivery_webhook_attempts_total', { outcome: 'succeeded', trigger: 'event' })).toBeGreaterThan(0);
-    expect(total(samples, 'delivery_webhook_attempts_total', { outcome: 'retry', trigger: 'event' })).toBeGreaterThan(0);
+    expect(total(samples, 'delivery_redispatches_total', { automatic: 'false', reason: 'operator' })).toBeGreaterThan(
+      0,
+    );
+    expect(
+      total(samples, 'delivery_redispatches_total', { automatic: 'true', reason: 'courier_rejected' }),
+    ).toBeGreaterThan(0);
+    expect(
+      total(samples, 'delivery_courier_call_duration_seconds_count', { operation: 'book', outcome: 'ok' }),
+    ).toBeGreaterThan(0);
+    expect(
+      total(samples, 'delivery_courier_call_errors_total', {
+        operation: 'book',
+        error: 'rejected',
+        courier: rejecting.slug,
+      }),
+    ).toBeGreaterThan(0);
+    expect(
+      total(samples, 'delivery_webhook_attempts_total', { outcome: 'succeeded', trigger: 'event' }),
+    ).toBeGreaterThan(0);
+    expect(total(samples, 'delivery_webhook_attempts_total', { outcome: 'retry', trigger: 'event' })).toBeGreaterThan(
+      0,
+    );
     expect(total(samples, 'delivery_webhook_delay_seconds_count', { stage: 'first_attempt' })).toBeGreaterThan(0);
     expect(total(samples, 'delivery_webhook_delay_seconds_count', { stage: 'delivered' })).toBeGreaterThan(0);
     // Temporal Core's own metrics, served on the same port.
@@ -341,7 +437,9 @@ describe('logs', () => {
 
   it('are JSON; the API names the tenant and the key (or the dashboard user) after authentication', () => {
     expect(lines.length).toBeGreaterThan(100);
-    const completed = records().filter((r) => r.name === 'api' && r.msg === 'request completed' && r.tenantId === delivered.tenant.tenant_id);
+    const completed = records().filter(
+      (r) => r.name === 'api' && r.msg === 'request completed' && r.tenantId === delivered.tenant.tenant_id,
+    );
     expect(completed.filter((r) => typeof r.keyId === 'string').length).toBeGreaterThan(0);
     expect(completed.filter((r) => typeof r.userId === 'string').length).toBeGreaterThan(0); // the dashboard test's session
     expect(completed.every((r) => typeof r.keyId === 'string' || typeof r.userId === 'string')).toBe(true);
@@ -350,10 +448,14 @@ describe('logs', () => {
   it("the worker's lines about a delivery's workflow and its activities name the workflow, the delivery and the tenant", () => {
     const worker = records().filter((r) => r.name === 'worker' && r.workflowId?.startsWith('delivery-'));
     const withAll = worker.filter((r) => r.deliveryId && r.tenantId === delivered.tenant.tenant_id);
-    const workflowLines = withAll.filter((r) => r.workflowType === 'deliveryWorkflow' && !r.activityType).map((r) => r.msg);
+    const workflowLines = withAll
+      .filter((r) => r.workflowType === 'deliveryWorkflow' && !r.activityType)
+      .map((r) => r.msg);
     expect(workflowLines).toEqual(expect.arrayContaining(['Workflow started', 'Workflow completed']));
     const activityLines = withAll.filter((r) => r.activityType).map((r) => `${r.activityType}: ${r.msg}`);
-    expect(activityLines).toEqual(expect.arrayContaining(['recordEvent: Activity completed', 'announceEvent: Activity completed']));
+    expect(activityLines).toEqual(
+      expect.arrayContaining(['recordEvent: Activity completed', 'announceEvent: Activity completed']),
+    );
     // Every line of a delivery's workflow names the delivery; the tenant where the activity's input has it.
     expect(worker.filter((r) => r.activityType === 'dispatchDelivery').length).toBeGreaterThan(0);
     for (const r of worker) expect(r.workflowId).toBe(`delivery-${r.deliveryId}`);
@@ -364,7 +466,10 @@ describe('logs', () => {
     const all = lines.join('');
     // A PIN is four digits, which turn up by chance in timestamps, ports and durations: it counts as leaked where it
     // stands as a value of its own (a JSON string, a query or form parameter), as a leak would write it.
-    const leakedIn = (value: string) => (/^\d{1,8}$/.test(value) ? new RegExp(`["=]${value}(?=["&\\s]|$)`, 'm').test(lines.join('\n')) : all.includes(value));
+    const leakedIn = (value: string) =>
+      /^\d{1,8}$/.test(value)
+        ? new RegExp(`["=]${value}(?=["&\\s]|$)`, 'm').test(lines.join('\n'))
+        : all.includes(value);
     const leaked = [...secrets].filter(([, value]) => value && leakedIn(value)).map(([what]) => what);
     expect(leaked).toEqual([]);
     // The masked forms are there instead.
@@ -385,8 +490,18 @@ describe('logs', () => {
           req: { headers: { cookie: 'dashboard_session=JJJJ', 'x-csrf-token': 'KKKK' } },
           res: { headers: { 'set-cookie': 'dashboard_session=LLLL; Path=/; HttpOnly' } },
         },
-        session: { csrf_token: 'MMMM', csrfToken: 'NNNN', sessionToken: 'OOOO', cookies: { dashboard_session: 'PPPP', '__Host-dashboard_session': 'QQQQ' } },
-        user: { email: 'ana@loja.test', password: 'RRRR', password_hash: 'SSSS', set_password_url: 'https://api.test/dashboard/set-password#token=TTTT' },
+        session: {
+          csrf_token: 'MMMM',
+          csrfToken: 'NNNN',
+          sessionToken: 'OOOO',
+          cookies: { dashboard_session: 'PPPP', '__Host-dashboard_session': 'QQQQ' },
+        },
+        user: {
+          email: 'ana@loja.test',
+          password: 'RRRR',
+          password_hash: 'SSSS',
+          set_password_url: 'https://api.test/dashboard/set-password#token=TTTT',
+        },
         link: { token: 'UUUU' },
       },
       'everything a careless line could hold',
@@ -396,13 +511,18 @@ describe('logs', () => {
     censored.push('JJJJ', 'KKKK', 'LLLL', 'MMMM', 'NNNN', 'OOOO', 'PPPP', 'QQQQ', 'RRRR', 'SSSS', 'TTTT', 'UUUU');
     for (const secret of censored) expect(line, secret).not.toContain(secret);
     expect(JSON.parse(line)).toMatchObject({ user: { email: 'ana@loja.test' }, session: { csrf_token: '[redacted]' } });
-    expect(JSON.parse(line)).toMatchObject({ endpoint: { url: 'https://shop.test/hooks', secret: '[redacted]' }, event: { payload: { pin: '[redacted]' } } });
+    expect(JSON.parse(line)).toMatchObject({
+      endpoint: { url: 'https://shop.test/hooks', secret: '[redacted]' },
+      event: { payload: { pin: '[redacted]' } },
+    });
   });
 
   it('censor at any depth, in bindings and arrays too; pass a line with no secret field through as it is; withhold one that cannot be read', () => {
     const out: string[] = [];
     const logger = createLogger('info', 'check', { write: (line: string) => void out.push(line) });
-    logger.child({ tenant: { secret_key: 'sk_live_VVVV' } }).warn({ a: { b: { c: { d: { e: { token: 'WWWW' } } } } }, list: [{ password: 'XXXX' }] }, 'deep');
+    logger
+      .child({ tenant: { secret_key: 'sk_live_VVVV' } })
+      .warn({ a: { b: { c: { d: { e: { token: 'WWWW' } } } } }, list: [{ password: 'XXXX' }] }, 'deep');
     logger.info({ delivery: { id: 'd1', status: 'created' } }, 'nothing secret');
     expect(out).toHaveLength(2);
     for (const secret of ['VVVV', 'WWWW', 'XXXX']) expect(out[0], secret).not.toContain(secret);

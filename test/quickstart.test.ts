@@ -46,7 +46,12 @@ describe('docs/quickstart.md', () => {
     expect(script).toContain('$API/v1/quotes');
 
     // One bash, as one terminal; its own process group, so the receiver it leaves in the background is stopped after.
-    const bash = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT_DIR, env: dev.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const bash = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: ROOT_DIR,
+      env: dev.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     bash.stdout!.on('data', (d) => (out += d));
     bash.stderr!.on('data', (d) => (out += d));
@@ -64,8 +69,12 @@ describe('docs/quickstart.md', () => {
 
       // Step 8: the receiver prints each message it verified; both arrive within seconds.
       const deadline = Date.now() + 30_000;
-      const verified = () => [...out.matchAll(/verified (delivery\.\w+)\s+(DLV-\w+)/g)].filter((m) => m[2] === reference).map((m) => m[1]);
-      while (!(verified().includes('delivery.created') && verified().includes('delivery.cancelled')) && Date.now() < deadline) {
+      const verified = () =>
+        [...out.matchAll(/verified (delivery\.\w+)\s+(DLV-\w+)/g)].filter((m) => m[2] === reference).map((m) => m[1]);
+      while (
+        !(verified().includes('delivery.created') && verified().includes('delivery.cancelled')) &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 250));
       }
       expect(verified(), out).toEqual(expect.arrayContaining(['delivery.created', 'delivery.cancelled']));

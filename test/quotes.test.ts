@@ -4,7 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../activities/index.js';
 import { closeCourierAgent } from '../src/couriers/adapters/http.js';
-import { haversineKm, priceFromRateCard, RateCardAdapter, type PricingInput } from '../src/couriers/adapters/rate-card.js';
+import {
+  haversineKm,
+  priceFromRateCard,
+  RateCardAdapter,
+  type PricingInput,
+} from '../src/couriers/adapters/rate-card.js';
 import type { CourierRow } from '../src/couriers/repository.js';
 import { payloadHash } from '../src/quotes/payload.js';
 import { createCourier, linkCouriers, type CourierInput, type CreatedTenant } from '../src/lib/tenants.js';
@@ -50,7 +55,14 @@ async function httpCourier(tenant: CreatedTenant, sim_: Partial<CompanyConfig> =
 
 async function rateCardCourier(tenant: CreatedTenant, row: Partial<CourierInput> = {}) {
   const slug = uniq('card');
-  const created = await createCourier(stack.pool, { name: `Card ${slug}`, slug, adapter: 'rate_card', base_fee_aoa: 150_000, base_eta_minutes: 60, ...row });
+  const created = await createCourier(stack.pool, {
+    name: `Card ${slug}`,
+    slug,
+    adapter: 'rate_card',
+    base_fee_aoa: 150_000,
+    base_eta_minutes: 60,
+    ...row,
+  });
   await linkCouriers(stack.pool, tenant.tenant_id, slug);
   return { id: created.courier_id, slug };
 }
@@ -65,7 +77,12 @@ describe('rate-card arithmetic', () => {
     rate_card: rate,
     ...over,
   });
-  const at = (lat: number, lng: number, city = 'Luanda', province = 'Luanda') => ({ address_line: 'x', city, province, coordinates: { lat, lng } });
+  const at = (lat: number, lng: number, city = 'Luanda', province = 'Luanda') => ({
+    address_line: 'x',
+    city,
+    province,
+    coordinates: { lat, lng },
+  });
 
   it('haversine on known distances', () => {
     expect(haversineKm({ lat: 0, lng: 0 }, { lat: 1, lng: 0 })).toBeCloseTo(111.195, 2);
@@ -81,10 +98,23 @@ describe('rate-card arithmetic', () => {
       parcel: { weight_grams: 500 },
     });
     // 11.12 km -> 12 started km; ETA 30 + ceil(1.5 x 11.12 = 16.68) = 47.
-    expect(p).toMatchObject({ ok: true, fee_aoa: 100_000 + 12 * 10_000, eta_minutes: 47, breakdown: { base: 100_000, distance: 120_000, weight: 0 } });
-    const same = priceFromRateCard(card({}, { per_km_aoa: 10_000 }), { origin: at(-8.8, 13.2), destination: at(-8.8, 13.2), parcel: { weight_grams: 500 } });
+    expect(p).toMatchObject({
+      ok: true,
+      fee_aoa: 100_000 + 12 * 10_000,
+      eta_minutes: 47,
+      breakdown: { base: 100_000, distance: 120_000, weight: 0 },
+    });
+    const same = priceFromRateCard(card({}, { per_km_aoa: 10_000 }), {
+      origin: at(-8.8, 13.2),
+      destination: at(-8.8, 13.2),
+      parcel: { weight_grams: 500 },
+    });
     expect(same).toMatchObject({ ok: true, fee_aoa: 100_000, eta_minutes: 30 });
-    const exactly = priceFromRateCard(card({}, { per_km_aoa: 1_000 }), { origin: at(0, 0), destination: at(1, 0), parcel: { weight_grams: 1 } });
+    const exactly = priceFromRateCard(card({}, { per_km_aoa: 1_000 }), {
+      origin: at(0, 0),
+      destination: at(1, 0),
+      parcel: { weight_grams: 1 },
+    });
     expect(exactly).toMatchObject({ fee_aoa: 100_000 + 112 * 1_000 }); // 111.195 km -> 112
   });
 
@@ -104,14 +134,22 @@ describe('rate-card arithmetic', () => {
     expect(price(3_001)).toBe(110_000);
     expect(price(12_000)).toBe(150_000);
     // No threshold: from the first gram.
-    const noThreshold = priceFromRateCard(card({}, { per_kg_aoa: 5_000 }), { origin: luanda, destination: luanda, parcel: { weight_grams: 2_500 } });
+    const noThreshold = priceFromRateCard(card({}, { per_kg_aoa: 5_000 }), {
+      origin: luanda,
+      destination: luanda,
+      parcel: { weight_grams: 2_500 },
+    });
     expect(noThreshold).toMatchObject({ fee_aoa: 115_000 });
   });
 
   it('uses the zone table without coordinates: city pair, single city, province, case- and accent-insensitive', () => {
     const zones = { 'Luanda>Benguela': 600_000, Luanda: 50_000, Huíla: 30_000 };
     const fee = (origin: typeof luanda, destination: typeof luanda) => {
-      const p = priceFromRateCard(card({}, { zone_fees_aoa: zones, per_km_aoa: 99_999 }), { origin, destination, parcel: { weight_grams: 100 } });
+      const p = priceFromRateCard(card({}, { zone_fees_aoa: zones, per_km_aoa: 99_999 }), {
+        origin,
+        destination,
+        parcel: { weight_grams: 100 },
+      });
       return p.ok ? p.fee_aoa : null;
     };
     expect(fee(luanda, benguela)).toBe(700_000);
@@ -132,21 +170,36 @@ describe('rate-card arithmetic', () => {
     expect(priceFromRateCard(card({ service_zones: ['Luanda'] }), { ...req, destination: viana }).ok).toBe(true); // by province
     expect(priceFromRateCard(card({ max_weight_grams: 4_999 }), req)).toEqual({ ok: false, reason: 'weight' });
     expect(priceFromRateCard(card({ max_weight_grams: 5_000 }), req).ok).toBe(true);
-    expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1, parcel_type: 'fridge' } })).toEqual({
+    expect(
+      priceFromRateCard(card({ parcel_types: ['document'] }), {
+        ...req,
+        parcel: { weight_grams: 1, parcel_type: 'fridge' },
+      }),
+    ).toEqual({
       ok: false,
       reason: 'parcel_type',
     });
-    expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1, parcel_type: 'Document' } }).ok).toBe(true);
-    expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1 } }).ok).toBe(true);
+    expect(
+      priceFromRateCard(card({ parcel_types: ['document'] }), {
+        ...req,
+        parcel: { weight_grams: 1, parcel_type: 'Document' },
+      }).ok,
+    ).toBe(true);
+    expect(priceFromRateCard(card({ parcel_types: ['document'] }), { ...req, parcel: { weight_grams: 1 } }).ok).toBe(
+      true,
+    );
   });
 
   it('always yields integer centavos and minutes', () => {
     for (let i = 0; i < 200; i++) {
-      const p = priceFromRateCard(card({}, { per_km_aoa: 7_777, per_kg_aoa: 333, per_kg_threshold_grams: 1_234, eta_minutes_per_km: 0.37 }), {
-        origin: at(-8 - Math.random() * 5, 12 + Math.random() * 5),
-        destination: at(-8 - Math.random() * 5, 12 + Math.random() * 5),
-        parcel: { weight_grams: 1 + Math.floor(Math.random() * 50_000) },
-      });
+      const p = priceFromRateCard(
+        card({}, { per_km_aoa: 7_777, per_kg_aoa: 333, per_kg_threshold_grams: 1_234, eta_minutes_per_km: 0.37 }),
+        {
+          origin: at(-8 - Math.random() * 5, 12 + Math.random() * 5),
+          destination: at(-8 - Math.random() * 5, 12 + Math.random() * 5),
+          parcel: { weight_grams: 1 + Math.floor(Math.random() * 50_000) },
+        },
+      );
       expect(p.ok && Number.isInteger(p.fee_aoa) && Number.isInteger(p.eta_minutes)).toBe(true);
     }
   });
@@ -173,7 +226,13 @@ describe('rate-card arithmetic', () => {
   it('books through the courier protocol when it has an endpoint', async () => {
     const slug = uniq('cardep');
     sim.control.upsert({ slug, fleet_secret: newFleetSecret(), booking_status: 'accepted' });
-    const row = { slug, endpoint: sim.endpoint(slug), timeout_ms: 1000, rate_card: {}, capabilities: {} } as unknown as CourierRow;
+    const row = {
+      slug,
+      endpoint: sim.endpoint(slug),
+      timeout_ms: 1000,
+      rate_card: {},
+      capabilities: {},
+    } as unknown as CourierRow;
     const req = {
       delivery_id: randomUUID(),
       reference: 'DLV-EP1',
@@ -201,7 +260,9 @@ describe('POST /v1/quotes', () => {
       { logo_url: 'https://cdn.test/a.png', require_delivery_pin: true },
     );
     const b = await httpCourier(t, { pricing: { base_fee_aoa: 120_000, base_eta_minutes: 90 } });
-    const c = await rateCardCourier(t, { rate_card: { per_kg_aoa: 10_000, per_kg_threshold_grams: 2_000, zone_fees_aoa: { Luanda: 25_000 } } });
+    const c = await rateCardCourier(t, {
+      rate_card: { per_kg_aoa: 10_000, per_kg_threshold_grams: 2_000, zone_fees_aoa: { Luanda: 25_000 } },
+    });
 
     const res = await quote(t);
     expect(res.status).toBe(200);
@@ -220,11 +281,18 @@ describe('POST /v1/quotes', () => {
       require_delivery_pin: true,
       livemode: true,
     });
-    expect(eb).toMatchObject({ fee_aoa: 120_000, eta_minutes: 90, company_logo_url: null, require_delivery_pin: false });
+    expect(eb).toMatchObject({
+      fee_aoa: 120_000,
+      eta_minutes: 90,
+      company_logo_url: null,
+      require_delivery_pin: false,
+    });
     // 150 000 base + 25 000 zone (Luanda province) + 1 started kg above 2 kg.
     expect(ec).toMatchObject({ fee_aoa: 185_000, eta_minutes: 60 });
 
-    const { rows } = await stack.pool.query('SELECT * FROM quotes WHERE tenant_id = $1 ORDER BY fee_aoa', [t.tenant_id]);
+    const { rows } = await stack.pool.query('SELECT * FROM quotes WHERE tenant_id = $1 ORDER BY fee_aoa', [
+      t.tenant_id,
+    ]);
     expect(rows).toHaveLength(3);
     for (const [i, row] of rows.entries()) {
       const entry = res.body.data[i];
@@ -254,7 +322,10 @@ describe('POST /v1/quotes', () => {
     };
     const res = await quote(t, messy);
     expect(res.status).toBe(200);
-    const { rows } = await stack.pool.query('SELECT origin, destination, parcel, payload_hash FROM quotes WHERE id = $1', [res.body.data[0].quote_id]);
+    const { rows } = await stack.pool.query(
+      'SELECT origin, destination, parcel, payload_hash FROM quotes WHERE id = $1',
+      [res.body.data[0].quote_id],
+    );
     const clean = {
       origin: { ...luanda, coordinates: { lat: -8.8, lng: 13.2 } },
       destination: { ...viana, contact: { name: 'Ana', phone: '+244 900 000 000' } },
@@ -272,7 +343,9 @@ describe('POST /v1/quotes', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error).toBe('validation_failed');
     expect(refused.body.errors.map((e: { pointer: string; code: string }) => `${e.code} ${e.pointer}`).sort()).toEqual(
-      ['/destination/contact/email', '/extra', '/origin/coordinates/alt', '/origin/floor', '/parcel/colour'].map((p) => `unknown_field ${p}`),
+      ['/destination/contact/email', '/extra', '/origin/coordinates/alt', '/origin/floor', '/parcel/colour'].map(
+        (p) => `unknown_field ${p}`,
+      ),
     );
     const count = await stack.pool.query('SELECT count(*)::int AS n FROM quotes WHERE tenant_id = $1', [t.tenant_id]);
     expect(count.rows[0].n).toBe(1);
@@ -304,7 +377,8 @@ describe('POST /v1/quotes', () => {
   it('garbage answers of every kind leave the company out, never crash', async () => {
     const t = await stack.tenant();
     const ok = await httpCourier(t);
-    for (const mode of ['json', 'html', 'truncated', 'wrong_types', 'empty'] as const) await httpCourier(t, { garbage: mode });
+    for (const mode of ['json', 'html', 'truncated', 'wrong_types', 'empty'] as const)
+      await httpCourier(t, { garbage: mode });
     const res = await quote(t);
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: any) => e.company_id)).toEqual([ok.id]);
@@ -369,7 +443,9 @@ describe('POST /v1/quotes', () => {
     expect(r1.body.data.map((e: any) => e.company_id).sort()).toEqual([mine.id, shared.id].sort());
     const r2 = await quote(t2);
     expect(r2.body.data.map((e: any) => e.company_id).sort()).toEqual([theirs.id, shared.id].sort());
-    const { rows } = await stack.pool.query('SELECT DISTINCT tenant_id FROM quotes WHERE id = ANY($1)', [r2.body.data.map((e: any) => e.quote_id)]);
+    const { rows } = await stack.pool.query('SELECT DISTINCT tenant_id FROM quotes WHERE id = ANY($1)', [
+      r2.body.data.map((e: any) => e.quote_id),
+    ]);
     expect(rows).toEqual([{ tenant_id: t2.tenant_id }]);
   });
 
@@ -381,7 +457,8 @@ describe('POST /v1/quotes', () => {
     const card = await rateCardCourier(t);
     const before = Date.now();
     const res = await quote(t);
-    const validity = (id: string) => (new Date(res.body.data.find((e: any) => e.company_id === id).valid_until).getTime() - before) / 1000;
+    const validity = (id: string) =>
+      (new Date(res.body.data.find((e: any) => e.company_id === id).valid_until).getTime() - before) / 1000;
     expect(validity(short.id)).toBeGreaterThan(55);
     expect(validity(short.id)).toBeLessThan(65);
     for (const id of [long.id, none.id, card.id]) {
@@ -397,22 +474,37 @@ describe('POST /v1/quotes', () => {
     stack.expectProblem(missing, 422, 'validation_failed');
     const pointers = missing.body.errors.map((e: any) => e.pointer);
     expect(pointers).toEqual(expect.arrayContaining(['/destination', '/parcel/weight_grams']));
-    for (const e of missing.body.errors) expect(e).toEqual({ pointer: expect.any(String), code: expect.any(String), detail: expect.any(String) });
+    for (const e of missing.body.errors)
+      expect(e).toEqual({ pointer: expect.any(String), code: expect.any(String), detail: expect.any(String) });
 
-    const bad = await quote(t, { ...body, origin: { ...luanda, city: '', coordinates: { lat: 200, lng: 0 } }, parcel: { weight_grams: 1.5 } });
+    const bad = await quote(t, {
+      ...body,
+      origin: { ...luanda, city: '', coordinates: { lat: 200, lng: 0 } },
+      parcel: { weight_grams: 1.5 },
+    });
     stack.expectProblem(bad, 422, 'validation_failed');
-    expect(bad.body.errors.map((e: any) => e.pointer)).toEqual(expect.arrayContaining(['/origin/city', '/origin/coordinates/lat', '/parcel/weight_grams']));
+    expect(bad.body.errors.map((e: any) => e.pointer)).toEqual(
+      expect.arrayContaining(['/origin/city', '/origin/coordinates/lat', '/parcel/weight_grams']),
+    );
 
     stack.expectProblem(await quote(t, []), 422, 'validation_failed');
     stack.expectProblem(await quote(t, { ...body, parcel: { weight_grams: '2500' } }), 422, 'validation_failed');
-    stack.expectProblem(await stack.request('POST', '/v1/quotes', { key: t.secret_key, body: '{"origin":' }), 400, 'invalid_json');
+    stack.expectProblem(
+      await stack.request('POST', '/v1/quotes', { key: t.secret_key, body: '{"origin":' }),
+      400,
+      'invalid_json',
+    );
   });
 
   it('needs a secret key', async () => {
     const t = await stack.tenant();
     stack.expectProblem(await stack.request('POST', '/v1/quotes', { body }), 401, 'unauthorized');
     stack.expectProblem(
-      await stack.request('POST', '/v1/quotes', { key: t.publishable_key, body, headers: { origin: 'http://shop.test' } }),
+      await stack.request('POST', '/v1/quotes', {
+        key: t.publishable_key,
+        body,
+        headers: { origin: 'http://shop.test' },
+      }),
       401,
       'unauthorized',
     );
@@ -431,7 +523,11 @@ describe('POST /v1/quotes', () => {
     const { rowCount } = await stack.pool.query('SELECT 1 FROM quotes WHERE tenant_id = $1', [t.tenant_id]);
     expect(rowCount).toBe(1);
 
-    stack.expectProblem(await quote(t, { ...body, parcel: { weight_grams: 9999 } }, { 'idempotency-key': key }), 422, 'idempotency_key_reused');
+    stack.expectProblem(
+      await quote(t, { ...body, parcel: { weight_grams: 9999 } }, { 'idempotency-key': key }),
+      422,
+      'idempotency_key_reused',
+    );
     const fresh = await quote(t, body, { 'idempotency-key': randomUUID() });
     expect(fresh.body.data[0].quote_id).not.toBe(first.body.data[0].quote_id);
   });
@@ -447,8 +543,12 @@ describe('POST /v1/quotes', () => {
 });
 
 describe('POST /v1/widget/quotes', () => {
-  const widget = (t: CreatedTenant, headers: Record<string, string>, key = t.publishable_key, payload: unknown = body) =>
-    stack.request('POST', '/v1/widget/quotes', { key, body: payload, headers });
+  const widget = (
+    t: CreatedTenant,
+    headers: Record<string, string>,
+    key = t.publishable_key,
+    payload: unknown = body,
+  ) => stack.request('POST', '/v1/widget/quotes', { key, body: payload, headers });
 
   it('quotes with a publishable key from an allowed origin, same shape as the merchant route', async () => {
     const t = await stack.tenant(['http://shop.test']);
@@ -464,7 +564,10 @@ describe('POST /v1/widget/quotes', () => {
         valid_until: expect.any(String),
       }),
     ]);
-    const { rowCount } = await stack.pool.query('SELECT 1 FROM quotes WHERE id = $1 AND tenant_id = $2', [res.body.data[0].quote_id, t.tenant_id]);
+    const { rowCount } = await stack.pool.query('SELECT 1 FROM quotes WHERE id = $1 AND tenant_id = $2', [
+      res.body.data[0].quote_id,
+      t.tenant_id,
+    ]);
     expect(rowCount).toBe(1);
   });
 

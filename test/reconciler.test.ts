@@ -28,9 +28,15 @@ async function passes(failing: (keyof ReconcilerSteps)[], count = 2) {
       if (failing.includes(name)) throw new Error(`${name} broke`);
       return 1;
     };
-  const steps = { restartClosedSince: step('restartClosedSince'), reconcileOnce: step('reconcileOnce'), sweepUndispatched: step('sweepUndispatched') };
+  const steps = {
+    restartClosedSince: step('restartClosedSince'),
+    reconcileOnce: step('reconcileOnce'),
+    sweepUndispatched: step('sweepUndispatched'),
+  };
   stop = startReconciler({} as Client, {} as Pool, config, 20, steps as unknown as ReconcilerSteps);
-  await vi.waitFor(() => expect(calls.filter((c) => c === 'sweepUndispatched').length).toBeGreaterThanOrEqual(count), { timeout: 10_000 });
+  await vi.waitFor(() => expect(calls.filter((c) => c === 'sweepUndispatched').length).toBeGreaterThanOrEqual(count), {
+    timeout: 10_000,
+  });
   stop();
   return { calls, errors, sinces };
 }
@@ -38,7 +44,14 @@ async function passes(failing: (keyof ReconcilerSteps)[], count = 2) {
 describe('the reconciler pass', () => {
   it('a failing restartClosedSince skips neither reconcileOnce nor sweepUndispatched, and is logged by name', async () => {
     const { calls, errors, sinces } = await passes(['restartClosedSince']);
-    expect(calls.slice(0, 6)).toEqual(['restartClosedSince', 'reconcileOnce', 'sweepUndispatched', 'restartClosedSince', 'reconcileOnce', 'sweepUndispatched']);
+    expect(calls.slice(0, 6)).toEqual([
+      'restartClosedSince',
+      'reconcileOnce',
+      'sweepUndispatched',
+      'restartClosedSince',
+      'reconcileOnce',
+      'sweepUndispatched',
+    ]);
     expect(errors[0]).toMatch(/Reconciler step restartClosedSince failed.*restartClosedSince broke/);
     // A failed look is taken again from the same point.
     expect(sinces[1]).toEqual(sinces[0]);
@@ -46,7 +59,14 @@ describe('the reconciler pass', () => {
 
   it('a failing reconcileOnce skips not sweepUndispatched; a failing sweep not the next pass', async () => {
     const { calls, errors } = await passes(['reconcileOnce', 'sweepUndispatched']);
-    expect(calls.slice(0, 6)).toEqual(['restartClosedSince', 'reconcileOnce', 'sweepUndispatched', 'restartClosedSince', 'reconcileOnce', 'sweepUndispatched']);
+    expect(calls.slice(0, 6)).toEqual([
+      'restartClosedSince',
+      'reconcileOnce',
+      'sweepUndispatched',
+      'restartClosedSince',
+      'reconcileOnce',
+      'sweepUndispatched',
+    ]);
     expect(errors[0]).toMatch(/Reconciler step reconcileOnce failed.*reconcileOnce broke/);
     expect(errors[1]).toMatch(/Reconciler step sweepUndispatched failed.*sweepUndispatched broke/);
   });

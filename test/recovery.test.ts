@@ -7,7 +7,14 @@ import type { Simulator } from '../simulator/server.js';
 import { buildProgram } from '../src/cli/admin.js';
 import { restartClosedSince, restartIfClosed } from '../src/deliveries/recovery.js';
 import { deliveryWorkflowId, stateQuery } from '../shared/deliveries/definitions.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 let stack: Stack;
@@ -40,7 +47,11 @@ describe('a workflow closed by hand', () => {
     await handleOf(d.id).terminate('pressed Terminate in the Temporal UI');
     // Visibility lists the closed run a moment after the terminate: pass again until it is found.
     let restarted = 0;
-    await expect.poll(async () => (restarted += await restartClosedSince(stack.temporal, stack.pool, stack.config, since)), { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(async () => (restarted += await restartClosedSince(stack.temporal, stack.pool, stack.config, since)), {
+        timeout: 15_000,
+      })
+      .toBe(1);
     expect(await runningAgain(d.id)).toMatchObject({ status: 'stalled', previousStatus: 'pending' });
     // A second pass finds it running: nothing to do.
     expect(await restartClosedSince(stack.temporal, stack.pool, stack.config, since)).toBe(0);

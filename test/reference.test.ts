@@ -42,11 +42,18 @@ describe('examples in the OpenAPI document', () => {
       }
       for (const [status, response] of Object.entries<any>(op.responses)) {
         for (const [type, media] of Object.entries<any>(response.content ?? {})) {
-          const examples = media.examples ? Object.values<any>(media.examples).map((e) => e.value) : media.example !== undefined ? [media.example] : [];
+          const examples = media.examples
+            ? Object.values<any>(media.examples).map((e) => e.value)
+            : media.example !== undefined
+              ? [media.example]
+              : [];
           if (examples.length === 0) missing.push(`${name} ${status} ${type}`);
           if (type === 'application/problem+json') {
             for (const problem of examples) {
-              expect(problem, `${name} ${status}`).toMatchObject({ status: Number(status), type: `${stack.url}/errors/${problem.error}` });
+              expect(problem, `${name} ${status}`).toMatchObject({
+                status: Number(status),
+                type: `${stack.url}/errors/${problem.error}`,
+              });
               expect(ERROR_CODES).toContain(problem.error);
             }
           }
@@ -57,7 +64,9 @@ describe('examples in the OpenAPI document', () => {
     // Specific codes where they belong, and only there.
     const problemCodes = (p: string, method: string, status: string) =>
       Object.keys(doc.paths[p][method].responses[status].content['application/problem+json'].examples);
-    expect(problemCodes('/v1/deliveries', 'post', '422')).toEqual(expect.arrayContaining(['validation_failed', 'quote_expired', 'quote_payload_mismatch']));
+    expect(problemCodes('/v1/deliveries', 'post', '422')).toEqual(
+      expect.arrayContaining(['validation_failed', 'quote_expired', 'quote_payload_mismatch']),
+    );
     expect(problemCodes('/v1/deliveries/{id}', 'delete', '409')).toContain('delivery_not_cancellable');
     expect(problemCodes('/v1/quotes', 'post', '422')).not.toContain('quote_expired');
     expect(problemCodes('/v1/quotes', 'post', '503')).toEqual(['no_courier_configured']);
@@ -124,7 +133,9 @@ describe('error type URIs resolve', () => {
         example_detail: ERROR_CATALOG[code].example,
       });
     }
-    const html = await fetch(`${stack.url}/errors/quote_expired`, { headers: { accept: 'text/html,application/xhtml+xml' } });
+    const html = await fetch(`${stack.url}/errors/quote_expired`, {
+      headers: { accept: 'text/html,application/xhtml+xml' },
+    });
     expect(html.status).toBe(200);
     expect(html.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await html.text();
@@ -159,8 +170,13 @@ describe('a malformed key', () => {
   it('is called malformed, saying what a key looks like; a well-formed key of the other kind is named as such', async () => {
     const malformed = await stack.request('GET', '/v1/couriers', { key: 'sk_live_WRONGKEY' });
     stack.expectProblem(malformed, 401, 'unauthorized');
-    expect(malformed.body.detail).toMatch(/^The API key is malformed: a secret key is sk_live_ followed by 32 letters and digits/);
-    const widget = await stack.request('GET', '/v1/widget/couriers', { key: 'pk_live_short', headers: { origin: 'http://shop.test' } });
+    expect(malformed.body.detail).toMatch(
+      /^The API key is malformed: a secret key is sk_live_ followed by 32 letters and digits/,
+    );
+    const widget = await stack.request('GET', '/v1/widget/couriers', {
+      key: 'pk_live_short',
+      headers: { origin: 'http://shop.test' },
+    });
     expect(widget.body.detail).toMatch(/^The API key is malformed: a publishable key is pk_live_/);
     const otherKind = await stack.request('GET', '/v1/couriers', { key: m.tenant.publishable_key });
     expect(otherKind.body.detail).toBe('This endpoint takes a secret key (sk_live_...), not a publishable key.');

@@ -30,15 +30,24 @@ const email = (role: string) => `${role}-${randomUUID().slice(0, 8)}@loja.test`;
 const someAddress = () => `198.51.${randomInt(0, 255)}.${randomInt(1, 255)}`;
 
 async function invite(tenantId: string, address: string, role: Role = 'owner'): Promise<string> {
-  return (await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId, email: address, role })).set_password_url;
+  return (await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId, email: address, role }))
+    .set_password_url;
 }
 
 async function setPassword(link: string, password = PASSWORD) {
-  return stack.request('POST', '/dashboard/api/password', { body: { token: tokenOf(link), password }, headers: { origin: stack.url } });
+  return stack.request('POST', '/dashboard/api/password', {
+    body: { token: tokenOf(link), password },
+    headers: { origin: stack.url },
+  });
 }
 
 /** A user of `tenantId` with `password` set through its link. */
-async function userWith(tenantId: string, address = email('owner'), password = PASSWORD, role: Role = 'owner'): Promise<string> {
+async function userWith(
+  tenantId: string,
+  address = email('owner'),
+  password = PASSWORD,
+  role: Role = 'owner',
+): Promise<string> {
   const set = await setPassword(await invite(tenantId, address, role), password);
   expect(set.status, JSON.stringify(set.body)).toBe(204);
   return address;
@@ -46,20 +55,34 @@ async function userWith(tenantId: string, address = email('owner'), password = P
 
 /** A sign-in as the dashboard's page sends it, from `from` (Fastify's inject gives the real app that client address). */
 async function signInFrom(from: string, body: { email: string; password: string; tenant_id?: string }) {
-  const res = await stack.app.inject({ method: 'POST', url: '/dashboard/api/session', remoteAddress: from, headers: { origin: stack.url }, payload: body });
+  const res = await stack.app.inject({
+    method: 'POST',
+    url: '/dashboard/api/session',
+    remoteAddress: from,
+    headers: { origin: stack.url },
+    payload: body,
+  });
   return { status: res.statusCode, headers: res.headers, body: res.json() };
 }
 
-const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+const countBy = (statuses: number[]) =>
+  statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 
 describe('the sign-in lockout holds under concurrency', () => {
   it('31 parallel wrong passwords for one email: exactly 5 are checked, the other 26 are locked; then the right one is locked too', async () => {
     const address = await userWith(tenant.tenant_id);
     const before = hashStats().computed;
     // Each from an address of its own, so that only the email's limit applies.
-    const answers = await Promise.all(Array.from({ length: 31 }, (_, i) => signInFrom(someAddress(), { email: address, password: `wrong password ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 31 }, (_, i) =>
+        signInFrom(someAddress(), { email: address, password: `wrong password ${i}` }),
+      ),
+    );
     const checked = hashStats().computed - before;
-    expect(countBy(answers.map((a) => a.status))).toEqual({ 401: MAX_FAILURES_PER_EMAIL, 429: 31 - MAX_FAILURES_PER_EMAIL });
+    expect(countBy(answers.map((a) => a.status))).toEqual({
+      401: MAX_FAILURES_PER_EMAIL,
+      429: 31 - MAX_FAILURES_PER_EMAIL,
+    });
     expect(checked).toBe(MAX_FAILURES_PER_EMAIL);
     for (const locked of answers.filter((a) => a.status === 429)) {
       expect(locked.body).toMatchObject({ error: 'sign_in_locked' });
@@ -89,10 +112,15 @@ describe('the sign-in lockout holds under concurrency', () => {
     const address = await userWith(tenant.tenant_id);
     const before = hashStats().computed;
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => signInFrom(from, { email: `nobody-${i}-${randomUUID().slice(0, 8)}@loja.test`, password: 'wrong password' })),
+      Array.from({ length: 30 }, (_, i) =>
+        signInFrom(from, { email: `nobody-${i}-${randomUUID().slice(0, 8)}@loja.test`, password: 'wrong password' }),
+      ),
     );
     expect(hashStats().computed - before).toBe(MAX_FAILURES_PER_ADDRESS);
-    expect(countBy(answers.map((a) => a.status))).toEqual({ 401: MAX_FAILURES_PER_ADDRESS, 429: 30 - MAX_FAILURES_PER_ADDRESS });
+    expect(countBy(answers.map((a) => a.status))).toEqual({
+      401: MAX_FAILURES_PER_ADDRESS,
+      429: 30 - MAX_FAILURES_PER_ADDRESS,
+    });
     const right = await signInFrom(from, { email: address, password: PASSWORD });
     expect(right.status).toBe(429);
     expect(right.body.detail).toContain('from this address');
@@ -103,8 +131,11 @@ describe('the sign-in lockout holds under concurrency', () => {
   it('a right password forgets its own attempt: a user signing in often is never locked by it', async () => {
     const from = someAddress();
     const address = await userWith(tenant.tenant_id);
-    for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 1; i++) expect((await signInFrom(from, { email: address, password: PASSWORD })).status).toBe(201);
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM sign_in_failures WHERE subject = ANY($1)', [[`email:${address}`, `ip:${from}`]]);
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 1; i++)
+      expect((await signInFrom(from, { email: address, password: PASSWORD })).status).toBe(201);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM sign_in_failures WHERE subject = ANY($1)', [
+      [`email:${address}`, `ip:${from}`],
+    ]);
     expect(rows[0].n).toBe(0);
   }, 120_000);
 });
@@ -144,7 +175,9 @@ describe('set-password and sign-in cannot burn the CPU', () => {
     expect(set.headers.get('retry-after')).toBe('2');
     expect(hashStats().refused - refusedBefore).toBe(2);
     // Nothing was counted against the email or the address, and the link still works.
-    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM sign_in_failures WHERE subject = ANY($1)', [[`email:${address}`, `ip:${from}`]]);
+    const { rows } = await stack.pool.query('SELECT count(*)::int AS n FROM sign_in_failures WHERE subject = ANY($1)', [
+      [`email:${address}`, `ip:${from}`],
+    ]);
     expect(rows[0].n).toBe(0);
     expect((await setPassword(link)).status).toBe(204);
     expect((await signInFrom(from, { email: address, password: PASSWORD })).status).toBe(201);

@@ -12,7 +12,11 @@ import { signFleetEvent } from '../simulator/server.js';
 import { createDelivery } from '../src/deliveries/create.js';
 import { reconcileOnce } from '../src/deliveries/start.js';
 import { createCourier, linkCouriers, type CreatedTenant } from '../src/lib/tenants.js';
-import { bookingReleaseWorkflowId, deliveryWorkflowId, type DeliveryWorkflowInput } from '../shared/deliveries/definitions.js';
+import {
+  bookingReleaseWorkflowId,
+  deliveryWorkflowId,
+  type DeliveryWorkflowInput,
+} from '../shared/deliveries/definitions.js';
 import { bookingReleaseWorkflow } from '../workflows/deliveries/booking-release.js';
 import { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
 import { quoteBody, waitFor, waitForStatus } from './helpers/fixtures.js';
@@ -35,17 +39,21 @@ async function startTestCourier() {
   const server = http.createServer((req, res) => {
     const [, slug, resource, ref] = (req.url ?? '').split('/');
     const mode = modes.get(slug);
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     req.resume();
     if (!mode) return json(404, { error: 'unknown company' });
-    if (req.method === 'POST' && resource === 'quotes') return json(200, { fee_aoa: 150_000, eta_minutes: 45, valid_for_seconds: 900 });
-    if (req.method === 'POST' && resource === 'bookings') return json(201, { tracking_ref: `TR-${randomUUID()}`, status: mode.booking });
+    if (req.method === 'POST' && resource === 'quotes')
+      return json(200, { fee_aoa: 150_000, eta_minutes: 45, valid_for_seconds: 900 });
+    if (req.method === 'POST' && resource === 'bookings')
+      return json(201, { tracking_ref: `TR-${randomUUID()}`, status: mode.booking });
     if (req.method === 'DELETE' && resource === 'bookings' && ref) {
       const calls = (deletes.get(ref) ?? 0) + 1;
       deletes.set(ref, calls);
       if (mode.cancel === 'hang') return; // never answers; the socket is destroyed when the server closes
       if (mode.cancel === 'refuse') return json(409, { error: 'too late to cancel' });
-      if (mode.cancel === 'fail' || (mode.cancel === 'fail-then-ok' && calls <= (mode.failFirst ?? 0))) return json(500, { error: 'boom' });
+      if (mode.cancel === 'fail' || (mode.cancel === 'fail-then-ok' && calls <= (mode.failFirst ?? 0)))
+        return json(500, { error: 'boom' });
       cancelled.add(ref);
       return json(200, { status: 'cancelled' });
     }
@@ -90,7 +98,13 @@ async function merchant(mode: CourierMode): Promise<Merchant> {
   const tenant = await stack.tenant();
   const slug = `tc-${randomUUID().slice(0, 8)}`;
   courier.modes.set(slug, mode);
-  const created = await createCourier(stack.pool, { name: `Test courier ${slug}`, slug, adapter: 'http', endpoint: courier.endpoint(slug), timeout_ms: 1000 });
+  const created = await createCourier(stack.pool, {
+    name: `Test courier ${slug}`,
+    slug,
+    adapter: 'http',
+    endpoint: courier.endpoint(slug),
+    timeout_ms: 1000,
+  });
   await linkCouriers(stack.pool, tenant.tenant_id, slug);
   return { tenant, slug, fleetSecret: created.fleet_secret };
 }
@@ -106,7 +120,10 @@ async function quoteFor(m: Merchant): Promise<string> {
 
 /** A delivery through the API, once its courier booking is recorded. */
 async function bookedDelivery(m: Merchant): Promise<{ id: string; trackingRef: string }> {
-  const res = await stack.request('POST', '/v1/deliveries', { key: key(m), body: { quote_id: await quoteFor(m), ...quoteBody() } });
+  const res = await stack.request('POST', '/v1/deliveries', {
+    key: key(m),
+    body: { quote_id: await quoteFor(m), ...quoteBody() },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const booked = await waitFor(stack, key(m), res.body.id, (d) => eventTypes(d).includes('delivery.dispatched'));
   return { id: res.body.id, trackingRef: booked.courier.tracking_ref };
@@ -114,7 +131,12 @@ async function bookedDelivery(m: Merchant): Promise<{ id: string; trackingRef: s
 
 /** Posts a signed fleet event as the courier would; the API answers 202. */
 async function fleetEvent(m: Merchant, trackingRef: string, eventType: string) {
-  const body = JSON.stringify({ tracking_ref: trackingRef, event_type: eventType, occurred_at: new Date().toISOString(), payload: {} });
+  const body = JSON.stringify({
+    tracking_ref: trackingRef,
+    event_type: eventType,
+    occurred_at: new Date().toISOString(),
+    payload: {},
+  });
   const res = await fetch(`${stack.url}/v1/fleet/${m.slug}/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...signFleetEvent(m.fleetSecret, body) },
@@ -137,7 +159,8 @@ async function cancel(m: Merchant, id: string) {
   return { res, ms: Date.now() - started };
 }
 
-const get = async (m: Merchant, id: string) => (await stack.request('GET', `/v1/deliveries/${id}`, { key: key(m) })).body;
+const get = async (m: Merchant, id: string) =>
+  (await stack.request('GET', `/v1/deliveries/${id}`, { key: key(m) })).body;
 
 describe('cancellation always answers', () => {
   it('a courier that never answers its DELETE: cancelled within 20 s, a fleet event meanwhile is recorded at once, the release fails later in the background', async () => {
@@ -169,7 +192,13 @@ describe('cancellation always answers', () => {
     expect(courier.deletes.get(d.trackingRef)).toBeLessThanOrEqual(4);
 
     // The background release keeps asking, then gives up (BOOKING_RELEASE_RETRY_MS, 5 s here) and says so.
-    const failed = await waitFor(stack, key(m), d.id, (x) => eventTypes(x).includes('delivery.booking_release_failed'), 30_000);
+    const failed = await waitFor(
+      stack,
+      key(m),
+      d.id,
+      (x) => eventTypes(x).includes('delivery.booking_release_failed'),
+      30_000,
+    );
     expect(failed.status).toBe('cancelled');
     expect(failed.events.at(-1)).toMatchObject({
       event_type: 'delivery.booking_release_failed',
@@ -177,7 +206,9 @@ describe('cancellation always answers', () => {
       payload: { reason: 'courier_unavailable', tracking_ref: d.trackingRef },
     });
     // The delivery workflow itself ended with the cancellation.
-    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({ status: 'cancelled' });
+    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({
+      status: 'cancelled',
+    });
   }, 60_000);
 
   it('a courier that answers 500 every time: cancelled within 20 s, then booking_release_failed', async () => {
@@ -193,7 +224,13 @@ describe('cancellation always answers', () => {
     const foreground = courier.deletes.get(d.trackingRef)!;
     expect(foreground).toBeGreaterThanOrEqual(2); // retried, not given up after one 500
 
-    const failed = await waitFor(stack, key(m), d.id, (x) => eventTypes(x).includes('delivery.booking_release_failed'), 30_000);
+    const failed = await waitFor(
+      stack,
+      key(m),
+      d.id,
+      (x) => eventTypes(x).includes('delivery.booking_release_failed'),
+      30_000,
+    );
     expect(failed.events.at(-1).payload).toMatchObject({ reason: 'courier_unavailable', tracking_ref: d.trackingRef });
     expect(courier.deletes.get(d.trackingRef)!).toBeGreaterThan(foreground); // the background asked again
   }, 60_000);
@@ -207,7 +244,9 @@ describe('cancellation always answers', () => {
     // Three 500s: the foreground gave up and left the release to the background, which then gets through.
     expect((await get(m, d.id)).events.at(-1).payload).toMatchObject({ booking_release: 'retrying' });
     // The background release ends with the courier's confirmation: after it, no failure can be recorded.
-    const release = stack.temporal.workflow.getHandle<typeof bookingReleaseWorkflow>(bookingReleaseWorkflowId(d.id, d.trackingRef));
+    const release = stack.temporal.workflow.getHandle<typeof bookingReleaseWorkflow>(
+      bookingReleaseWorkflowId(d.id, d.trackingRef),
+    );
     await expect(release.result()).resolves.toEqual({ released: true });
     expect(courier.cancelled.has(d.trackingRef)).toBe(true);
     const after = await get(m, d.id);
@@ -299,7 +338,10 @@ describe('the reconciler', () => {
     const { runId } = await handle.describe();
 
     // The row looks as if its workflow never started.
-    await stack.pool.query(`UPDATE deliveries SET workflow_started_at = NULL, inserted_at = now() - interval '1 hour' WHERE id = $1`, [d.id]);
+    await stack.pool.query(
+      `UPDATE deliveries SET workflow_started_at = NULL, inserted_at = now() - interval '1 hour' WHERE id = $1`,
+      [d.id],
+    );
     const errors: string[] = [];
     await reconcileOnce(stack.temporal, stack.pool, stack.config, 0, (id, err) => errors.push(`${id}: ${err.message}`));
     expect(errors.filter((e) => e.startsWith(d.id))).toEqual([]);
@@ -326,7 +368,10 @@ describe('the reconciler', () => {
     const broken = await unstartedDelivery(m);
     const good = await unstartedDelivery(m);
     // Broken: a reference Temporal refuses as a search attribute value (over its 2 KiB limit); it comes first.
-    await stack.pool.query(`UPDATE deliveries SET reference = 'DLV-' || repeat('X', 5000), inserted_at = now() - interval '2 hours' WHERE id = $1`, [broken]);
+    await stack.pool.query(
+      `UPDATE deliveries SET reference = 'DLV-' || repeat('X', 5000), inserted_at = now() - interval '2 hours' WHERE id = $1`,
+      [broken],
+    );
     await stack.pool.query(`UPDATE deliveries SET inserted_at = now() - interval '1 hour' WHERE id = $1`, [good]);
 
     try {
@@ -336,7 +381,9 @@ describe('the reconciler', () => {
       expect(errors).not.toContain(good);
       expect(started).toBeGreaterThanOrEqual(1);
       await waitForStatus(stack, key(m), good, 'assigned');
-      const { rows } = await stack.pool.query('SELECT id, workflow_started_at FROM deliveries WHERE id = ANY($1)', [[broken, good]]);
+      const { rows } = await stack.pool.query('SELECT id, workflow_started_at FROM deliveries WHERE id = ANY($1)', [
+        [broken, good],
+      ]);
       const startedAt = Object.fromEntries(rows.map((r) => [r.id, r.workflow_started_at]));
       expect(startedAt[good]).not.toBeNull();
       expect(startedAt[broken]).toBeNull(); // tried again on the next pass

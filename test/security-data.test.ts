@@ -7,7 +7,15 @@ import { ensurePurgeSchedule } from '../src/maintenance-schedule.js';
 import type { Simulator } from '../simulator/server.js';
 import { PURGE_KINDS } from '../shared/maintenance/definitions.js';
 import { maintenancePurgeWorkflow } from '../workflows/maintenance/workflows.js';
-import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  quote,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { dashboardSession } from './helpers/dashboard-session.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
@@ -42,10 +50,18 @@ describe('the maintenance purge', () => {
     const tenantId = m.tenant.tenant_id;
     const courierId = m.couriers[m.slug];
     const delivery = await createDeliveryFor(stack, m);
-    usedQuoteId = (await pool.query<{ quote_id: string }>('SELECT quote_id FROM deliveries WHERE id = $1', [delivery.id])).rows[0].quote_id;
+    usedQuoteId = (
+      await pool.query<{ quote_id: string }>('SELECT quote_id FROM deliveries WHERE id = $1', [delivery.id])
+    ).rows[0].quote_id;
     // The delivery's own quote is long expired but used: it must stay (deliveries.quote_id references it).
-    await pool.query(`UPDATE quotes SET valid_until = now() - 30 * ${DAY}, created_at = now() - 30 * ${DAY} WHERE id = $1`, [usedQuoteId]);
-    const endpoint = await stack.request('POST', '/v1/webhook_endpoints', { ...secret(), body: { url: 'http://127.0.0.1:9/purge-hook' } });
+    await pool.query(
+      `UPDATE quotes SET valid_until = now() - 30 * ${DAY}, created_at = now() - 30 * ${DAY} WHERE id = $1`,
+      [usedQuoteId],
+    );
+    const endpoint = await stack.request('POST', '/v1/webhook_endpoints', {
+      ...secret(),
+      body: { url: 'http://127.0.0.1:9/purge-hook' },
+    });
     expect(endpoint.status).toBe(201);
 
     // Five old rows of each kind (three batches of two), and two fresh ones just inside their retention.
@@ -71,7 +87,10 @@ describe('the maintenance purge', () => {
           [id, tenantId, courierId],
         ),
       fleet_receipts: (id, at) =>
-        pool.query(`INSERT INTO fleet_webhook_receipts (courier_id, webhook_id, received_at) VALUES ($1, $2, ${at})`, [courierId, id]),
+        pool.query(`INSERT INTO fleet_webhook_receipts (courier_id, webhook_id, received_at) VALUES ($1, $2, ${at})`, [
+          courierId,
+          id,
+        ]),
       webhook_attempts: (id, at) =>
         pool.query(
           `INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, attempted_at)
@@ -84,11 +103,14 @@ describe('the maintenance purge', () => {
                     VALUES ($1, $2, $3, gen_random_uuid(), 'delivery.created', '{}', ${at})`,
           [id, tenantId, delivery.id],
         ),
-      workflow_pings: (id, at) => pool.query(`INSERT INTO workflow_pings (id, message, written_at) VALUES ($1, 'old ping', ${at})`, [id]),
+      workflow_pings: (id, at) =>
+        pool.query(`INSERT INTO workflow_pings (id, message, written_at) VALUES ($1, 'old ping', ${at})`, [id]),
     };
     for (const kind of PURGE_KINDS) {
       old[kind] = Array.from({ length: 5 }, () => (kind === 'webhook_messages' ? `msg_${randomUUID()}` : randomUUID()));
-      fresh[kind] = Array.from({ length: 2 }, () => (kind === 'webhook_messages' ? `msg_${randomUUID()}` : randomUUID()));
+      fresh[kind] = Array.from({ length: 2 }, () =>
+        kind === 'webhook_messages' ? `msg_${randomUUID()}` : randomUUID(),
+      );
       for (const id of old[kind]) await inserts[kind](id, ages[kind].old);
       for (const id of fresh[kind]) await inserts[kind](id, ages[kind].fresh);
     }
@@ -130,7 +152,11 @@ describe('the maintenance purge', () => {
     try {
       const described = await handle.describe();
       expect(described.spec.intervals?.[0]?.every).toBe(stack.config.purgeIntervalMs);
-      expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: maintenancePurgeWorkflow.name, taskQueue: stack.config.taskQueue });
+      expect(described.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: maintenancePurgeWorkflow.name,
+        taskQueue: stack.config.taskQueue,
+      });
 
       await handle.trigger();
       let workflowId: string | undefined;
@@ -163,13 +189,20 @@ describe('no secret in the idempotency cache', () => {
     expect(first.headers.get('idempotent-replay-withheld')).toBeNull();
 
     const rotate = { 'idempotency-key': `rotate-${randomUUID()}` };
-    const rotated = await stack.request('POST', `/v1/webhook_endpoints/${first.body.id}/rotate_secret`, { ...secret(), headers: rotate });
+    const rotated = await stack.request('POST', `/v1/webhook_endpoints/${first.body.id}/rotate_secret`, {
+      ...secret(),
+      headers: rotate,
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(first.body.secret);
 
     // Neither secret anywhere in the table; the records name what they left out.
-    const { rows } = await stack.pool.query<{ idempotency_key: string; body: string; withheld_fields: string[] | null }>(
+    const { rows } = await stack.pool.query<{
+      idempotency_key: string;
+      body: string;
+      withheld_fields: string[] | null;
+    }>(
       'SELECT idempotency_key, response_body::text AS body, withheld_fields FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = ANY($2)',
       [m.tenant.tenant_id, [create['idempotency-key'], rotate['idempotency-key']]],
     );
@@ -181,7 +214,9 @@ describe('no secret in the idempotency cache', () => {
       expect(JSON.parse(row.body).id).toBe(first.body.id);
       expect(row.withheld_fields).toEqual(['secret']);
     }
-    const anywhere = await stack.pool.query(`SELECT 1 FROM idempotency_keys WHERE response_body::text LIKE '%whsec\\_%'`);
+    const anywhere = await stack.pool.query(
+      `SELECT 1 FROM idempotency_keys WHERE response_body::text LIKE '%whsec\\_%'`,
+    );
     expect(anywhere.rowCount).toBe(0);
 
     // Replays: the same answer without `secret`, and a header saying so.
@@ -191,13 +226,18 @@ describe('no secret in the idempotency cache', () => {
     expect(replay.headers.get('idempotent-replay-withheld')).toBe('secret');
     const { secret: _created, ...createdWithout } = first.body;
     expect(replay.body).toEqual(createdWithout);
-    const rotateReplay = await stack.request('POST', `/v1/webhook_endpoints/${first.body.id}/rotate_secret`, { ...secret(), headers: rotate });
+    const rotateReplay = await stack.request('POST', `/v1/webhook_endpoints/${first.body.id}/rotate_secret`, {
+      ...secret(),
+      headers: rotate,
+    });
     expect(rotateReplay.status).toBe(200);
     expect(rotateReplay.headers.get('idempotent-replay-withheld')).toBe('secret');
     expect(rotateReplay.body.secret).toBeUndefined();
     expect(rotateReplay.body.id).toBe(first.body.id);
     // The replay rotated nothing: the signing secret is still the one the first rotation returned.
-    const stored = await stack.pool.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [first.body.id]);
+    const stored = await stack.pool.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [
+      first.body.id,
+    ]);
     expect(stored.rows[0].secret).toBe(rotated.body.secret);
   });
 
@@ -230,7 +270,10 @@ describe('no secret in the idempotency cache', () => {
     const { secret: _key, ...createdWithout } = first.body;
     expect(replay.body).toEqual(createdWithout);
     // The replay made no second key.
-    const keys = await stack.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1 AND allowed_origins @> $2', [t.tenant_id, ['https://replay.test']]);
+    const keys = await stack.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1 AND allowed_origins @> $2', [
+      t.tenant_id,
+      ['https://replay.test'],
+    ]);
     expect(keys.rows.map((r) => r.id)).toEqual([first.body.id]);
   });
 
@@ -246,7 +289,8 @@ describe('no secret in the idempotency cache', () => {
 });
 
 describe('a reused Idempotency-Key whose record expired', () => {
-  const post = (body: unknown, key: string) => stack.request('POST', '/v1/deliveries', { ...secret(), body, headers: { 'idempotency-key': key } });
+  const post = (body: unknown, key: string) =>
+    stack.request('POST', '/v1/deliveries', { ...secret(), body, headers: { 'idempotency-key': key } });
   /** Ages the key's record and the delivery made under it well past the 24 h window (or deletes the record: purged). */
   const age = async (key: string, purged = false) => {
     await stack.pool.query(
@@ -255,12 +299,13 @@ describe('a reused Idempotency-Key whose record expired', () => {
         : `UPDATE idempotency_keys SET created_at = now() - 25 * ${HOUR} WHERE tenant_id = $1 AND idempotency_key = $2`,
       [m.tenant.tenant_id, key],
     );
-    await stack.pool.query(`UPDATE deliveries SET inserted_at = now() - 90 * ${DAY} WHERE tenant_id = $1 AND idempotency_key = $2`, [
-      m.tenant.tenant_id,
-      `api:${key}`,
-    ]);
+    await stack.pool.query(
+      `UPDATE deliveries SET inserted_at = now() - 90 * ${DAY} WHERE tenant_id = $1 AND idempotency_key = $2`,
+      [m.tenant.tenant_id, `api:${key}`],
+    );
   };
-  const unused = async (quoteId: string) => (await stack.pool.query('SELECT used_at FROM quotes WHERE id = $1', [quoteId])).rows[0].used_at === null;
+  const unused = async (quoteId: string) =>
+    (await stack.pool.query('SELECT used_at FROM quotes WHERE id = $1', [quoteId])).rows[0].used_at === null;
 
   it('with another body (another quote) is 422 idempotency_key_reused, at any age, record aged or purged; never a 500', async () => {
     for (const purged of [false, true]) {
@@ -297,7 +342,9 @@ describe('a reused Idempotency-Key whose record expired', () => {
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body.id).toBe(first.body.id);
       expect(again.body.reference).toBe(first.body.reference);
-      const count = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [q.quote_id]);
+      const count = await stack.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE quote_id = $1', [
+        q.quote_id,
+      ]);
       expect(count.rows[0].n).toBe(1);
       // Under a new key the used quote is refused as before.
       stack.expectProblem(await post(body, randomUUID()), 422, 'quote_already_used');
@@ -309,7 +356,10 @@ describe('a reused Idempotency-Key whose record expired', () => {
     const q1 = await quote(stack, m);
     expect((await post({ quote_id: q1.quote_id, ...quoteBody() }, key)).status).toBe(201);
     // The record is lost (e.g. the answer never went out and the key was freed), the delivery made under it remains.
-    await stack.pool.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2', [m.tenant.tenant_id, key]);
+    await stack.pool.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2', [
+      m.tenant.tenant_id,
+      key,
+    ]);
     const q2 = await quote(stack, m);
     stack.expectProblem(await post({ quote_id: q2.quote_id, ...quoteBody() }, key), 422, 'idempotency_key_reused');
     expect(await unused(q2.quote_id)).toBe(true);

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { buildProgram } from '../src/cli/admin.js';
 import { deliveryWorkflowId, fleetEventSignal, stateQuery, type FleetEvent } from '../shared/deliveries/definitions.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  waitFor,
+  waitForStatus,
+  webhookOutcome,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { expectDeliveryWorkflowsReplay } from './helpers/replay.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
@@ -61,7 +70,12 @@ async function merchant(companyOverrides: Parameters<typeof simCompany>[0] = {})
 }
 
 /** Signs and posts a fleet event for this company straight to the API (the raw body is what the test chose). */
-async function postFleet(slug: string, secret: string, body: Record<string, unknown>, webhookId = `msg_${randomUUID()}`) {
+async function postFleet(
+  slug: string,
+  secret: string,
+  body: Record<string, unknown>,
+  webhookId = `msg_${randomUUID()}`,
+) {
   const raw = JSON.stringify({ occurred_at: new Date().toISOString(), ...body });
   return stack.request('POST', `/v1/fleet/${slug}/events`, {
     body: raw,
@@ -129,7 +143,9 @@ describe("a courier's payload cannot forge the fields the service sets (item 4)"
     expect(JSON.stringify(moved.events)).not.toContain('DROPPED-MARKER');
 
     // The merchant's webhook and the recipient's tracking both have it.
-    await waitUntil('the pickup_ready webhook', async () => received.some((r) => r.deliveryId === d.id && r.type === 'delivery.pickup_ready'));
+    await waitUntil('the pickup_ready webhook', async () =>
+      received.some((r) => r.deliveryId === d.id && r.type === 'delivery.pickup_ready'),
+    );
     const tracking = await stack.request('GET', `/v1/deliveries/${d.id}/tracking`);
     expect(tracking.body.events.map((e: any) => e.event_type)).toContain('delivery.pickup_ready');
   });
@@ -139,7 +155,9 @@ describe("a courier's payload cannot forge the fields the service sets (item 4)"
     const d = await createDeliveryFor(stack, m);
     const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
     const ref = assigned.courier.tracking_ref;
-    expect((await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'in_transit' })).status).toBe(202);
+    expect(
+      (await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'in_transit' })).status,
+    ).toBe(202);
     await waitForStatus(stack, key(m), d.id, 'in_transit');
 
     const wrongPin = d.delivery_pin === '0000' ? '1111' : '0000';
@@ -152,9 +170,16 @@ describe("a courier's payload cannot forge the fields the service sets (item 4)"
         })
       ).status,
     ).toBe(202);
-    const ignored = await waitFor(stack, key(m), d.id, (x) => x.events.some((e: any) => e.payload?.reason === 'pin_mismatch'));
+    const ignored = await waitFor(stack, key(m), d.id, (x) =>
+      x.events.some((e: any) => e.payload?.reason === 'pin_mismatch'),
+    );
     expect(ignored.status).toBe('in_transit');
-    expect(ignored.events.at(-1).payload).toMatchObject({ ignored: true, reason: 'pin_mismatch', pin_verified: false, courier: {} });
+    expect(ignored.events.at(-1).payload).toMatchObject({
+      ignored: true,
+      reason: 'pin_mismatch',
+      pin_verified: false,
+      courier: {},
+    });
 
     expect(
       (
@@ -166,7 +191,10 @@ describe("a courier's payload cannot forge the fields the service sets (item 4)"
       ).status,
     ).toBe(202);
     const delivered = await waitForStatus(stack, key(m), d.id, 'delivered');
-    expect(delivered.events.at(-1).payload).toMatchObject({ pin_verified: true, courier: { proof: 'https://proof.example/photo.jpg' } });
+    expect(delivered.events.at(-1).payload).toMatchObject({
+      pin_verified: true,
+      courier: { proof: 'https://proof.example/photo.jpg' },
+    });
     const stored = JSON.stringify(await eventsOf(d.id));
     expect(stored).not.toContain('"pin"');
     expect(stored).not.toContain(`"${wrongPin}"`);
@@ -214,35 +242,64 @@ describe('PIN brute force stops (item 5)', () => {
     const d = await createDeliveryFor(stack, m);
     const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
     const ref = assigned.courier.tracking_ref;
-    expect((await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'in_transit' })).status).toBe(202);
+    expect(
+      (await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'in_transit' })).status,
+    ).toBe(202);
     await waitForStatus(stack, key(m), d.id, 'in_transit');
 
     const wrong = (i: number) => String((Number(d.delivery_pin) + 1 + i) % 10_000).padStart(4, '0');
     const mismatches = async () => (await eventsOf(d.id)).filter((e) => e.payload?.reason === 'pin_mismatch').length;
     for (let i = 0; i < 4; i++) {
-      expect((await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'delivered', payload: { pin: wrong(i) } })).status).toBe(
-        202,
-      );
+      expect(
+        (
+          await postFleet(company.slug, company.fleet_secret, {
+            tracking_ref: ref,
+            event_type: 'delivered',
+            payload: { pin: wrong(i) },
+          })
+        ).status,
+      ).toBe(202);
       await waitUntil(`wrong PIN ${i + 1} recorded`, async () => (await mismatches()) === i + 1);
     }
     // Four wrong PINs: still in transit, the right one would still work.
     expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body.status).toBe('in_transit');
 
-    expect((await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'delivered', payload: { pin: wrong(4) } })).status).toBe(202);
+    expect(
+      (
+        await postFleet(company.slug, company.fleet_secret, {
+          tracking_ref: ref,
+          event_type: 'delivered',
+          payload: { pin: wrong(4) },
+        })
+      ).status,
+    ).toBe(202);
     const stalled = await waitForStatus(stack, key(m), d.id, 'stalled');
     expect(stalled.events.at(-1)).toMatchObject({
       event_type: 'delivery.stalled',
       source: 'system',
       payload: { reason: 'pin_attempts_exceeded', previous_status: 'in_transit' },
     });
-    const hook = await waitUntil('the stalled webhook', async () => received.find((r) => r.deliveryId === d.id && r.type === 'delivery.stalled'));
+    const hook = await waitUntil('the stalled webhook', async () =>
+      received.find((r) => r.deliveryId === d.id && r.type === 'delivery.stalled'),
+    );
     expect(hook.event.payload).toMatchObject({ reason: 'pin_attempts_exceeded' });
 
     // Now even the right PIN changes nothing: an operator has to look first.
-    expect((await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: 'delivered', payload: { pin: d.delivery_pin } })).status).toBe(
-      202,
+    expect(
+      (
+        await postFleet(company.slug, company.fleet_secret, {
+          tracking_ref: ref,
+          event_type: 'delivered',
+          payload: { pin: d.delivery_pin },
+        })
+      ).status,
+    ).toBe(202);
+    const after = await waitFor(
+      stack,
+      key(m),
+      d.id,
+      (x) => x.events.at(-1).payload?.reason === 'not_allowed_from_stalled',
     );
-    const after = await waitFor(stack, key(m), d.id, (x) => x.events.at(-1).payload?.reason === 'not_allowed_from_stalled');
     expect(after.status).toBe('stalled');
   });
 });
@@ -279,12 +336,25 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     const N = 5000;
     const ignoredCount = async () =>
       Number(
-        (await stack.pool.query(`SELECT count(*) FROM delivery_events WHERE delivery_id = $1 AND payload->>'reason' = 'not_allowed_from_assigned'`, [d.id]))
-          .rows[0].count,
+        (
+          await stack.pool.query(
+            `SELECT count(*) FROM delivery_events WHERE delivery_id = $1 AND payload->>'reason' = 'not_allowed_from_assigned'`,
+            [d.id],
+          )
+        ).rows[0].count,
       );
     for (let start = 0; start < N; start += 10) {
-      if (start % 100 === 0 && start > 0) await waitUntil('the workflow to keep up with the flood', async () => start - (await ignoredCount()) <= 150, 120_000);
-      await Promise.all(Array.from({ length: Math.min(10, N - start) }, (_, j) => handle.signal(fleetEventSignal, ignoredSignal(start + j))));
+      if (start % 100 === 0 && start > 0)
+        await waitUntil(
+          'the workflow to keep up with the flood',
+          async () => start - (await ignoredCount()) <= 150,
+          120_000,
+        );
+      await Promise.all(
+        Array.from({ length: Math.min(10, N - start) }, (_, j) =>
+          handle.signal(fleetEventSignal, ignoredSignal(start + j)),
+        ),
+      );
     }
     await waitUntil('5,000 ignored events recorded', async () => (await ignoredCount()) >= N, 480_000);
 
@@ -293,7 +363,9 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     await handle.signal(fleetEventSignal, ignoredSignal(N - 1));
 
     for (const step of ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']) {
-      expect((await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: step })).status).toBe(202);
+      expect(
+        (await postFleet(company.slug, company.fleet_secret, { tracking_ref: ref, event_type: step })).status,
+      ).toBe(202);
     }
     const delivered = await waitForStatus(stack, key(m), d.id, 'delivered', 60_000);
     expect(delivered.events.filter((e: any) => !e.payload?.ignored).map((e: any) => e.event_type)).toEqual([
@@ -329,7 +401,9 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     }
     // The search attributes travelled with the runs.
     const listed = [];
-    for await (const wf of stack.temporal.workflow.list({ query: `WorkflowId = "${deliveryWorkflowId(d.id)}" AND DeliveryStatus = "delivered"` }))
+    for await (const wf of stack.temporal.workflow.list({
+      query: `WorkflowId = "${deliveryWorkflowId(d.id)}" AND DeliveryStatus = "delivered"`,
+    }))
       listed.push(wf.runId);
     expect(listed).toContain(described.runId);
   }, 600_000);
@@ -342,21 +416,32 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     const firstRun = (await handle.describe()).runId;
     // `delivered` is not allowed from awaiting_payment: ignored, and enough of them for a continue-as-new.
     for (let start = 0; start < 1500; start += 10) {
-      await Promise.all(Array.from({ length: 10 }, (_, j) => handle.signal(fleetEventSignal, ignoredSignal(start + j))));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) => handle.signal(fleetEventSignal, ignoredSignal(start + j))),
+      );
     }
     await waitUntil('a continue-as-new', async () => (await handle.describe()).runId !== firstRun, 120_000);
     expect((await handle.query(stateQuery)).status).toBe('awaiting_payment');
 
     const paid = await stack.request('POST', `/v1/deliveries/${d.id}/payment_confirmation`, { key: key(m) });
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-    await waitFor(stack, key(m), d.id, (x) => x.events.some((e: any) => e.event_type === 'delivery.dispatched'), 60_000);
+    await waitFor(
+      stack,
+      key(m),
+      d.id,
+      (x) => x.events.some((e: any) => e.event_type === 'delivery.dispatched'),
+      60_000,
+    );
     const cancelled = await stack.request('DELETE', `/v1/deliveries/${d.id}`, { key: key(m) });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
     await expect(handle.result()).resolves.toEqual({ status: 'cancelled' });
     // delivery.created was announced once, by the first run only. The workflow has ended, so every message it
     // stored is known: once their sending is over, whatever was sent has arrived.
-    const announced = await stack.pool.query<{ id: string }>(`SELECT id FROM delivery_events WHERE delivery_id = $1 AND payload->>'ignored' IS NULL`, [d.id]);
+    const announced = await stack.pool.query<{ id: string }>(
+      `SELECT id FROM delivery_events WHERE delivery_id = $1 AND payload->>'ignored' IS NULL`,
+      [d.id],
+    );
     await Promise.all(announced.rows.map((e) => webhookOutcome(stack, e.id)));
     expect(received.filter((r) => r.deliveryId === d.id && r.type === 'delivery.created')).toHaveLength(1);
   }, 300_000);
@@ -379,16 +464,28 @@ describe('fleet secrets and deactivated couriers (item 10, fleet parts)', () => 
     const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
     const before = (await eventsOf(d.id)).length;
     const signals = async () =>
-      (await stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).fetchHistory()).events!.filter((e) => e.workflowExecutionSignaledEventAttributes)
-        .length;
+      (await stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).fetchHistory()).events!.filter(
+        (e) => e.workflowExecutionSignaledEventAttributes,
+      ).length;
     const signalsBefore = await signals();
-    expect(JSON.parse(await admin('courier', 'deactivate', company.slug, '--json'))).toMatchObject({ slug: company.slug, active: false, changed: true });
+    expect(JSON.parse(await admin('courier', 'deactivate', company.slug, '--json'))).toMatchObject({
+      slug: company.slug,
+      active: false,
+      changed: true,
+    });
     expect(await admin('courier', 'deactivate', m.couriers[company.slug])).toMatch(/is inactive \(it was already\)/);
-    const res = await postFleet(company.slug, company.fleet_secret, { tracking_ref: assigned.courier.tracking_ref, event_type: 'failed' });
+    const res = await postFleet(company.slug, company.fleet_secret, {
+      tracking_ref: assigned.courier.tracking_ref,
+      event_type: 'failed',
+    });
     stack.expectProblem(res, 403, 'courier_inactive');
     // An unsigned request still learns nothing: 401 before 403.
     const unsigned = await stack.request('POST', `/v1/fleet/${company.slug}/events`, {
-      body: { tracking_ref: assigned.courier.tracking_ref, event_type: 'failed', occurred_at: new Date().toISOString() },
+      body: {
+        tracking_ref: assigned.courier.tracking_ref,
+        event_type: 'failed',
+        occurred_at: new Date().toISOString(),
+      },
     });
     stack.expectProblem(unsigned, 401, 'unauthorized');
     // Only a signal to the workflow records an event, and the route answers after sending it: none was sent.
@@ -396,9 +493,17 @@ describe('fleet secrets and deactivated couriers (item 10, fleet parts)', () => 
     expect((await eventsOf(d.id)).length).toBe(before);
     expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body.status).toBe('assigned');
     // An unknown courier is a usage error; activate makes the events welcome again (the signature was never the issue).
-    await expect(admin('courier', 'deactivate', 'no-such-courier')).rejects.toThrow(/No courier with slug "no-such-courier"/);
-    expect(JSON.parse(await admin('courier', 'activate', company.slug, '--json'))).toMatchObject({ active: true, changed: true });
-    const accepted = await postFleet(company.slug, company.fleet_secret, { tracking_ref: assigned.courier.tracking_ref, event_type: 'pickup_ready' });
+    await expect(admin('courier', 'deactivate', 'no-such-courier')).rejects.toThrow(
+      /No courier with slug "no-such-courier"/,
+    );
+    expect(JSON.parse(await admin('courier', 'activate', company.slug, '--json'))).toMatchObject({
+      active: true,
+      changed: true,
+    });
+    const accepted = await postFleet(company.slug, company.fleet_secret, {
+      tracking_ref: assigned.courier.tracking_ref,
+      event_type: 'pickup_ready',
+    });
     expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300);
   });
 
@@ -418,24 +523,39 @@ describe('fleet secrets and deactivated couriers (item 10, fleet parts)', () => 
     expect(human).toMatch(/new fleet secret: whsec_/);
     const newest = /new fleet secret: (\S+)/.exec(human)![1];
     // The second rotation made `rotated.fleet_secret` the previous one: the first secret is now gone.
-    expect((await postFleet(company.slug, oldSecret, { tracking_ref: ref, event_type: 'pickup_ready' })).status).toBe(401);
+    expect((await postFleet(company.slug, oldSecret, { tracking_ref: ref, event_type: 'pickup_ready' })).status).toBe(
+      401,
+    );
 
     // Within the grace period both work.
-    expect((await postFleet(company.slug, rotated.fleet_secret, { tracking_ref: ref, event_type: 'pickup_ready' })).status).toBe(202);
+    expect(
+      (await postFleet(company.slug, rotated.fleet_secret, { tracking_ref: ref, event_type: 'pickup_ready' })).status,
+    ).toBe(202);
     await waitForStatus(stack, key(m), d.id, 'pickup_ready');
     expect((await postFleet(company.slug, newest, { tracking_ref: ref, event_type: 'in_transit' })).status).toBe(202);
     await waitForStatus(stack, key(m), d.id, 'in_transit');
 
     // 24 h later (moved forward in the database): only the new secret.
-    await stack.pool.query(`UPDATE courier_companies SET previous_fleet_secret_expires_at = now() - interval '1 second' WHERE slug = $1`, [company.slug]);
-    stack.expectProblem(await postFleet(company.slug, rotated.fleet_secret, { tracking_ref: ref, event_type: 'out_for_delivery' }), 401, 'unauthorized');
+    await stack.pool.query(
+      `UPDATE courier_companies SET previous_fleet_secret_expires_at = now() - interval '1 second' WHERE slug = $1`,
+      [company.slug],
+    );
+    stack.expectProblem(
+      await postFleet(company.slug, rotated.fleet_secret, { tracking_ref: ref, event_type: 'out_for_delivery' }),
+      401,
+      'unauthorized',
+    );
     expect((await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key(m) })).body.status).toBe('in_transit');
-    expect((await postFleet(company.slug, newest, { tracking_ref: ref, event_type: 'out_for_delivery' })).status).toBe(202);
+    expect((await postFleet(company.slug, newest, { tracking_ref: ref, event_type: 'out_for_delivery' })).status).toBe(
+      202,
+    );
     await waitForStatus(stack, key(m), d.id, 'out_for_delivery');
   });
 
   it('rotate-secret for an unknown courier is a usage error', async () => {
-    await expect(admin('courier', 'rotate-secret', '--courier', `no-such-${randomUUID().slice(0, 8)}`)).rejects.toThrow(/No courier with slug/);
+    await expect(admin('courier', 'rotate-secret', '--courier', `no-such-${randomUUID().slice(0, 8)}`)).rejects.toThrow(
+      /No courier with slug/,
+    );
   });
 });
 

@@ -37,7 +37,9 @@ describe('users and key issuance take a dashboard session (403 session_required 
   it('a live or test secret key cannot invite, change, remove or re-link users, nor create, change or revoke keys; nothing changes', async () => {
     const t: CreatedTenant = await stack.tenant(['https://loja.test']);
     const owner = await session(t.tenant_id, 'owner');
-    const invited = await owner('POST', '/v1/users', { body: { email: `dev-${randomUUID().slice(0, 8)}@loja.test`, role: 'developer' } });
+    const invited = await owner('POST', '/v1/users', {
+      body: { email: `dev-${randomUUID().slice(0, 8)}@loja.test`, role: 'developer' },
+    });
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     const before = await snapshot(t.tenant_id);
 
@@ -61,18 +63,30 @@ describe('users and key issuance take a dashboard session (403 session_required 
     }
     expect(await snapshot(t.tenant_id)).toEqual(before);
     // A key still authenticates (a revoked or unknown one is 401 first), and reads stay open to it.
-    stack.expectProblem(await stack.request('POST', '/v1/api_keys', { key: `sk_live_${'0'.repeat(32)}`, body: { kind: 'secret' } }), 401, 'unauthorized');
+    stack.expectProblem(
+      await stack.request('POST', '/v1/api_keys', { key: `sk_live_${'0'.repeat(32)}`, body: { kind: 'secret' } }),
+      401,
+      'unauthorized',
+    );
     expect((await stack.request('GET', '/v1/api_keys', { key: t.secret_key })).status).toBe(200);
     expect((await stack.request('GET', '/v1/users', { key: t.secret_key })).status).toBe(200);
     // The code is documented: its page resolves.
-    expect((await stack.request('GET', '/errors/session_required')).body).toMatchObject({ code: 'session_required', status: 403 });
+    expect((await stack.request('GET', '/errors/session_required')).body).toMatchObject({
+      code: 'session_required',
+      status: 403,
+    });
 
     // The dashboard session does them: an owner for users and live keys, a developer for test keys only.
     const dev = await session(t.tenant_id, 'developer');
     stack.expectProblem(await dev('POST', '/v1/api_keys', { body: { kind: 'secret' } }), 403, 'forbidden');
-    const testKey = await dev('POST', '/v1/api_keys', { body: { kind: 'secret' }, headers: { 'dashboard-mode': 'test' } });
+    const testKey = await dev('POST', '/v1/api_keys', {
+      body: { kind: 'secret' },
+      headers: { 'dashboard-mode': 'test' },
+    });
     expect(testKey.status).toBe(201);
-    expect((await dev('POST', `/v1/api_keys/${testKey.body.id}/revoke`, { headers: { 'dashboard-mode': 'test' } })).status).toBe(200);
+    expect(
+      (await dev('POST', `/v1/api_keys/${testKey.body.id}/revoke`, { headers: { 'dashboard-mode': 'test' } })).status,
+    ).toBe(200);
     expect((await owner('POST', `/v1/users/${invited.body.id}/password_link`)).status).toBe(200);
     expect((await owner('POST', `/v1/api_keys/${t.secret_key_id}/revoke`)).status).toBe(200);
   });
@@ -83,12 +97,16 @@ describe('per-tenant limits hold under concurrency', () => {
     const t = await stack.tenant();
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        stack.request('POST', '/v1/webhook_endpoints', { key: t.secret_key, body: { url: `http://127.0.0.1:9/race-${i}` } }),
+        stack.request('POST', '/v1/webhook_endpoints', {
+          key: t.secret_key,
+          body: { url: `http://127.0.0.1:9/race-${i}` },
+        }),
       ),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(MAX_ENDPOINTS);
-    for (const a of answers.filter((x) => x.status !== 201)) stack.expectProblem(a, 422, 'webhook_endpoint_limit_reached');
+    for (const a of answers.filter((x) => x.status !== 201))
+      stack.expectProblem(a, 422, 'webhook_endpoint_limit_reached');
     const { rows } = await stack.pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND livemode AND deleted_at IS NULL',
       [t.tenant_id],
@@ -99,13 +117,16 @@ describe('per-tenant limits hold under concurrency', () => {
   it(`80 parallel key creations leave exactly ${MAX_ACTIVE_KEYS} active keys; the rest are 422`, async () => {
     const t = await stack.tenant();
     const owner = await session(t.tenant_id, 'owner');
-    const answers = await Promise.all(Array.from({ length: 80 }, () => owner('POST', '/v1/api_keys', { body: { kind: 'secret' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, () => owner('POST', '/v1/api_keys', { body: { kind: 'secret' } })),
+    );
     // The tenant came with its live pair of keys.
     expect(answers.filter((a) => a.status === 201)).toHaveLength(MAX_ACTIVE_KEYS - 2);
     for (const a of answers.filter((x) => x.status !== 201)) stack.expectProblem(a, 422, 'api_key_limit_reached');
-    const { rows } = await stack.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode AND revoked_at IS NULL', [
-      t.tenant_id,
-    ]);
+    const { rows } = await stack.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode AND revoked_at IS NULL',
+      [t.tenant_id],
+    );
     expect(rows[0].n).toBe(MAX_ACTIVE_KEYS);
   });
 });
@@ -124,7 +145,10 @@ describe('an Idempotency-Key names the operation, not the spelling of its URL', 
       expect(again.headers.get('idempotent-replayed'), path).toBe('true');
       expect(again.body.id, path).toBe(first.body.id);
     }
-    const { rows } = await stack.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode', [t.tenant_id]);
+    const { rows } = await stack.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode',
+      [t.tenant_id],
+    );
     expect(rows[0].n).toBe(3); // the tenant's live pair and the one created
   });
 
@@ -134,11 +158,19 @@ describe('an Idempotency-Key names the operation, not the spelling of its URL', 
     const a = await stack.request('POST', '/v1/webhook_endpoints', { ...key, body: { url: 'http://127.0.0.1:9/a' } });
     const b = await stack.request('POST', '/v1/webhook_endpoints', { ...key, body: { url: 'http://127.0.0.1:9/b' } });
     const headers = { 'idempotency-key': `rotate-${randomUUID()}` };
-    const rotated = await stack.request('POST', `/v1/webhook_endpoints/${a.body.id}/rotate_secret`, { ...key, headers });
+    const rotated = await stack.request('POST', `/v1/webhook_endpoints/${a.body.id}/rotate_secret`, {
+      ...key,
+      headers,
+    });
     expect(rotated.status).toBe(200);
-    const upper = await stack.request('POST', `/v1/%77ebhook_endpoints/${a.body.id.toUpperCase()}/rotate_secret`, { ...key, headers });
+    const upper = await stack.request('POST', `/v1/%77ebhook_endpoints/${a.body.id.toUpperCase()}/rotate_secret`, {
+      ...key,
+      headers,
+    });
     expect(upper.headers.get('idempotent-replayed')).toBe('true');
-    const stored = await stack.pool.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [a.body.id]);
+    const stored = await stack.pool.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [
+      a.body.id,
+    ]);
     expect(stored.rows[0].secret).toBe(rotated.body.secret);
     // The same Idempotency-Key on another endpoint's rotation is another operation: it runs.
     const other = await stack.request('POST', `/v1/webhook_endpoints/${b.body.id}/rotate_secret`, { ...key, headers });

@@ -50,7 +50,9 @@ describe('metrics listeners', () => {
     const compose = parseYaml(fs.readFileSync(path.join(ROOT_DIR, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
       services: Record<string, { environment?: Record<string, string> }>;
     };
-    const withMetrics = Object.entries(compose.services).filter(([, s]) => s.environment?.METRICS_PORT || s.environment?.WORKER_METRICS_PORT);
+    const withMetrics = Object.entries(compose.services).filter(
+      ([, s]) => s.environment?.METRICS_PORT || s.environment?.WORKER_METRICS_PORT,
+    );
     expect(withMetrics.length).toBeGreaterThanOrEqual(4);
     for (const [name, service] of withMetrics) expect(service.environment?.METRICS_HOST, name).toBe('0.0.0.0');
   });

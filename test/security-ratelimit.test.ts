@@ -19,7 +19,11 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 type Res = { status: number; headers: Headers; body: any };
 interface Api {
   app: FastifyInstance;
-  request(method: string, path: string, options?: { key?: string; authorization?: string; headers?: Record<string, string>; body?: unknown }): Promise<Res>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string; authorization?: string; headers?: Record<string, string>; body?: unknown },
+  ): Promise<Res>;
 }
 
 let stack: Stack;
@@ -37,7 +41,13 @@ afterAll(async () => {
 
 /** Another API instance on the stack's database and Temporal, with these settings and fresh in-memory counters. */
 async function api(overrides: Partial<Config>): Promise<Api> {
-  const config: Config = { ...stack.config, rateLimitPerMinute: 5, widgetRateLimitPerMinute: 3, authFailureRateLimitPerMinute: 4, ...overrides };
+  const config: Config = {
+    ...stack.config,
+    rateLimitPerMinute: 5,
+    widgetRateLimitPerMinute: 3,
+    authFailureRateLimitPerMinute: 4,
+    ...overrides,
+  };
   const app = await buildApp({ config, pool: stack.pool, temporal: stack.temporal }, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   apps.push(app);
@@ -49,7 +59,11 @@ async function api(overrides: Partial<Config>): Promise<Api> {
       if (options.key) headers.authorization = `Bearer ${options.key}`;
       if (options.authorization !== undefined) headers.authorization = options.authorization;
       if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+      const res = await fetch(url + path, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
       const text = await res.text();
       let body: unknown = text;
       try {
@@ -65,7 +79,11 @@ async function api(overrides: Partial<Config>): Promise<Api> {
 const expectRateLimited = (res: Res) => {
   expect(res.status, JSON.stringify(res.body)).toBe(429);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ status: 429, error: 'rate_limited', type: expect.stringContaining('/errors/rate_limited') });
+  expect(res.body).toMatchObject({
+    status: 429,
+    error: 'rate_limited',
+    type: expect.stringContaining('/errors/rate_limited'),
+  });
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
 };
 
@@ -90,7 +108,8 @@ describe('TRUST_PROXY', () => {
   it('a hop count trusts the peer only on a private network, then that many hops', () => {
     const one = trustProxyOption(1) as (address: string, hop: number) => boolean;
     expect(one('203.0.113.9', 0)).toBe(false); // a client from the internet cannot pose as a proxy
-    for (const address of ['10.1.2.3', '172.20.0.1', '192.168.1.1', '127.0.0.1', '::1', '::ffff:10.0.0.1', 'fd00::1']) expect(one(address, 0)).toBe(true);
+    for (const address of ['10.1.2.3', '172.20.0.1', '192.168.1.1', '127.0.0.1', '::1', '::ffff:10.0.0.1', 'fd00::1'])
+      expect(one(address, 0)).toBe(true);
     expect(one('10.1.2.3', 1)).toBe(false);
     expect((trustProxyOption(2) as (address: string, hop: number) => boolean)('203.0.113.9', 1)).toBe(true);
     expect(trustProxyOption(false)).toBe(false);
@@ -99,7 +118,8 @@ describe('TRUST_PROXY', () => {
   it('by default a spoofed X-Forwarded-For gets no fresh bucket: every request counts for the real address', async () => {
     const api1 = await api({});
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': randomIp() } })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': randomIp() } })).status);
     expect(statuses).toEqual([404, 404, 404, 404, 404]);
     expectRateLimited(await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': randomIp() } }));
   });
@@ -107,8 +127,13 @@ describe('TRUST_PROXY', () => {
   it('behind a trusted proxy (hop count) the client is the address the proxy saw, whatever it was sent', async () => {
     const api1 = await api({ trustProxy: 1 });
     // The client forged the left entries; our proxy (the loopback peer) appended the address it saw.
-    for (let i = 0; i < 5; i++) expect((await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': `${randomIp()}, 10.9.8.7` } })).status).toBe(404);
-    expectRateLimited(await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': `${randomIp()}, 10.9.8.7` } }));
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': `${randomIp()}, 10.9.8.7` } })).status,
+      ).toBe(404);
+    expectRateLimited(
+      await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': `${randomIp()}, 10.9.8.7` } }),
+    );
     // Another client behind the same proxy has its own bucket.
     expect((await api1.request('GET', tracking(), { headers: { 'x-forwarded-for': '10.9.8.8' } })).status).toBe(404);
   });
@@ -119,7 +144,12 @@ describe('buckets follow the authenticated key, not the header', () => {
     const api1 = await api({});
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const authorization = [`Bearer ${randomKey()}`, `Bearer ${randomKey('pk_live_')}`, `Bearer ${randomUUID()}`, randomUUID()][i % 4];
+      const authorization = [
+        `Bearer ${randomKey()}`,
+        `Bearer ${randomKey('pk_live_')}`,
+        `Bearer ${randomUUID()}`,
+        randomUUID(),
+      ][i % 4];
       const res = await api1.request('GET', i % 2 ? '/v1/couriers' : '/v1/deliveries', { authorization });
       statuses.push(res.status);
       if (res.status === 429) expectRateLimited(res);
@@ -127,7 +157,9 @@ describe('buckets follow the authenticated key, not the header', () => {
     // 4 failures allowed per minute (counted before each 401 leaves); then 429 before any key is looked up.
     expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429]);
     // The widget surface shares the same per-address bucket for failures.
-    expectRateLimited(await api1.request('GET', '/v1/widget/couriers', { key: randomKey('pk_live_'), headers: { origin: SHOP } }));
+    expectRateLimited(
+      await api1.request('GET', '/v1/widget/couriers', { key: randomKey('pk_live_'), headers: { origin: SHOP } }),
+    );
   });
 
   it('one key written several ways is one bucket (keyed on the key id)', async () => {
@@ -158,7 +190,8 @@ describe('widget or merchant: by the matched route', () => {
   it('widget buckets are per key and client address', async () => {
     const api1 = await api({ trustProxy: ['127.0.0.1'] });
     const from = (ip: string) => ({ key: tenant.publishable_key, headers: { origin: SHOP, 'x-forwarded-for': ip } });
-    for (let i = 0; i < 3; i++) expect((await api1.request('GET', '/v1/widget/couriers', from('10.0.0.1'))).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await api1.request('GET', '/v1/widget/couriers', from('10.0.0.1'))).status).toBe(200);
     expectRateLimited(await api1.request('GET', '/v1/widget/couriers', from('10.0.0.1')));
     expect((await api1.request('GET', '/v1/widget/couriers', from('10.0.0.2'))).status).toBe(200);
   });
@@ -168,7 +201,13 @@ describe('unknown /v1 paths', () => {
   it('are counted per client address: 404 up to the limit, then 429, however the path is written', async () => {
     const api1 = await api({ trustProxy: ['127.0.0.1'] });
     const from = (ip: string, key?: string) => ({ key, headers: { 'x-forwarded-for': ip } });
-    const paths = [`/v1/nope-${randomUUID()}`, `/v1/deliveries/${randomUUID()}/nope`, `/%761/nope`, `/V1/nope`, `/v1/nope?x=1`];
+    const paths = [
+      `/v1/nope-${randomUUID()}`,
+      `/v1/deliveries/${randomUUID()}/nope`,
+      `/%761/nope`,
+      `/V1/nope`,
+      `/v1/nope?x=1`,
+    ];
     for (const path of paths) {
       const res = await api1.request('GET', path, from('10.0.0.7'));
       expect(res.status, path).toBe(404);
@@ -179,14 +218,25 @@ describe('unknown /v1 paths', () => {
     expectRateLimited(await api1.request('POST', `/v1/nope-${randomUUID()}`, from('10.0.0.7', tenant.secret_key)));
     expect((await api1.request('GET', `/v1/nope-${randomUUID()}`, from('10.0.0.8'))).status).toBe(404);
     // Known routes keep their own buckets.
-    expect((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key, headers: { 'x-forwarded-for': '10.0.0.7' } })).status).toBe(200);
+    expect(
+      (
+        await api1.request('GET', '/v1/couriers', {
+          key: tenant.secret_key,
+          headers: { 'x-forwarded-for': '10.0.0.7' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
 describe('CORS preflights', () => {
   const preflight = (target: Api, origin: string) =>
     target.request('OPTIONS', '/v1/widget/quotes', {
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
 
   it('are limited per client address', async () => {
@@ -252,7 +302,8 @@ describe('counters shared through Redis (REDIS_URL)', () => {
     for (let i = 0; i < 3; i++) expect((await api1.request('GET', tracking())).status).toBe(404);
     expectRateLimited(await api1.request('GET', tracking()));
     const failures: number[] = [];
-    for (let i = 0; i < 5; i++) failures.push((await api1.request('GET', '/v1/deliveries', { key: randomKey() })).status);
+    for (let i = 0; i < 5; i++)
+      failures.push((await api1.request('GET', '/v1/deliveries', { key: randomKey() })).status);
     expect(failures).toEqual([401, 401, 401, 401, 429]);
     // Fail fast: no request waits for a connection or a retry (ioredis' offline queue would hold each one for seconds).
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -274,12 +325,19 @@ describe('counters shared through Redis (REDIS_URL)', () => {
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
     const port = (relay.address() as AddressInfo).port;
     try {
-      const api1 = await api({ redisUrl: `redis://127.0.0.1:${port}`, rateLimitRedisPrefix: `delivery-api-test:${randomUUID()}:`, rateLimitPerMinute: 3 });
-      expect((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).headers.get('ratelimit-remaining')).toBe('2');
+      const api1 = await api({
+        redisUrl: `redis://127.0.0.1:${port}`,
+        rateLimitRedisPrefix: `delivery-api-test:${randomUUID()}:`,
+        rateLimitPerMinute: 3,
+      });
+      expect(
+        (await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).headers.get('ratelimit-remaining'),
+      ).toBe('2');
       relay.close();
       for (const socket of sockets) socket.destroy();
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await api1.request('GET', '/v1/couriers', { key: tenant.secret_key })).status);
       expect(statuses).toEqual([200, 200, 200, 429]);
     } finally {
       relay.close();
@@ -294,7 +352,9 @@ describe('POST /v1/diagnostics/round_trip is for operators', () => {
       const res = await stack.request('POST', '/v1/diagnostics/round_trip', { key });
       stack.expectProblem(res, 401, 'unauthorized');
     }
-    expect((await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken })).status).toBe(200);
+    expect((await stack.request('POST', '/v1/diagnostics/round_trip', { key: stack.config.adminToken })).status).toBe(
+      200,
+    );
   });
 
   it('does not exist without ADMIN_TOKEN, and is not in the OpenAPI document', async () => {
@@ -302,6 +362,8 @@ describe('POST /v1/diagnostics/round_trip is for operators', () => {
     const res = await api1.request('POST', '/v1/diagnostics/round_trip', { key: tenant.secret_key });
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');
-    expect(Object.keys((await stack.request('GET', '/v1/openapi.json')).body.paths)).not.toContain('/v1/diagnostics/round_trip');
+    expect(Object.keys((await stack.request('GET', '/v1/openapi.json')).body.paths)).not.toContain(
+      '/v1/diagnostics/round_trip',
+    );
   });
 });

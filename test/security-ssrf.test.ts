@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../activities/webhooks/activities.js';
 import { loadConfig } from '../src/config.js';
 import { createEndpoint } from '../src/webhooks/repository.js';
-import { checkUrlSyntax, checkWebhookUrl, guardedLookup, isPrivateAddress, isRefusedAddress, type Resolver } from '../src/webhooks/url.js';
+import {
+  checkUrlSyntax,
+  checkWebhookUrl,
+  guardedLookup,
+  isPrivateAddress,
+  isRefusedAddress,
+  type Resolver,
+} from '../src/webhooks/url.js';
 import type { Simulator } from '../simulator/server.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, type Merchant } from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
@@ -128,7 +135,9 @@ const toLoopback: Resolver = ((_host: string, options: dns.LookupOptions, callba
   dns.lookup('localhost', { ...options, family: 4 }, callback as never)) as unknown as Resolver;
 /** A resolver answering with a public address (what a name said at registration, before rebinding). */
 const toPublic: Resolver = ((_host: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) =>
-  options.all ? callback(null, [{ address: '93.184.215.14', family: 4 }]) : callback(null, '93.184.215.14', 4)) as unknown as Resolver;
+  options.all
+    ? callback(null, [{ address: '93.184.215.14', family: 4 }])
+    : callback(null, '93.184.215.14', 4)) as unknown as Resolver;
 
 describe('address and URL checks', () => {
   it.each(REFUSED_ADDRESSES)('refuses %s', (address) => {
@@ -141,8 +150,11 @@ describe('address and URL checks', () => {
   });
 
   it('the loopback opt-in lets loopback through, and nothing else', () => {
-    for (const a of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1']) expect(isRefusedAddress(a, true), a).toBe(false);
-    for (const a of REFUSED_ADDRESSES.filter((x) => !/^(127\.|::1$|::ffff:(127\.|7f00:)|0:0:0:0:0:(0:0:1|ffff:7f00:))/.test(x))) {
+    for (const a of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1'])
+      expect(isRefusedAddress(a, true), a).toBe(false);
+    for (const a of REFUSED_ADDRESSES.filter(
+      (x) => !/^(127\.|::1$|::ffff:(127\.|7f00:)|0:0:0:0:0:(0:0:1|ffff:7f00:))/.test(x),
+    )) {
       expect(isRefusedAddress(a, true), a).toBe(true);
     }
   });
@@ -152,7 +164,9 @@ describe('address and URL checks', () => {
   });
 
   it('checkWebhookUrl: a name resolving to an internal address is refused; a public one accepted; loopback with the opt-in', async () => {
-    expect(await checkWebhookUrl('https://hooks.shop.test/x', false, { resolve: toLoopback })).toMatchObject({ code: 'private_address' });
+    expect(await checkWebhookUrl('https://hooks.shop.test/x', false, { resolve: toLoopback })).toMatchObject({
+      code: 'private_address',
+    });
     expect(await checkWebhookUrl('https://hooks.shop.test/x', false, { resolve: toPublic })).toBeNull();
     expect(await checkWebhookUrl('https://hooks.shop.test/x', true, { resolve: toLoopback })).toBeNull();
     expect(await checkWebhookUrl('http://localhost:8080/x', true)).toBeNull();
@@ -197,7 +211,11 @@ describe('on the real stack with the default configuration (loopback not allowed
   beforeAll(async () => {
     sim = await startSimulator();
     // The stack helper opts in to loopback for the other test files; this one keeps the production default.
-    stack = await startStack({ allowLoopbackWebhooks: loadConfig({}).allowLoopbackWebhooks, webhookScheduleMs: [0], webhookTimeoutMs: 2000 });
+    stack = await startStack({
+      allowLoopbackWebhooks: loadConfig({}).allowLoopbackWebhooks,
+      webhookScheduleMs: [0],
+      webhookTimeoutMs: 2000,
+    });
     m = await merchantWith(stack, sim, [simCompany()]);
     recv = await receiver();
   }, 120_000);
@@ -228,13 +246,19 @@ describe('on the real stack with the default configuration (loopback not allowed
 
   it('send time: a stored loopback URL (registered under an older setting) is never called by the worker', async () => {
     const before = recv.hits();
-    const endpoint = await createEndpoint(stack.pool, { tenantId: m.tenant.tenant_id, livemode: true }, { url: `http://127.0.0.1:${recv.port}/stored` });
+    const endpoint = await createEndpoint(
+      stack.pool,
+      { tenantId: m.tenant.tenant_id, livemode: true },
+      { url: `http://127.0.0.1:${recv.port}/stored` },
+    );
     try {
       const delivery = await createDeliveryFor(stack, m);
       const deadline = Date.now() + 20_000;
       let rows: Array<{ status: string; error: string | null }> = [];
       while (Date.now() < deadline && rows.length === 0) {
-        ({ rows } = await stack.pool.query('SELECT status, error FROM webhook_attempts WHERE endpoint_id = $1', [endpoint.id]));
+        ({ rows } = await stack.pool.query('SELECT status, error FROM webhook_attempts WHERE endpoint_id = $1', [
+          endpoint.id,
+        ]));
         if (rows.length === 0) await new Promise((r) => setTimeout(r, 200));
       }
       expect(rows.length, `no attempt logged for delivery ${delivery.id}`).toBeGreaterThan(0);
@@ -261,18 +285,31 @@ describe('on the real stack with the default configuration (loopback not allowed
     try {
       // ... then re-pointed at 127.0.0.1: the production worker refuses the connection.
       const before = recv.hits();
-      const production = createWebhookActivities({ config: { ...stack.config, allowLoopbackWebhooks: false }, pool: stack.pool, resolve: toLoopback });
+      const production = createWebhookActivities({
+        config: { ...stack.config, allowLoopbackWebhooks: false },
+        pool: stack.pool,
+        resolve: toLoopback,
+      });
       expect(await production.attemptWebhook(attempt)).toMatchObject({ outcome: 'retry', statusCode: null });
-      const { rows } = await stack.pool.query('SELECT status, error FROM webhook_attempts WHERE endpoint_id = $1 AND message_id = $2', [
-        endpoint.id,
-        messageId,
+      const { rows } = await stack.pool.query(
+        'SELECT status, error FROM webhook_attempts WHERE endpoint_id = $1 AND message_id = $2',
+        [endpoint.id, messageId],
+      );
+      expect(rows).toEqual([
+        expect.objectContaining({ status: 'failed', error: expect.stringContaining('EPRIVATEADDRESS') }),
       ]);
-      expect(rows).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringContaining('EPRIVATEADDRESS') })]);
       expect(recv.hits()).toBe(before);
 
       // The same attempt with the loopback opt-in reaches the receiver (so the refusal above is the check's doing).
-      const development = createWebhookActivities({ config: { ...stack.config, allowLoopbackWebhooks: true }, pool: stack.pool, resolve: toLoopback });
-      expect(await development.attemptWebhook({ ...attempt, attempt: 2 })).toMatchObject({ outcome: 'succeeded', statusCode: 200 });
+      const development = createWebhookActivities({
+        config: { ...stack.config, allowLoopbackWebhooks: true },
+        pool: stack.pool,
+        resolve: toLoopback,
+      });
+      expect(await development.attemptWebhook({ ...attempt, attempt: 2 })).toMatchObject({
+        outcome: 'succeeded',
+        statusCode: 200,
+      });
       expect(recv.hits()).toBe(before + 1);
     } finally {
       await stack.pool.query('UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1', [endpoint.id]);
@@ -286,7 +323,9 @@ describe('with the loopback opt-in (ALLOW_LOOPBACK_WEBHOOKS=true)', () => {
   let sim: Simulator;
   beforeAll(async () => {
     sim = await startSimulator();
-    stack = await startStack({ allowLoopbackWebhooks: loadConfig({ ALLOW_LOOPBACK_WEBHOOKS: 'true' }).allowLoopbackWebhooks });
+    stack = await startStack({
+      allowLoopbackWebhooks: loadConfig({ ALLOW_LOOPBACK_WEBHOOKS: 'true' }).allowLoopbackWebhooks,
+    });
     m = await merchantWith(stack, sim, [simCompany()]);
   }, 120_000);
   afterAll(async () => {
@@ -295,11 +334,22 @@ describe('with the loopback opt-in (ALLOW_LOOPBACK_WEBHOOKS=true)', () => {
   });
 
   it('loopback URLs are accepted; private, link-local and the other special-use ones still refused', async () => {
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]:9/x', 'http://[::ffff:127.0.0.1]:9/x']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost:9/x',
+      'http://[::1]:9/x',
+      'http://[::ffff:127.0.0.1]:9/x',
+    ]) {
       const res = await stack.request('POST', '/v1/webhook_endpoints', { key: m.tenant.secret_key, body: { url } });
       expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(201);
     }
-    for (const url of ['http://10.0.0.1/x', 'http://169.254.169.254/x', 'http://[fd00::1]/x', 'http://[::ffff:192.168.0.1]/x', 'http://100.64.0.1/x']) {
+    for (const url of [
+      'http://10.0.0.1/x',
+      'http://169.254.169.254/x',
+      'http://[fd00::1]/x',
+      'http://[::ffff:192.168.0.1]/x',
+      'http://100.64.0.1/x',
+    ]) {
       const res = await stack.request('POST', '/v1/webhook_endpoints', { key: m.tenant.secret_key, body: { url } });
       stack.expectProblem(res, 422, 'validation_failed');
       expect(res.body.errors, url).toEqual([expect.objectContaining({ pointer: '/url', code: 'private_address' })]);

@@ -6,7 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
-import { createDeliveryFor, merchantWith, quote, quoteBody, simCompany, startSimulator, waitFor, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  quote,
+  quoteBody,
+  simCompany,
+  startSimulator,
+  waitFor,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 const SHOP = 'http://shop.test';
@@ -31,17 +40,25 @@ afterAll(async () => {
 const secret = () => ({ key: m.tenant.secret_key });
 const widget = () => ({ key: m.tenant.publishable_key, headers: { origin: SHOP } });
 const deliveryCount = async () =>
-  Number((await stack.pool.query<{ n: string }>('SELECT count(*) AS n FROM deliveries WHERE tenant_id = $1', [m.tenant.tenant_id])).rows[0].n);
+  Number(
+    (
+      await stack.pool.query<{ n: string }>('SELECT count(*) AS n FROM deliveries WHERE tenant_id = $1', [
+        m.tenant.tenant_id,
+      ])
+    ).rows[0].n,
+  );
 
 type Res = { status: number; headers: Headers; body: any };
 /** A 422 validation_failed whose errors[] holds exactly these items (code and pointer or parameter), in any order. */
 function expectFieldErrors(res: Res, items: { pointer?: string; parameter?: string; code: string }[]) {
   stack.expectProblem(res, 422, 'validation_failed');
-  const got = (res.body.errors as { pointer?: string; parameter?: string; code: string }[]).map(({ pointer, parameter, code }) => ({
-    ...(pointer !== undefined ? { pointer } : {}),
-    ...(parameter !== undefined ? { parameter } : {}),
-    code,
-  }));
+  const got = (res.body.errors as { pointer?: string; parameter?: string; code: string }[]).map(
+    ({ pointer, parameter, code }) => ({
+      ...(pointer !== undefined ? { pointer } : {}),
+      ...(parameter !== undefined ? { parameter } : {}),
+      code,
+    }),
+  );
   expect(got).toEqual(expect.arrayContaining(items));
   expect(got).toHaveLength(items.length);
 }
@@ -69,10 +86,15 @@ describe('unknown fields are refused, never dropped', () => {
   });
 
   it('options.metadata stays free-form, but options itself is strict', async () => {
-    const created = await createDeliveryFor(stack, m, { options: { metadata: { anything: { nested: [1, 2] }, order: 'A-1' } } });
+    const created = await createDeliveryFor(stack, m, {
+      options: { metadata: { anything: { nested: [1, 2] }, order: 'A-1' } },
+    });
     expect(created.metadata).toMatchObject({ anything: { nested: [1, 2] }, order: 'A-1' });
     const q = await quote(stack, m);
-    const res = await stack.request('POST', '/v1/deliveries', { ...secret(), body: { quote_id: q.quote_id, ...quoteBody(), options: { metdata: {} } } });
+    const res = await stack.request('POST', '/v1/deliveries', {
+      ...secret(),
+      body: { quote_id: q.quote_id, ...quoteBody(), options: { metdata: {} } },
+    });
     expectFieldErrors(res, [{ pointer: '/options/metdata', code: 'unknown_field' }]);
   });
 
@@ -107,20 +129,32 @@ describe('unknown fields are refused, never dropped', () => {
 
   it('a route that takes no body refuses one with fields', async () => {
     const created = await createDeliveryFor(stack, m);
-    const res = await stack.request('DELETE', `/v1/deliveries/${created.id}`, { ...secret(), body: { reason: 'changed my mind' } });
+    const res = await stack.request('DELETE', `/v1/deliveries/${created.id}`, {
+      ...secret(),
+      body: { reason: 'changed my mind' },
+    });
     expectFieldErrors(res, [{ pointer: '/reason', code: 'unknown_field' }]);
     expect((await stack.request('GET', `/v1/deliveries/${created.id}`, secret())).body.status).not.toBe('cancelled');
   });
 
   it('query strings: an unknown parameter is 422 with `parameter`, on list and single-object routes', async () => {
     const created = await createDeliveryFor(stack, m);
-    expectFieldErrors(await stack.request('GET', '/v1/deliveries?limit=5&stauts=pending', secret()), [{ parameter: 'stauts', code: 'unknown_field' }]);
-    expectFieldErrors(await stack.request('GET', `/v1/deliveries/${created.id}?expand=events`, secret()), [{ parameter: 'expand', code: 'unknown_field' }]);
-    expectFieldErrors(await stack.request('GET', `/v1/widget/deliveries/${created.id}?client_secret=x&pin=1`, widget()), [
-      { parameter: 'pin', code: 'unknown_field' },
+    expectFieldErrors(await stack.request('GET', '/v1/deliveries?limit=5&stauts=pending', secret()), [
+      { parameter: 'stauts', code: 'unknown_field' },
     ]);
+    expectFieldErrors(await stack.request('GET', `/v1/deliveries/${created.id}?expand=events`, secret()), [
+      { parameter: 'expand', code: 'unknown_field' },
+    ]);
+    expectFieldErrors(
+      await stack.request('GET', `/v1/widget/deliveries/${created.id}?client_secret=x&pin=1`, widget()),
+      [{ parameter: 'pin', code: 'unknown_field' }],
+    );
     // Every parameter the contract names still works.
-    const list = await stack.request('GET', '/v1/deliveries?status=pending,assigned&sort=inserted_at_asc&search=Luanda&limit=5&offset=0', secret());
+    const list = await stack.request(
+      'GET',
+      '/v1/deliveries?status=pending,assigned&sort=inserted_at_asc&search=Luanda&limit=5&offset=0',
+      secret(),
+    );
     expect(list.status, JSON.stringify(list.body)).toBe(200);
   });
 
@@ -134,14 +168,21 @@ describe('unknown fields are refused, never dropped', () => {
         headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, raw) },
       });
     };
-    const base = { tracking_ref: assigned.courier.tracking_ref, event_type: 'pickup_ready', occurred_at: new Date().toISOString() };
+    const base = {
+      tracking_ref: assigned.courier.tracking_ref,
+      event_type: 'pickup_ready',
+      occurred_at: new Date().toISOString(),
+    };
     expectFieldErrors(await send({ ...base, ignored: true }), [{ pointer: '/ignored', code: 'unknown_field' }]);
     const free = await send({ ...base, payload: { driver_name: 'Ana', truck_colour: 'blue' } });
     expect(free.status, JSON.stringify(free.body)).toBe(202);
   });
 
   it('the OpenAPI document says additionalProperties: false on every request object but free-form ones', async () => {
-    const documents = [(await stack.request('GET', '/v1/openapi.json')).body, (await stack.request('GET', '/docs/platform.json')).body];
+    const documents = [
+      (await stack.request('GET', '/v1/openapi.json')).body,
+      (await stack.request('GET', '/docs/platform.json')).body,
+    ];
     let checked = 0;
     for (const doc of documents) {
       const schemas = doc.components?.schemas ?? {};
@@ -179,9 +220,15 @@ describe('dates outside 1970-01-01 .. 9999-12-31 UTC', () => {
     for (const at of OUT_OF_RANGE) {
       const q = await quote(stack, m);
       for (const field of ['scheduled_delivery_at', 'scheduled_pickup_at']) {
-        const res = await stack.request('POST', '/v1/deliveries', { ...secret(), body: { quote_id: q.quote_id, ...quoteBody(), [field]: at } });
+        const res = await stack.request('POST', '/v1/deliveries', {
+          ...secret(),
+          body: { quote_id: q.quote_id, ...quoteBody(), [field]: at },
+        });
         expectFieldErrors(res, [{ pointer: `/${field}`, code: 'out_of_range' }]);
-        const viaWidget = await stack.request('POST', '/v1/widget/deliveries', { ...widget(), body: { quote_id: q.quote_id, ...quoteBody(), [field]: at } });
+        const viaWidget = await stack.request('POST', '/v1/widget/deliveries', {
+          ...widget(),
+          body: { quote_id: q.quote_id, ...quoteBody(), [field]: at },
+        });
         expectFieldErrors(viaWidget, [{ pointer: `/${field}`, code: 'out_of_range' }]);
       }
     }
@@ -197,7 +244,10 @@ describe('dates outside 1970-01-01 .. 9999-12-31 UTC', () => {
       body: { quote_id: q.quote_id, ...quoteBody(), scheduled_pickup_at: '9999-12-31T23:00:00Z' },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const { rows } = await stack.pool.query<{ sla: Date }>('SELECT sla_deadline_at AS sla FROM deliveries WHERE id = $1', [res.body.id]);
+    const { rows } = await stack.pool.query<{ sla: Date }>(
+      'SELECT sla_deadline_at AS sla FROM deliveries WHERE id = $1',
+      [res.body.id],
+    );
     expect(rows[0].sla.toISOString()).toBe('9999-12-31T23:59:59.999Z');
     for (const id of [last.id, res.body.id]) {
       const read = await stack.request('GET', `/v1/deliveries/${id}`, secret());
@@ -211,16 +261,28 @@ describe('dates outside 1970-01-01 .. 9999-12-31 UTC', () => {
     expectFieldErrors(await stack.request('GET', '/v1/deliveries?inserted_at_gte=0000-01-01T00:00:00Z', secret()), [
       { parameter: 'inserted_at_gte', code: 'out_of_range' },
     ]);
-    expectFieldErrors(await stack.request('GET', `/v1/deliveries?inserted_at_lte=${encodeURIComponent('9999-12-31T23:59:59-14:00')}`, secret()), [
-      { parameter: 'inserted_at_lte', code: 'out_of_range' },
-    ]);
-    const raw = JSON.stringify({ tracking_ref: `ref-${randomUUID()}`, event_type: 'assigned', occurred_at: '0000-01-01T00:00:00Z' });
+    expectFieldErrors(
+      await stack.request(
+        'GET',
+        `/v1/deliveries?inserted_at_lte=${encodeURIComponent('9999-12-31T23:59:59-14:00')}`,
+        secret(),
+      ),
+      [{ parameter: 'inserted_at_lte', code: 'out_of_range' }],
+    );
+    const raw = JSON.stringify({
+      tracking_ref: `ref-${randomUUID()}`,
+      event_type: 'assigned',
+      occurred_at: '0000-01-01T00:00:00Z',
+    });
     const fleet = await stack.request('POST', `/v1/fleet/${m.slug}/events`, {
       body: raw,
       headers: { 'content-type': 'application/json', ...signFleetEvent(fleetSecret, raw) },
     });
     expectFieldErrors(fleet, [{ pointer: '/occurred_at', code: 'out_of_range' }]);
-    const endpoint = await stack.request('POST', '/v1/webhook_endpoints', { ...secret(), body: { url: `https://hooks.example.ao/${randomUUID()}` } });
+    const endpoint = await stack.request('POST', '/v1/webhook_endpoints', {
+      ...secret(),
+      body: { url: `https://hooks.example.ao/${randomUUID()}` },
+    });
     expect(endpoint.status).toBe(201);
     const replay = await stack.request('POST', `/v1/webhook_endpoints/${endpoint.body.id}/replay`, {
       ...secret(),
@@ -236,7 +298,9 @@ describe('dates outside 1970-01-01 .. 9999-12-31 UTC', () => {
     const created = await createDeliveryFor(stack, m);
     for (const column of ['scheduled_pickup_at', 'scheduled_delivery_at', 'sla_deadline_at']) {
       for (const at of ['10000-01-01T13:59:59Z', '0001-01-01T00:00:00Z']) {
-        await expect(stack.pool.query(`UPDATE deliveries SET ${column} = $2 WHERE id = $1`, [created.id, at])).rejects.toMatchObject({ code: '23514' });
+        await expect(
+          stack.pool.query(`UPDATE deliveries SET ${column} = $2 WHERE id = $1`, [created.id, at]),
+        ).rejects.toMatchObject({ code: '23514' });
       }
     }
   });

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { linkCouriers } from '../src/lib/tenants.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, webhookOutcome, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  webhookOutcome,
+  type Merchant,
+} from './helpers/fixtures.js';
 import type { Simulator } from '../simulator/server.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
@@ -49,11 +56,15 @@ async function merchant(): Promise<Merchant> {
   await linkCouriers(stack.pool, tenant.tenant_id, base.slug);
   return { tenant, couriers: base.couriers, slug: base.slug };
 }
-const api = (m: Merchant, method: string, path: string, body?: unknown) => stack.request(method, path, { key: m.tenant.secret_key, body });
+const api = (m: Merchant, method: string, path: string, body?: unknown) =>
+  stack.request(method, path, { key: m.tenant.secret_key, body });
 
 async function endpoint(m: Merchant, path: string, statuses: number[]) {
   answers.set(path, statuses);
-  const res = await api(m, 'POST', '/v1/webhook_endpoints', { url: `${receiverUrl}${path}`, events: ['delivery.created'] });
+  const res = await api(m, 'POST', '/v1/webhook_endpoints', {
+    url: `${receiverUrl}${path}`,
+    events: ['delivery.created'],
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string };
 }
@@ -74,18 +85,30 @@ async function createdMessage(m: Merchant) {
 async function attempts(m: Merchant, endpointId: string, query = '') {
   const res = await api(m, 'GET', `/v1/webhook_endpoints/${endpointId}/attempts?limit=100${query}`);
   expect(res.status).toBe(200);
-  return res.body.data as { status: string; status_code: number | null; attempt: number; trigger: string; message_id: string }[];
+  return res.body.data as {
+    status: string;
+    status_code: number | null;
+    attempt: number;
+    trigger: string;
+    message_id: string;
+  }[];
 }
 
 const getEndpoint = async (m: Merchant, id: string) => (await api(m, 'GET', `/v1/webhook_endpoints/${id}`)).body;
 
 /** Sets the endpoint's failures back in time, as if they had begun `hours` ago. */
 const failingFor = (id: string, hours: number) =>
-  stack.pool.query('UPDATE webhook_endpoints SET failing_since = now() - make_interval(hours => $2) WHERE id = $1', [id, hours]);
+  stack.pool.query('UPDATE webhook_endpoints SET failing_since = now() - make_interval(hours => $2) WHERE id = $1', [
+    id,
+    hours,
+  ]);
 
 /** Waits until every replay workflow the endpoint has started so far has finished. */
 async function replaysFinished(endpointId: string) {
-  const { rows } = await stack.pool.query<{ ids: string[] }>('SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1', [endpointId]);
+  const { rows } = await stack.pool.query<{ ids: string[] }>(
+    'SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1',
+    [endpointId],
+  );
   await Promise.all(rows[0].ids.map((id) => stack.temporal.workflow.getHandle(id).result()));
 }
 
@@ -129,7 +152,11 @@ describe('retries: any answer but 2xx', () => {
     const { outcomes } = await createdMessage(m);
     expect(outcomes[ep.id]).toBe('final');
     expect(await attempts(m, ep.id)).toHaveLength(1);
-    expect(await getEndpoint(m, ep.id)).toMatchObject({ status: 'disabled', health: 'disabled', disabled_reason: expect.stringMatching(/410/) });
+    expect(await getEndpoint(m, ep.id)).toMatchObject({
+      status: 'disabled',
+      health: 'disabled',
+      disabled_reason: expect.stringMatching(/410/),
+    });
   });
 });
 
@@ -146,7 +173,9 @@ describe('endpoint health', () => {
     expect(failing.health).toBe('healthy');
     expect(Date.now() - Date.parse(failing.failing_since)).toBeLessThan(60_000);
     // The failures began with the first failed attempt, and later ones keep that time.
-    const first = (await stack.pool.query('SELECT min(attempted_at) AS at FROM webhook_attempts WHERE endpoint_id = $1', [ep.id])).rows[0].at as Date;
+    const first = (
+      await stack.pool.query('SELECT min(attempted_at) AS at FROM webhook_attempts WHERE endpoint_id = $1', [ep.id])
+    ).rows[0].at as Date;
     expect(failing.failing_since).toBe(first.toISOString());
 
     await failingFor(ep.id, 25);
@@ -174,13 +203,24 @@ describe('endpoint health', () => {
     await failingFor(ep.id, 5 * 24 + 1);
     const third = await createdMessage(m);
     expect(third.outcomes[ep.id]).toBe('final');
-    expect(await getEndpoint(m, ep.id)).toMatchObject({ status: 'disabled', disabled_reason: 'failing', health: 'disabled' });
+    expect(await getEndpoint(m, ep.id)).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'failing',
+      health: 'disabled',
+    });
     // One attempt of that message, no retry, no exhausted row.
-    expect((await attempts(m, ep.id, `&message_id=${third.messageId}`)).map((a) => [a.status, a.status_code])).toEqual([['failed', 503]]);
+    expect((await attempts(m, ep.id, `&message_id=${third.messageId}`)).map((a) => [a.status, a.status_code])).toEqual([
+      ['failed', 503],
+    ]);
 
     // Re-enabled by the merchant: healthy, its failures forgotten (the next failure does not disable it at once).
     const enabled = await api(m, 'PATCH', `/v1/webhook_endpoints/${ep.id}`, { status: 'enabled' });
-    expect(enabled.body).toMatchObject({ status: 'enabled', disabled_reason: null, health: 'healthy', failing_since: null });
+    expect(enabled.body).toMatchObject({
+      status: 'enabled',
+      disabled_reason: null,
+      health: 'healthy',
+      failing_since: null,
+    });
     const fourth = await createdMessage(m);
     expect(fourth.outcomes[ep.id]).toBe('exhausted');
     expect(await getEndpoint(m, ep.id)).toMatchObject({ status: 'enabled', health: 'healthy' });
@@ -198,18 +238,24 @@ describe('replays are bounded', () => {
     stack.config.webhookScheduleMs = [0, 120_000];
     let inFlight: string[];
     try {
-      const both = await Promise.all([1, 2].map(() => api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { message_id: messageId })));
+      const both = await Promise.all(
+        [1, 2].map(() => api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { message_id: messageId })),
+      );
       expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
       stack.expectProblem(
         both.find((r) => r.status === 409)!,
         409,
         'replay_in_progress',
       );
-      inFlight = (await stack.pool.query('SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1', [ep.id])).rows[0].ids;
+      inFlight = (
+        await stack.pool.query('SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1', [ep.id])
+      ).rows[0].ids;
       expect(inFlight).toHaveLength(1);
       // Still in flight: a range replay is refused too.
       stack.expectProblem(
-        await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: new Date(Date.now() - 60_000).toISOString() }),
+        await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, {
+          since: new Date(Date.now() - 60_000).toISOString(),
+        }),
         409,
         'replay_in_progress',
       );

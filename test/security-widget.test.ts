@@ -54,11 +54,15 @@ const expectProblem = (res: { status: number; headers: Headers; body: any }, sta
 /** Quote with the secret key, then create through the widget. */
 async function widgetCreate(m: Merchant, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const q = await quote(stack, m);
-  return stack.request('POST', '/v1/widget/deliveries', { ...widget(m, headers), body: { quote_id: q.quote_id, ...quoteBody(), ...extra } });
+  return stack.request('POST', '/v1/widget/deliveries', {
+    ...widget(m, headers),
+    body: { quote_id: q.quote_id, ...quoteBody(), ...extra },
+  });
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
-const secretPath = (id: string, secret: string) => `/v1/widget/deliveries/${id}?client_secret=${encodeURIComponent(secret)}`;
+const secretPath = (id: string, secret: string) =>
+  `/v1/widget/deliveries/${id}?client_secret=${encodeURIComponent(secret)}`;
 
 describe('the PIN never leaves the client secret', () => {
   let created: any;
@@ -71,7 +75,10 @@ describe('the PIN never leaves the client secret', () => {
   it('the creation answer carries the PIN and a client secret, of which only a hash is stored', async () => {
     expect(created.delivery_pin).toMatch(/^\d{4}$/);
     expect(created.client_secret).toMatch(new RegExp(`^${created.id}_secret_[0-9A-Za-z]{32}$`));
-    const { rows } = await stack.pool.query('SELECT client_secret_hash, row_to_json(d)::text AS everything FROM deliveries d WHERE id = $1', [created.id]);
+    const { rows } = await stack.pool.query(
+      'SELECT client_secret_hash, row_to_json(d)::text AS everything FROM deliveries d WHERE id = $1',
+      [created.id],
+    );
     expect(Buffer.compare(rows[0].client_secret_hash, sha256(created.client_secret))).toBe(0);
     expect(rows[0].everything).not.toContain(created.client_secret.split('_secret_')[1]);
   });
@@ -79,11 +86,27 @@ describe('the PIN never leaves the client secret', () => {
   it('the publishable key alone reads no PIN, contacts nor metadata; events and status are there', async () => {
     const res = await stack.request('GET', `/v1/widget/deliveries/${created.id}`, widget(a));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, reference: created.reference, status: expect.any(String), tracking_url: created.tracking_url });
-    expect(res.body.events[0]).toEqual({ id: expect.any(String), event_type: 'delivery.created', occurred_at: expect.any(String) });
-    for (const hidden of ['delivery_pin', 'metadata', 'cash_collect_aoa', 'sla_deadline_at']) expect(res.body).not.toHaveProperty(hidden);
+    expect(res.body).toMatchObject({
+      id: created.id,
+      reference: created.reference,
+      status: expect.any(String),
+      tracking_url: created.tracking_url,
+    });
+    expect(res.body.events[0]).toEqual({
+      id: expect.any(String),
+      event_type: 'delivery.created',
+      occurred_at: expect.any(String),
+    });
+    for (const hidden of ['delivery_pin', 'metadata', 'cash_collect_aoa', 'sla_deadline_at'])
+      expect(res.body).not.toHaveProperty(hidden);
     const text = JSON.stringify(res.body);
-    for (const secret of [DESTINATION.contact.phone, ORIGIN.contact.phone, DESTINATION.contact.name, 'META-MARKER-1', created.client_secret])
+    for (const secret of [
+      DESTINATION.contact.phone,
+      ORIGIN.contact.phone,
+      DESTINATION.contact.name,
+      'META-MARKER-1',
+      created.client_secret,
+    ])
       expect(text).not.toContain(secret);
   });
 
@@ -93,7 +116,12 @@ describe('the PIN never leaves the client secret', () => {
     expect(res.body.origin).toEqual({ city: ORIGIN.city, province: ORIGIN.province });
     expect(res.body.destination).toEqual({ city: DESTINATION.city, province: DESTINATION.province });
     // The parcel keeps its size; what it holds and what it is worth stay with the client secret.
-    expect(res.body.parcel).toEqual({ weight_grams: PARCEL.weight_grams, length_cm: PARCEL.length_cm, width_cm: PARCEL.width_cm, height_cm: PARCEL.height_cm });
+    expect(res.body.parcel).toEqual({
+      weight_grams: PARCEL.weight_grams,
+      length_cm: PARCEL.length_cm,
+      width_cm: PARCEL.width_cm,
+      height_cm: PARCEL.height_cm,
+    });
     const text = JSON.stringify(res.body);
     for (const hidden of [
       DESTINATION.address_line,
@@ -132,7 +160,11 @@ describe('the PIN never leaves the client secret', () => {
       expect(res.body).not.toHaveProperty('delivery_pin');
     }
     // Another tenant's key with the right secret: 404 as without it.
-    expectProblem(await stack.request('GET', secretPath(created.id, created.client_secret), widget(b)), 404, 'not_found');
+    expectProblem(
+      await stack.request('GET', secretPath(created.id, created.client_secret), widget(b)),
+      404,
+      'not_found',
+    );
     const long = await stack.request('GET', secretPath(created.id, 'x'.repeat(201)), widget(a));
     expectProblem(long, 422, 'validation_failed');
     expect(long.body.errors).toContainEqual(expect.objectContaining({ parameter: 'client_secret' }));
@@ -170,15 +202,24 @@ describe('idempotent replays do not reveal a client secret', () => {
     const key = randomUUID();
     const q = await quote(stack, a);
     const body = { quote_id: q.quote_id, ...quoteBody() };
-    const first = await stack.request('POST', '/v1/widget/deliveries', { ...widget(a, { 'idempotency-key': key }), body });
+    const first = await stack.request('POST', '/v1/widget/deliveries', {
+      ...widget(a, { 'idempotency-key': key }),
+      body,
+    });
     expect(first.status).toBe(201);
     expect(first.body.client_secret).toMatch(/_secret_/);
-    const { rows } = await stack.pool.query('SELECT response_body::text AS stored FROM idempotency_keys WHERE idempotency_key = $1', [key]);
+    const { rows } = await stack.pool.query(
+      'SELECT response_body::text AS stored FROM idempotency_keys WHERE idempotency_key = $1',
+      [key],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].stored).toContain(first.body.id);
     expect(rows[0].stored).not.toContain(first.body.client_secret.split('_secret_')[1]);
 
-    const replay = await stack.request('POST', '/v1/widget/deliveries', { ...widget(a, { 'idempotency-key': key }), body });
+    const replay = await stack.request('POST', '/v1/widget/deliveries', {
+      ...widget(a, { 'idempotency-key': key }),
+      body,
+    });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.id).toBe(first.body.id);
@@ -188,7 +229,10 @@ describe('idempotent replays do not reveal a client secret', () => {
     // The first attempt committed but its record is gone (a crash before answering): the retry finds the same
     // delivery, shows no new secret, and the first secret still works.
     await stack.pool.query('DELETE FROM idempotency_keys WHERE idempotency_key = $1', [key]);
-    const retry = await stack.request('POST', '/v1/widget/deliveries', { ...widget(a, { 'idempotency-key': key }), body });
+    const retry = await stack.request('POST', '/v1/widget/deliveries', {
+      ...widget(a, { 'idempotency-key': key }),
+      body,
+    });
     expect(retry.status).toBe(201);
     expect(retry.body.id).toBe(first.body.id);
     expect(retry.body).not.toHaveProperty('client_secret');
@@ -211,22 +255,32 @@ function admin(...args: string[]): Promise<Run> {
       process.execPath,
       ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'admin.ts'), ...args],
       { cwd: ROOT_DIR, env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
 
 describe('cash_collect_aoa only with cod, on every surface', () => {
-  it.each(['prepaid', 'bank_transfer', undefined])('payment_method %s with an amount: 422 /cash_collect_aoa', async (method) => {
-    const extra = { ...(method ? { payment_method: method } : {}), cash_collect_aoa: 100_000 };
-    const q = await quote(stack, a);
-    const merchant = await stack.request('POST', '/v1/deliveries', { key: a.tenant.secret_key, body: { quote_id: q.quote_id, ...quoteBody(), ...extra } });
-    expectProblem(merchant, 422, 'validation_failed');
-    expect(merchant.body.errors).toContainEqual(expect.objectContaining({ pointer: '/cash_collect_aoa' }));
-    const viaWidget = await stack.request('POST', '/v1/widget/deliveries', { ...widget(a), body: { quote_id: q.quote_id, ...quoteBody(), ...extra } });
-    expectProblem(viaWidget, 422, 'validation_failed');
-    expect(viaWidget.body.errors).toContainEqual(expect.objectContaining({ pointer: '/cash_collect_aoa' }));
-  });
+  it.each(['prepaid', 'bank_transfer', undefined])(
+    'payment_method %s with an amount: 422 /cash_collect_aoa',
+    async (method) => {
+      const extra = { ...(method ? { payment_method: method } : {}), cash_collect_aoa: 100_000 };
+      const q = await quote(stack, a);
+      const merchant = await stack.request('POST', '/v1/deliveries', {
+        key: a.tenant.secret_key,
+        body: { quote_id: q.quote_id, ...quoteBody(), ...extra },
+      });
+      expectProblem(merchant, 422, 'validation_failed');
+      expect(merchant.body.errors).toContainEqual(expect.objectContaining({ pointer: '/cash_collect_aoa' }));
+      const viaWidget = await stack.request('POST', '/v1/widget/deliveries', {
+        ...widget(a),
+        body: { quote_id: q.quote_id, ...quoteBody(), ...extra },
+      });
+      expectProblem(viaWidget, 422, 'validation_failed');
+      expect(viaWidget.body.errors).toContainEqual(expect.objectContaining({ pointer: '/cash_collect_aoa' }));
+    },
+  );
 
   it('null is fine with any method', async () => {
     expect((await widgetCreate(a, { payment_method: 'bank_transfer', cash_collect_aoa: null })).status).toBe(201);
@@ -239,7 +293,11 @@ describe('a publishable key decides the payment methods its widget may book', ()
   it('by default prepaid and bank_transfer; cod is 422 payment_method_not_allowed at /payment_method', async () => {
     const m = await merchantWith(stack, sim, [simCompany()], [], [OTHER_SHOP]);
     const as = (extra: Record<string, unknown>) =>
-      stack.request('POST', '/v1/widget/deliveries', { key: m.tenant.publishable_key, headers: { origin: OTHER_SHOP }, body: extra });
+      stack.request('POST', '/v1/widget/deliveries', {
+        key: m.tenant.publishable_key,
+        headers: { origin: OTHER_SHOP },
+        body: extra,
+      });
     for (const method of [undefined, 'prepaid', 'bank_transfer']) {
       const q = await quote(stack, m);
       const res = await as({ quote_id: q.quote_id, ...quoteBody(), ...(method ? { payment_method: method } : {}) });
@@ -248,7 +306,9 @@ describe('a publishable key decides the payment methods its widget may book', ()
     const q = await quote(stack, m);
     const cod = await as({ quote_id: q.quote_id, ...quoteBody(), payment_method: 'cod', cash_collect_aoa: 1 });
     expectProblem(cod, 422, 'payment_method_not_allowed');
-    expect(cod.body.errors).toEqual([expect.objectContaining({ pointer: '/payment_method', code: 'payment_method_not_allowed' })]);
+    expect(cod.body.errors).toEqual([
+      expect.objectContaining({ pointer: '/payment_method', code: 'payment_method_not_allowed' }),
+    ]);
     // The quote is still unused: the merchant can book it.
     expect(
       (
@@ -262,10 +322,22 @@ describe('a publishable key decides the payment methods its widget may book', ()
 
   it('key policy allows cod with an amount above zero from the widget, and refuses what it leaves out', async () => {
     const m = await merchantWith(stack, sim, [simCompany()], [], [OTHER_SHOP]);
-    const run = await admin('key', 'policy', '--key', m.tenant.publishable_key_id, '--payment-methods', 'prepaid,cod', '--json');
+    const run = await admin(
+      'key',
+      'policy',
+      '--key',
+      m.tenant.publishable_key_id,
+      '--payment-methods',
+      'prepaid,cod',
+      '--json',
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ key_id: m.tenant.publishable_key_id, payment_methods: ['prepaid', 'cod'], cod_amount_aoa: null });
+    expect(JSON.parse(run.stdout)).toEqual({
+      key_id: m.tenant.publishable_key_id,
+      payment_methods: ['prepaid', 'cod'],
+      cod_amount_aoa: null,
+    });
     const as = async (extra: Record<string, unknown>) => {
       const q = await quote(stack, m);
       return stack.request('POST', '/v1/widget/deliveries', {
@@ -287,7 +359,17 @@ describe('a publishable key decides the payment methods its widget may book', ()
 
   it('key policy --cod-amount-aoa: the merchant fixes the amount; the widget may repeat it or leave it out', async () => {
     const m = await merchantWith(stack, sim, [simCompany()], [], [OTHER_SHOP]);
-    const run = await admin('key', 'policy', '--key', m.tenant.publishable_key_id, '--payment-methods', 'cod', '--cod-amount-aoa', '120000', '--json');
+    const run = await admin(
+      'key',
+      'policy',
+      '--key',
+      m.tenant.publishable_key_id,
+      '--payment-methods',
+      'cod',
+      '--cod-amount-aoa',
+      '120000',
+      '--json',
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ payment_methods: ['cod'], cod_amount_aoa: 120_000 });
     const as = async (extra: Record<string, unknown>) => {
@@ -306,7 +388,9 @@ describe('a publishable key decides the payment methods its widget may book', ()
     expect((await as({ payment_method: 'cod', cash_collect_aoa: 120_000 })).status).toBe(201);
     const other = await as({ payment_method: 'cod', cash_collect_aoa: 1 });
     expectProblem(other, 422, 'validation_failed');
-    expect(other.body.errors).toEqual([expect.objectContaining({ pointer: '/cash_collect_aoa', code: 'cash_collect_aoa_mismatch' })]);
+    expect(other.body.errors).toEqual([
+      expect.objectContaining({ pointer: '/cash_collect_aoa', code: 'cash_collect_aoa_mismatch' }),
+    ]);
     expectProblem(await as({}), 422, 'payment_method_not_allowed'); // prepaid, the default method, is not in the policy
   });
 
@@ -314,7 +398,16 @@ describe('a publishable key decides the payment methods its widget may book', ()
     const m = await merchantWith(stack, sim, [simCompany()], [], [OTHER_SHOP]);
     const runs = await Promise.all([
       admin('key', 'policy', '--key', m.tenant.publishable_key_id, '--payment-methods', 'prepaid,cheque'),
-      admin('key', 'policy', '--key', m.tenant.publishable_key_id, '--payment-methods', 'prepaid', '--cod-amount-aoa', '100'),
+      admin(
+        'key',
+        'policy',
+        '--key',
+        m.tenant.publishable_key_id,
+        '--payment-methods',
+        'prepaid',
+        '--cod-amount-aoa',
+        '100',
+      ),
       admin('key', 'policy', '--key', m.tenant.secret_key_id, '--payment-methods', 'prepaid'),
     ]);
     for (const run of runs) {
@@ -322,7 +415,9 @@ describe('a publishable key decides the payment methods its widget may book', ()
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
     }
     expect(runs[2].stderr).toContain('No such publishable key');
-    const { rows } = await stack.pool.query('SELECT widget_payment_methods FROM api_keys WHERE id = $1', [m.tenant.publishable_key_id]);
+    const { rows } = await stack.pool.query('SELECT widget_payment_methods FROM api_keys WHERE id = $1', [
+      m.tenant.publishable_key_id,
+    ]);
     expect(rows[0].widget_payment_methods).toBeNull();
   });
 });

@@ -54,12 +54,20 @@ afterAll(async () => {
 const expectProblem = (res: { status: number; headers: Headers; body: any }, status: number, code?: string) => {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ status, type: expect.stringContaining('/errors/'), title: expect.any(String), detail: expect.any(String) });
+  expect(res.body).toMatchObject({
+    status,
+    type: expect.stringContaining('/errors/'),
+    title: expect.any(String),
+    detail: expect.any(String),
+  });
   if (code) expect(res.body.error).toBe(code);
 };
 
 const merchant = (m: Merchant) => ({ key: m.tenant.secret_key });
-const widget = (m: Merchant, origin = m === a ? SHOP : OTHER_SHOP) => ({ key: m.tenant.publishable_key, headers: { origin } });
+const widget = (m: Merchant, origin = m === a ? SHOP : OTHER_SHOP) => ({
+  key: m.tenant.publishable_key,
+  headers: { origin },
+});
 
 describe("tenant isolation: another tenant's ids are 404, never data", () => {
   let delivery: any;
@@ -69,7 +77,10 @@ describe("tenant isolation: another tenant's ids are 404, never data", () => {
   beforeAll(async () => {
     delivery = await createDeliveryFor(stack, a, { options: { metadata: { secret: 'tenant-a-only' } } });
     unpaid = await createDeliveryFor(stack, a, { payment_method: 'bank_transfer' });
-    const res = await stack.request('POST', '/v1/webhook_endpoints', { ...merchant(a), body: { url: 'http://127.0.0.1:9/a-hook', description: 'tenant A' } });
+    const res = await stack.request('POST', '/v1/webhook_endpoints', {
+      ...merchant(a),
+      body: { url: 'http://127.0.0.1:9/a-hook', description: 'tenant A' },
+    });
     expect(res.status).toBe(201);
     endpoint = res.body;
     const { rows } = await stack.pool
@@ -81,7 +92,15 @@ describe("tenant isolation: another tenant's ids are 404, never data", () => {
   /** The answer names nothing of tenant A. */
   const leaksNothing = (res: { body: any }) => {
     const text = JSON.stringify(res.body);
-    for (const secret of [delivery.reference, unpaid.reference, 'tenant-a-only', ORIGIN.address_line, DESTINATION.contact.phone, endpoint.secret, 'a-hook']) {
+    for (const secret of [
+      delivery.reference,
+      unpaid.reference,
+      'tenant-a-only',
+      ORIGIN.address_line,
+      DESTINATION.contact.phone,
+      endpoint.secret,
+      'a-hook',
+    ]) {
       expect(text).not.toContain(secret);
     }
   };
@@ -98,8 +117,12 @@ describe("tenant isolation: another tenant's ids are 404, never data", () => {
       leaksNothing(res);
     }
     // Nothing changed for the owner.
-    expect((await stack.request('GET', `/v1/deliveries/${unpaid.id}`, merchant(a))).body.status).toBe('awaiting_payment');
-    expect((await stack.request('GET', `/v1/deliveries/${delivery.id}`, merchant(a))).body.status).not.toBe('cancelled');
+    expect((await stack.request('GET', `/v1/deliveries/${unpaid.id}`, merchant(a))).body.status).toBe(
+      'awaiting_payment',
+    );
+    expect((await stack.request('GET', `/v1/deliveries/${delivery.id}`, merchant(a))).body.status).not.toBe(
+      'cancelled',
+    );
   });
 
   it('widget GET /v1/widget/deliveries/{id}', async () => {
@@ -114,7 +137,11 @@ describe("tenant isolation: another tenant's ids are 404, never data", () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((d: any) => d.id)).not.toContain(delivery.id);
     leaksNothing(list);
-    const search = await stack.request('GET', `/v1/deliveries?search=${encodeURIComponent(delivery.reference)}`, merchant(b));
+    const search = await stack.request(
+      'GET',
+      `/v1/deliveries?search=${encodeURIComponent(delivery.reference)}`,
+      merchant(b),
+    );
     expect(search.body.data).toEqual([]);
     const endpoints = await stack.request('GET', '/v1/webhook_endpoints', merchant(b));
     expect(endpoints.body.data.map((e: any) => e.id)).not.toContain(endpoint.id);
@@ -122,7 +149,10 @@ describe("tenant isolation: another tenant's ids are 404, never data", () => {
 
   it('a quote of another tenant cannot be used', async () => {
     const q = (await stack.request('POST', '/v1/quotes', { ...merchant(a), body: quoteBody() })).body.data[0];
-    const res = await stack.request('POST', '/v1/deliveries', { ...merchant(b), body: { quote_id: q.quote_id, ...quoteBody() } });
+    const res = await stack.request('POST', '/v1/deliveries', {
+      ...merchant(b),
+      body: { quote_id: q.quote_id, ...quoteBody() },
+    });
     expectProblem(res, 422, 'quote_not_found');
   });
 
@@ -136,12 +166,23 @@ describe("tenant isolation: another tenant's ids are 404, never data", () => {
     ['DELETE', '', undefined],
   ] as const)('webhook endpoints %s {id}%s', async (method, suffix, body) => {
     const payload = body === 'message' ? { message_id: messageId } : body;
-    const res = await stack.request(method, `/v1/webhook_endpoints/${endpoint.id}${suffix}`, { ...merchant(b), body: payload });
+    const res = await stack.request(method, `/v1/webhook_endpoints/${endpoint.id}${suffix}`, {
+      ...merchant(b),
+      body: payload,
+    });
     expectProblem(res, 404, 'not_found');
     leaksNothing(res);
     // Still there, unchanged, with the same secret.
-    const { rows } = await stack.pool.query('SELECT url, description, secret, tenant_id FROM webhook_endpoints WHERE id = $1', [endpoint.id]);
-    expect(rows[0]).toMatchObject({ url: 'http://127.0.0.1:9/a-hook', description: 'tenant A', secret: endpoint.secret, tenant_id: a.tenant.tenant_id });
+    const { rows } = await stack.pool.query(
+      'SELECT url, description, secret, tenant_id FROM webhook_endpoints WHERE id = $1',
+      [endpoint.id],
+    );
+    expect(rows[0]).toMatchObject({
+      url: 'http://127.0.0.1:9/a-hook',
+      description: 'tenant A',
+      secret: endpoint.secret,
+      tenant_id: a.tenant.tenant_id,
+    });
   });
 });
 
@@ -150,14 +191,28 @@ describe('keys', () => {
     const t = await stack.tenant([SHOP]);
     issuedKeys.push(t.secret_key, t.publishable_key);
     expect((await stack.request('GET', '/v1/couriers', { key: t.secret_key })).status).toBe(200);
-    expect((await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } })).status).toBe(200);
+    expect(
+      (await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } })).status,
+    ).toBe(200);
     await revokeKey(stack.pool, t.secret_key_id);
     await revokeKey(stack.pool, t.publishable_key);
     expectProblem(await stack.request('GET', '/v1/couriers', { key: t.secret_key }), 401, 'unauthorized');
-    expectProblem(await stack.request('POST', '/v1/quotes', { key: t.secret_key, body: quoteBody() }), 401, 'unauthorized');
-    expectProblem(await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }), 401, 'unauthorized');
     expectProblem(
-      await stack.request('POST', '/v1/widget/quotes', { key: t.publishable_key, headers: { origin: SHOP }, body: quoteBody() }),
+      await stack.request('POST', '/v1/quotes', { key: t.secret_key, body: quoteBody() }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await stack.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await stack.request('POST', '/v1/widget/quotes', {
+        key: t.publishable_key,
+        headers: { origin: SHOP },
+        body: quoteBody(),
+      }),
       401,
       'unauthorized',
     );
@@ -194,7 +249,11 @@ describe('keys', () => {
   });
 
   it.each(widgetRoutes)('a secret key is refused on widget %s %s', async (method, path) => {
-    const res = await stack.request(method, path, { key: a.tenant.secret_key, headers: { origin: SHOP }, body: method === 'POST' ? quoteBody() : undefined });
+    const res = await stack.request(method, path, {
+      key: a.tenant.secret_key,
+      headers: { origin: SHOP },
+      body: method === 'POST' ? quoteBody() : undefined,
+    });
     expectProblem(res, 401, 'unauthorized');
   });
 
@@ -213,7 +272,11 @@ describe('keys', () => {
       `${SHOP}/path`,
       `${SHOP}, http://evil.test`,
     ]) {
-      const res = await stack.request(method, path, { key: a.tenant.publishable_key, headers: origin === undefined ? {} : { origin }, body });
+      const res = await stack.request(method, path, {
+        key: a.tenant.publishable_key,
+        headers: origin === undefined ? {} : { origin },
+        body,
+      });
       expectProblem(res, 401, 'unauthorized');
     }
     // Another tenant's publishable key from its own allowed origin does not open tenant A's data either (404 above);
@@ -224,10 +287,16 @@ describe('keys', () => {
 
   it('Origin compares as an origin: scheme and host are case-insensitive (RFC 6454), anything else must match exactly', async () => {
     // Browsers send origins lower-cased; a case variant names the same origin, so it is accepted rather than refused.
-    const res = await stack.request('GET', '/v1/widget/couriers', { key: a.tenant.publishable_key, headers: { origin: 'HTTP://SHOP.TEST' } });
+    const res = await stack.request('GET', '/v1/widget/couriers', {
+      key: a.tenant.publishable_key,
+      headers: { origin: 'HTTP://SHOP.TEST' },
+    });
     expect(res.status).toBe(200);
     expectProblem(
-      await stack.request('GET', '/v1/widget/couriers', { key: a.tenant.publishable_key, headers: { origin: 'HTTP://SHOP.TEST/' } }),
+      await stack.request('GET', '/v1/widget/couriers', {
+        key: a.tenant.publishable_key,
+        headers: { origin: 'HTTP://SHOP.TEST/' },
+      }),
       401,
       'unauthorized',
     );
@@ -243,7 +312,11 @@ describe('keys', () => {
     const preflight = (origin: string, path = '/v1/widget/quotes') =>
       fetch(`${stack.url}${path}`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
       });
     const allowed = await preflight(SHOP);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(SHOP);
@@ -260,28 +333,61 @@ describe('keys', () => {
 describe('fleet events: signature and freshness', () => {
   let d: any;
   let ref: string;
-  const count = async () => Number((await stack.pool.query('SELECT count(*) FROM delivery_events WHERE delivery_id = $1', [d.id])).rows[0].count);
+  const count = async () =>
+    Number(
+      (await stack.pool.query('SELECT count(*) FROM delivery_events WHERE delivery_id = $1', [d.id])).rows[0].count,
+    );
   beforeAll(async () => {
     d = await createDeliveryFor(stack, a);
     const assigned = await waitForStatus(stack, a.tenant.secret_key, d.id, 'assigned');
     ref = assigned.courier.tracking_ref;
   });
-  const event = () => JSON.stringify({ tracking_ref: ref, event_type: 'failed', occurred_at: new Date().toISOString(), payload: { reason: 'forged' } });
+  const event = () =>
+    JSON.stringify({
+      tracking_ref: ref,
+      event_type: 'failed',
+      occurred_at: new Date().toISOString(),
+      payload: { reason: 'forged' },
+    });
   const send = (body: string, headers: Record<string, string>, slug = fleetA.slug) =>
-    stack.request('POST', `/v1/fleet/${slug}/events`, { body, headers: { 'content-type': 'application/json', ...headers } });
+    stack.request('POST', `/v1/fleet/${slug}/events`, {
+      body,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
 
   it.each([
     ['no signature headers', () => ({})],
-    ['a wrong signature', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-signature': 'v1,' + Buffer.alloc(32, 7).toString('base64') })],
+    [
+      'a wrong signature',
+      (body: string) => ({
+        ...signFleetEvent(fleetA.secret, body),
+        'webhook-signature': 'v1,' + Buffer.alloc(32, 7).toString('base64'),
+      }),
+    ],
     ["another company's secret", (body: string) => signFleetEvent(fleetB.secret, body)],
-    ['a random whsec_ secret', (body: string) => signFleetEvent('whsec_' + Buffer.from(randomUUID()).toString('base64'), body)],
+    [
+      'a random whsec_ secret',
+      (body: string) => signFleetEvent('whsec_' + Buffer.from(randomUUID()).toString('base64'), body),
+    ],
     ['a tampered body', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), tamper: '1' })],
-    ['a timestamp 6 minutes old', (body: string) => signFleetEvent(fleetA.secret, body, `msg_${randomUUID()}`, new Date(Date.now() - 6 * 60_000))],
-    ['a timestamp 6 minutes ahead', (body: string) => signFleetEvent(fleetA.secret, body, `msg_${randomUUID()}`, new Date(Date.now() + 6 * 60_000))],
-    ['a signature for another webhook-id', (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-id': `msg_${randomUUID()}` })],
+    [
+      'a timestamp 6 minutes old',
+      (body: string) => signFleetEvent(fleetA.secret, body, `msg_${randomUUID()}`, new Date(Date.now() - 6 * 60_000)),
+    ],
+    [
+      'a timestamp 6 minutes ahead',
+      (body: string) => signFleetEvent(fleetA.secret, body, `msg_${randomUUID()}`, new Date(Date.now() + 6 * 60_000)),
+    ],
+    [
+      'a signature for another webhook-id',
+      (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-id': `msg_${randomUUID()}` }),
+    ],
     [
       'a signature for another timestamp',
-      (body: string) => ({ ...signFleetEvent(fleetA.secret, body), 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 1) }),
+      (body: string) => ({
+        ...signFleetEvent(fleetA.secret, body),
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 1),
+      }),
     ],
   ] as const)('%s: 401, nothing recorded', async (_name, headers) => {
     const before = await count();
@@ -304,7 +410,15 @@ describe('fleet events: signature and freshness', () => {
 
 describe('SQL metacharacters are data', () => {
   it('in search: 200, taken literally, never an error', async () => {
-    for (const s of [...SQL_STRINGS, "%' OR 1=1 --", "x'); DELETE FROM deliveries; --", '\\\\', '[a-z]', '.*', '(?i)']) {
+    for (const s of [
+      ...SQL_STRINGS,
+      "%' OR 1=1 --",
+      "x'); DELETE FROM deliveries; --",
+      '\\\\',
+      '[a-z]',
+      '.*',
+      '(?i)',
+    ]) {
       const res = await stack.request('GET', `/v1/deliveries?search=${encodeURIComponent(s)}`, merchant(b));
       expect(res.status, s).toBe(200);
       expect(res.body.data, s).toEqual([]);
@@ -314,7 +428,13 @@ describe('SQL metacharacters are data', () => {
 
   it('in every string field of quotes and deliveries: stored and echoed verbatim, found by search', async () => {
     const evil = (i: number) => `${SQL_STRINGS[i % SQL_STRINGS.length]}x${i}'"\\%_;--`.trim();
-    const origin = { address_line: evil(1), city: evil(2), province: evil(3), coordinates: ORIGIN.coordinates, contact: { name: evil(4), phone: "+244'9--;" } };
+    const origin = {
+      address_line: evil(1),
+      city: evil(2),
+      province: evil(3),
+      coordinates: ORIGIN.coordinates,
+      contact: { name: evil(4), phone: "+244'9--;" },
+    };
     const destination = {
       address_line: evil(5),
       city: evil(6),
@@ -347,10 +467,15 @@ describe('SQL metacharacters are data', () => {
       ).toContain(created.body.id);
     }
     // Webhook endpoint description too.
-    const ep = await stack.request('POST', '/v1/webhook_endpoints', { ...merchant(b), body: { url: "http://127.0.0.1:9/x?q=';--", description: evil(13) } });
+    const ep = await stack.request('POST', '/v1/webhook_endpoints', {
+      ...merchant(b),
+      body: { url: "http://127.0.0.1:9/x?q=';--", description: evil(13) },
+    });
     expect(ep.status).toBe(201);
     expect(ep.body).toMatchObject({ url: "http://127.0.0.1:9/x?q=';--", description: evil(13) });
-    expect((await stack.request('GET', `/v1/webhook_endpoints/${ep.body.id}`, merchant(b))).body.description).toBe(evil(13));
+    expect((await stack.request('GET', `/v1/webhook_endpoints/${ep.body.id}`, merchant(b))).body.description).toBe(
+      evil(13),
+    );
   });
 });
 
@@ -432,8 +557,14 @@ describe('rate limits', () => {
     const t = await limited.tenant([SHOP]);
     issuedKeys.push(t.secret_key, t.publishable_key);
     for (let i = 0; i < 3; i++)
-      expect((await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } })).status).toBe(200);
-    check429(await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }), 3);
+      expect(
+        (await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }))
+          .status,
+      ).toBe(200);
+    check429(
+      await limited.request('GET', '/v1/widget/couriers', { key: t.publishable_key, headers: { origin: SHOP } }),
+      3,
+    );
   });
 
   it('unauthenticated requests are limited per address and still 429 problem+json', async () => {
@@ -493,7 +624,9 @@ describe('public tracking shows reference, status and event types and times only
     expect(Object.keys(res.body).sort()).toEqual(['events', 'reference', 'status']);
     expect(res.body).toMatchObject({ reference: d.reference, status: 'assigned' });
     for (const e of res.body.events) expect(Object.keys(e).sort()).toEqual(['event_type', 'occurred_at']);
-    expect(res.body.events.map((e: any) => e.event_type)).toEqual(d.events.filter((e: any) => !e.payload?.ignored).map((e: any) => e.event_type));
+    expect(res.body.events.map((e: any) => e.event_type)).toEqual(
+      d.events.filter((e: any) => !e.payload?.ignored).map((e: any) => e.event_type),
+    );
     expect(res.body.events.map((e: any) => e.event_type)).not.toContain('delivery.delivered');
     const text = JSON.stringify(res.body);
     for (const s of secrets()) expect(text, s).not.toContain(s);
@@ -519,8 +652,16 @@ describe('public tracking shows reference, status and event types and times only
 describe('keys are stored only as hashes', () => {
   it('no table holds an issued key, in any text, bytea, json or array column', async () => {
     // Use the keys once more through idempotent routes, so that anything recording requests has seen them.
-    await stack.request('POST', '/v1/quotes', { ...merchant(a), body: quoteBody(), headers: { 'idempotency-key': randomUUID() } });
-    await stack.request('POST', '/v1/widget/quotes', { ...widget(a), body: quoteBody(), headers: { 'idempotency-key': randomUUID() } });
+    await stack.request('POST', '/v1/quotes', {
+      ...merchant(a),
+      body: quoteBody(),
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    await stack.request('POST', '/v1/widget/quotes', {
+      ...widget(a),
+      body: quoteBody(),
+      headers: { 'idempotency-key': randomUUID() },
+    });
     const { rows: columns } = await stack.pool.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM information_schema.columns
         WHERE table_schema = 'public' AND data_type IN ('text', 'character varying', 'character', 'bytea', 'json', 'jsonb', 'ARRAY', 'USER-DEFINED')`,
@@ -539,9 +680,10 @@ describe('keys are stored only as hashes', () => {
     }
     expect(hits).toEqual([]);
     // What is stored is the SHA-256 of the key.
-    const { rows } = await stack.pool.query<{ key_hash: Buffer; prefix: string }>('SELECT key_hash, prefix FROM api_keys WHERE id = $1', [
-      a.tenant.secret_key_id,
-    ]);
+    const { rows } = await stack.pool.query<{ key_hash: Buffer; prefix: string }>(
+      'SELECT key_hash, prefix FROM api_keys WHERE id = $1',
+      [a.tenant.secret_key_id],
+    );
     expect(rows[0].key_hash.equals(hashKey(a.tenant.secret_key))).toBe(true);
     expect(a.tenant.secret_key.startsWith(rows[0].prefix)).toBe(true);
     expect(rows[0].prefix.length).toBeLessThanOrEqual(12);

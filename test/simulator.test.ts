@@ -6,7 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CourierRejectedError, CourierUnavailableError, type BookingRequest, type QuoteRequest } from '../src/couriers/adapters/adapter.js';
+import {
+  CourierRejectedError,
+  CourierUnavailableError,
+  type BookingRequest,
+  type QuoteRequest,
+} from '../src/couriers/adapters/adapter.js';
 import { HttpCourierAdapter, closeCourierAgent } from '../src/couriers/adapters/http.js';
 import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } from '../simulator/server.js';
 
@@ -65,7 +70,10 @@ async function startReceiver(): Promise<Receiver> {
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} events, got ${received.length}: ${received.map((r) => r.json.event_type).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `expected ${count} events, got ${received.length}: ${received.map((r) => r.json.event_type).join(', ')}`,
+          );
         await new Promise((r) => setTimeout(r, 25));
       }
       return received;
@@ -103,7 +111,8 @@ function company(overrides: Partial<CompanyConfig> = {}): CompanyConfig {
   sim.control.upsert(config);
   return config;
 }
-const adapter = (c: CompanyConfig, timeoutMs = 1000) => new HttpCourierAdapter({ slug: c.slug, endpoint: sim.endpoint(c.slug), timeout_ms: timeoutMs });
+const adapter = (c: CompanyConfig, timeoutMs = 1000) =>
+  new HttpCourierAdapter({ slug: c.slug, endpoint: sim.endpoint(c.slug), timeout_ms: timeoutMs });
 const booking = (callbackUrl: string, overrides: Partial<BookingRequest> = {}): BookingRequest => {
   const deliveryId = overrides.delivery_id ?? randomUUID();
   return {
@@ -122,7 +131,11 @@ const booking = (callbackUrl: string, overrides: Partial<BookingRequest> = {}): 
 };
 
 beforeAll(async () => {
-  sim = await createSimulator({ companies: [], eventRetries: 2, sleep: (ms) => (slept.push(ms), new Promise((r) => setTimeout(r, ms))) });
+  sim = await createSimulator({
+    companies: [],
+    eventRetries: 2,
+    sleep: (ms) => (slept.push(ms), new Promise((r) => setTimeout(r, ms))),
+  });
 });
 afterAll(async () => {
   await sim?.close();
@@ -131,7 +144,10 @@ afterAll(async () => {
 
 describe('courier protocol through the http adapter', () => {
   it('quotes with fee, eta and validity from the company pricing', async () => {
-    const c = company({ pricing: { base_fee_aoa: 150_000, per_kg_aoa: 5_000, per_kg_threshold_grams: 1_000, base_eta_minutes: 40 }, valid_for_seconds: 120 });
+    const c = company({
+      pricing: { base_fee_aoa: 150_000, per_kg_aoa: 5_000, per_kg_threshold_grams: 1_000, base_eta_minutes: 40 },
+      valid_for_seconds: 120,
+    });
     const q = await adapter(c).quote(quoteRequest);
     expect(q).toMatchObject({ fee_aoa: 155_000, eta_minutes: 40, valid_for_seconds: 120 });
     expect(q!.upstream_ref).toMatch(/^q_/);
@@ -145,11 +161,14 @@ describe('courier protocol through the http adapter', () => {
     expect(await adapter(z).quote(quoteRequest)).toBeNull();
   });
 
-  it.each(['json', 'html', 'truncated', 'wrong_types', 'empty'] as const)('garbage answer "%s" is CourierUnavailableError', async (mode) => {
-    const c = company({ garbage: mode });
-    await expect(adapter(c).quote(quoteRequest)).rejects.toBeInstanceOf(CourierUnavailableError);
-    await expect(adapter(c).book(booking('http://127.0.0.1:9/cb'))).rejects.toBeInstanceOf(CourierUnavailableError);
-  });
+  it.each(['json', 'html', 'truncated', 'wrong_types', 'empty'] as const)(
+    'garbage answer "%s" is CourierUnavailableError',
+    async (mode) => {
+      const c = company({ garbage: mode });
+      await expect(adapter(c).quote(quoteRequest)).rejects.toBeInstanceOf(CourierUnavailableError);
+      await expect(adapter(c).book(booking('http://127.0.0.1:9/cb'))).rejects.toBeInstanceOf(CourierUnavailableError);
+    },
+  );
 
   it('5xx and failure_rate are CourierUnavailableError', async () => {
     const c = company({ failure_rate: 1 });
@@ -211,7 +230,10 @@ describe('courier protocol through the http adapter', () => {
     // A redispatch books again with the next number: a new job.
     const second = await adapter(c).book({ ...req, idempotency_key: `${req.delivery_id}.2` });
     expect(second.tracking_ref).not.toBe(first.tracking_ref);
-    expect(sim.control.bookings(c.slug).map((b) => b.idempotency_key)).toEqual([`${req.delivery_id}.1`, `${req.delivery_id}.2`]);
+    expect(sim.control.bookings(c.slug).map((b) => b.idempotency_key)).toEqual([
+      `${req.delivery_id}.1`,
+      `${req.delivery_id}.2`,
+    ]);
   });
 
   it('a refused booking (409 or 422) is CourierRejectedError; a refused cancellation is "refused"', async () => {
@@ -243,7 +265,8 @@ describe('courier protocol through the http adapter', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"fee_aoa": 100, ');
     });
-    const http4 = (url: string | null, timeout = 400) => new HttpCourierAdapter({ slug: 'raw', endpoint: url, timeout_ms: timeout });
+    const http4 = (url: string | null, timeout = 400) =>
+      new HttpCourierAdapter({ slug: 'raw', endpoint: url, timeout_ms: timeout });
     try {
       await expect(http4(huge.url).quote(quoteRequest)).rejects.toThrow(/larger than/);
       // Headers came, the body never ends: the one timeout covers the body too.
@@ -272,12 +295,20 @@ describe('auto-progress and fleet events', () => {
         expect(e.json).toMatchObject({ tracking_ref, payload: {} });
         expect(new Date(e.json.occurred_at).toISOString()).toBe(e.json.occurred_at);
       }
-      expect(events.map((e) => e.json.event_type)).toEqual(['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']);
+      expect(events.map((e) => e.json.event_type)).toEqual([
+        'assigned',
+        'pickup_ready',
+        'in_transit',
+        'out_for_delivery',
+        'delivered',
+      ]);
       // Another secret does not verify.
       expect(() => new Webhook(newFleetSecret()).verify(events[0].body, events[0].headers)).toThrow();
       // The simulator records a response after the receiver has answered it, so the last one can lag a little.
       await vi.waitFor(() => {
-        expect(sim.control.booking(c.slug, tracking_ref)!.events.map((e) => e.response_status)).toEqual([200, 200, 200, 200, 200]);
+        expect(sim.control.booking(c.slug, tracking_ref)!.events.map((e) => e.response_status)).toEqual([
+          200, 200, 200, 200, 200,
+        ]);
       });
     } finally {
       await receiver.close();
@@ -290,7 +321,12 @@ describe('auto-progress and fleet events', () => {
       const ok = company({ booking_status: 'accepted', auto_progress: { delay_ms: 20, outcome: 'failed' } });
       await adapter(ok).book(booking(receiver.url));
       const events = await receiver.waitFor(4);
-      expect(events.map((e) => e.json.event_type)).toEqual(['pickup_ready', 'in_transit', 'out_for_delivery', 'failed']);
+      expect(events.map((e) => e.json.event_type)).toEqual([
+        'pickup_ready',
+        'in_transit',
+        'out_for_delivery',
+        'failed',
+      ]);
 
       receiver.received.length = 0;
       const stop = company({ booking_status: 'pending', auto_progress: { delay_ms: 20, stop_after: 'assigned' } });
@@ -298,7 +334,10 @@ describe('auto-progress and fleet events', () => {
       await receiver.waitFor(1);
       // The chain has stopped (nothing scheduled any more), so what arrived is all that will.
       await vi.waitFor(() =>
-        expect(sim.control.booking(stop.slug, stopped.tracking_ref)).toMatchObject({ progressing: false, events: [{ event_type: 'assigned' }] }),
+        expect(sim.control.booking(stop.slug, stopped.tracking_ref)).toMatchObject({
+          progressing: false,
+          events: [{ event_type: 'assigned' }],
+        }),
       );
       expect(receiver.received.map((e) => e.json.event_type)).toEqual(['assigned']);
     } finally {
@@ -313,11 +352,16 @@ describe('auto-progress and fleet events', () => {
       const { tracking_ref } = await adapter(c).book(booking(receiver.url));
       await receiver.waitFor(3);
       // Waiting for the PIN, the chain has nothing scheduled: the three events are all that came.
-      await vi.waitFor(() => expect(sim.control.booking(c.slug, tracking_ref)).toMatchObject({ waiting_for_pin: true, progressing: false }));
+      await vi.waitFor(() =>
+        expect(sim.control.booking(c.slug, tracking_ref)).toMatchObject({ waiting_for_pin: true, progressing: false }),
+      );
       expect(receiver.received).toHaveLength(3);
 
       // Over HTTP, as tests of other issues drive it.
-      const res = await fetch(`${sim.url}/_control/${c.slug}/pins`, { method: 'POST', body: JSON.stringify({ tracking_ref, pin: '4821' }) });
+      const res = await fetch(`${sim.url}/_control/${c.slug}/pins`, {
+        method: 'POST',
+        body: JSON.stringify({ tracking_ref, pin: '4821' }),
+      });
       expect(res.status).toBe(200);
       const [last] = (await receiver.waitFor(4)).slice(-1);
       expect(last.json).toMatchObject({ tracking_ref, event_type: 'delivered', payload: { pin: '4821' } });
@@ -349,13 +393,19 @@ describe('auto-progress and fleet events', () => {
 
 describe('control API over HTTP', () => {
   const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.url}/_control${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${sim.url}/_control${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
   it('adds companies, changes behaviour at run time and resets it', async () => {
     const slug = `ctl-${randomUUID().slice(0, 8)}`;
-    expect((await control('POST', '/companies', { slug, fleet_secret: newFleetSecret(), pricing: { base_fee_aoa: 77_000 } })).status).toBe(201);
+    expect(
+      (await control('POST', '/companies', { slug, fleet_secret: newFleetSecret(), pricing: { base_fee_aoa: 77_000 } }))
+        .status,
+    ).toBe(201);
     const a = new HttpCourierAdapter({ slug, endpoint: sim.endpoint(slug), timeout_ms: 300 });
     expect((await a.quote(quoteRequest))!.fee_aoa).toBe(77_000);
 
@@ -379,13 +429,26 @@ describe('control API over HTTP', () => {
       const { tracking_ref } = await adapter(c).book(booking(receiver.url, { reference: 'DLV-CTRL-1' }));
       const list = await control('GET', `/${c.slug}/bookings`);
       expect(list.body.data).toHaveLength(1);
-      expect(list.body.data[0]).toMatchObject({ tracking_ref, reference: 'DLV-CTRL-1', callback_url: receiver.url, status: 'accepted' });
+      expect(list.body.data[0]).toMatchObject({
+        tracking_ref,
+        reference: 'DLV-CTRL-1',
+        callback_url: receiver.url,
+        status: 'accepted',
+      });
 
-      const sent = await control('POST', `/${c.slug}/events`, { tracking_ref, event_type: 'in_transit', payload: { driver: 'Ana' } });
+      const sent = await control('POST', `/${c.slug}/events`, {
+        tracking_ref,
+        event_type: 'in_transit',
+        payload: { driver: 'Ana' },
+      });
       expect(sent.status).toBe(200);
       expect(sent.body).toMatchObject({ event_type: 'in_transit', response_status: 200 });
       const [e] = await receiver.waitFor(1);
-      expect(new Webhook(c.fleet_secret).verify(e.body, e.headers)).toMatchObject({ tracking_ref, event_type: 'in_transit', payload: { driver: 'Ana' } });
+      expect(new Webhook(c.fleet_secret).verify(e.body, e.headers)).toMatchObject({
+        tracking_ref,
+        event_type: 'in_transit',
+        payload: { driver: 'Ana' },
+      });
       expect(e.headers['webhook-id']).toBe(sent.body.webhook_id);
 
       const delivered = await control('POST', `/${c.slug}/deliver`, { tracking_ref, pin: '0042' });
@@ -393,7 +456,9 @@ describe('control API over HTTP', () => {
       const events = await receiver.waitFor(2);
       expect(events[1].json).toMatchObject({ event_type: 'delivered', payload: { pin: '0042' } });
 
-      expect((await control('POST', `/${c.slug}/events`, { tracking_ref: 'NOPE', event_type: 'assigned' })).status).toBe(404);
+      expect(
+        (await control('POST', `/${c.slug}/events`, { tracking_ref: 'NOPE', event_type: 'assigned' })).status,
+      ).toBe(404);
       expect((await control('POST', `/${c.slug}/events`, { tracking_ref })).status).toBe(422);
     } finally {
       await receiver.close();

@@ -19,7 +19,14 @@ import { startStack, type Stack } from './helpers/stack.js';
 import { deliveryWith, quoteFrom, types, until } from './helpers/test-mode.js';
 
 /** The test couriers docs/test-mode.md documents. */
-const SIMULATED_SLUGS = ['test-auto', 'test-manual', 'test-pin', 'test-never-assigns', 'test-rejects', 'test-slow-quotes'];
+const SIMULATED_SLUGS = [
+  'test-auto',
+  'test-manual',
+  'test-pin',
+  'test-never-assigns',
+  'test-rejects',
+  'test-slow-quotes',
+];
 
 let stack: Stack;
 let fast: Stack;
@@ -44,7 +51,9 @@ describe('the simulated test couriers', () => {
   });
 
   it('are the documented rows of adapter simulated, offered to test keys without linking', async () => {
-    const { rows } = await stack.pool.query<{ slug: string }>(`SELECT slug FROM courier_companies WHERE adapter = 'simulated' ORDER BY slug`);
+    const { rows } = await stack.pool.query<{ slug: string }>(
+      `SELECT slug FROM courier_companies WHERE adapter = 'simulated' ORDER BY slug`,
+    );
     expect(rows.map((r) => r.slug)).toEqual([...SIMULATED_SLUGS].sort());
     const couriers = await stack.request('GET', '/v1/couriers', { key });
     expect(couriers.status).toBe(200);
@@ -59,7 +68,11 @@ describe('the simulated test couriers', () => {
       'test-never-assigns',
       'test-rejects',
     ]);
-    expect(quotes.body.data.every((q: { livemode: boolean; fee_aoa: number }) => q.livemode === false && Number.isInteger(q.fee_aoa))).toBe(true);
+    expect(
+      quotes.body.data.every(
+        (q: { livemode: boolean; fee_aoa: number }) => q.livemode === false && Number.isInteger(q.fee_aoa),
+      ),
+    ).toBe(true);
   });
 
   it('test-auto accepts and moves by itself to delivered, through the fleet-event path (within a minute by default)', async () => {
@@ -80,7 +93,9 @@ describe('the simulated test couriers', () => {
     ]);
     expect(done.events.slice(3).every((e: any) => e.source === 'fleet_webhook' && !e.ignored)).toBe(true);
     expect(done.courier.tracking_ref).toBe(`TEST-${d.reference}`);
-    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({ status: 'delivered' });
+    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({
+      status: 'delivered',
+    });
   });
 
   it('test-auto stops moving once its delivery is cancelled', async () => {
@@ -91,7 +106,9 @@ describe('the simulated test couriers', () => {
       const assigned = await until(slow, k, d.id, (x) => x.status === 'assigned');
       expect((await slow.request('DELETE', `/v1/deliveries/${d.id}`, { key: k })).status).toBe(200);
       // Its movement workflow ends by itself: its next fleet event finds the delivery's workflow closed.
-      const movement = slow.temporal.workflow.getHandle<typeof simulatedCourierWorkflow>(simulatedCourierWorkflowId(d.id, assigned.courier.tracking_ref));
+      const movement = slow.temporal.workflow.getHandle<typeof simulatedCourierWorkflow>(
+        simulatedCourierWorkflowId(d.id, assigned.courier.tracking_ref),
+      );
       await expect(movement.result()).resolves.toEqual({ sent: 0, stopped: 'delivery_closed' });
       const after = (await slow.request('GET', `/v1/deliveries/${d.id}`, { key: k })).body;
       expect(after.status).toBe('cancelled');
@@ -107,7 +124,9 @@ describe('the simulated test couriers', () => {
     expect(types(assigned)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
     // Nothing moves it by itself: no movement workflow was started for its booking (test-auto gets one at booking).
     expect(await workflowExists(stack, simulatedCourierWorkflowId(d.id, assigned.courier.tracking_ref))).toBe(false);
-    await expect(stack.temporal.workflow.getHandle<typeof deliveryWorkflow>(deliveryWorkflowId(d.id)).query(stateQuery)).resolves.toMatchObject({
+    await expect(
+      stack.temporal.workflow.getHandle<typeof deliveryWorkflow>(deliveryWorkflowId(d.id)).query(stateQuery),
+    ).resolves.toMatchObject({
       status: 'assigned',
     });
   });
@@ -119,14 +138,21 @@ describe('the simulated test couriers', () => {
     expect(d.delivery_pin).toMatch(/^\d{4}$/);
     await until(stack, key, d.id, (x) => x.status === 'assigned');
     expect((await helper(stack, key, d.id, 'advance', { to: 'in_transit' })).status).toBe(200);
-    const wrong = await helper(stack, key, d.id, 'advance', { to: 'delivered', pin: d.delivery_pin === '0000' ? '1111' : '0000' });
+    const wrong = await helper(stack, key, d.id, 'advance', {
+      to: 'delivered',
+      pin: d.delivery_pin === '0000' ? '1111' : '0000',
+    });
     stack.expectProblem(wrong, 422, 'delivery_pin_mismatch');
     expect(wrong.body.errors).toEqual([expect.objectContaining({ pointer: '/pin', code: 'delivery_pin_mismatch' })]);
     const missing = await helper(stack, key, d.id, 'advance', { to: 'delivered' });
     stack.expectProblem(missing, 422, 'delivery_pin_mismatch');
     const after = (await stack.request('GET', `/v1/deliveries/${d.id}`, { key })).body;
     expect(after.status).toBe('in_transit');
-    expect(after.events.at(-1)).toMatchObject({ event_type: 'delivery.delivered', ignored: true, payload: { reason: 'pin_mismatch' } });
+    expect(after.events.at(-1)).toMatchObject({
+      event_type: 'delivery.delivered',
+      ignored: true,
+      payload: { reason: 'pin_mismatch' },
+    });
     const right = await helper(stack, key, d.id, 'advance', { to: 'delivered', pin: d.delivery_pin });
     expect(right.status).toBe(200);
     expect(right.body.status).toBe('delivered');
@@ -145,7 +171,10 @@ describe('the simulated test couriers', () => {
   it('test-rejects refuses every booking: stalled with courier_rejected', async () => {
     const d = await deliveryWith(stack, key, 'test-rejects');
     const stalled = await until(stack, key, d.id, (x) => x.status === 'stalled');
-    expect(stalled.events.at(-1)).toMatchObject({ event_type: 'delivery.stalled', payload: { reason: 'courier_rejected', previous_status: 'pending' } });
+    expect(stalled.events.at(-1)).toMatchObject({
+      event_type: 'delivery.stalled',
+      payload: { reason: 'courier_rejected', previous_status: 'pending' },
+    });
   });
 
   it(`test-slow-quotes answers only parcels of type slow_quote, after ${SLOW_QUOTE_MS} ms; the others at once`, async () => {
@@ -154,7 +183,10 @@ describe('the simulated test couriers', () => {
     expect(Date.now() - started).toBeLessThan(SLOW_QUOTE_MS);
     expect(quick.body.data.map((q: { company_slug: string }) => q.company_slug)).not.toContain('test-slow-quotes');
     started = Date.now();
-    const slow = await stack.request('POST', '/v1/quotes', { key, body: { ...quoteBody(), parcel: { ...PARCEL, parcel_type: 'slow_quote' } } });
+    const slow = await stack.request('POST', '/v1/quotes', {
+      key,
+      body: { ...quoteBody(), parcel: { ...PARCEL, parcel_type: 'slow_quote' } },
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(SLOW_QUOTE_MS - 50);
     expect(slow.body.data.map((q: { company_slug: string }) => q.company_slug)).toContain('test-slow-quotes');
     expect(slow.body.data).toHaveLength(6);
@@ -164,13 +196,20 @@ describe('the simulated test couriers', () => {
     let hits = 0;
     const courier = http.createServer((_req, res) => {
       hits++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ fee_aoa: 100, eta_minutes: 5, tracking_ref: 'X', status: 'accepted' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ fee_aoa: 100, eta_minutes: 5, tracking_ref: 'X', status: 'accepted' }));
     });
     await new Promise<void>((resolve) => courier.listen(0, '127.0.0.1', resolve));
     try {
       const t = await stack.tenant();
       const slug = `real-${Date.now()}`;
-      await createCourier(stack.pool, { name: 'Real', slug, adapter: 'http', endpoint: `http://127.0.0.1:${(courier.address() as AddressInfo).port}` });
+      await createCourier(stack.pool, {
+        name: 'Real',
+        slug,
+        adapter: 'http',
+        endpoint: `http://127.0.0.1:${(courier.address() as AddressInfo).port}`,
+      });
       await linkCouriers(stack.pool, t.tenant_id, slug);
       const test = await stack.request('POST', '/v1/quotes', { key: t.test_secret_key, body: quoteBody() });
       expect(test.body.data.map((q: { company_slug: string }) => q.company_slug)).not.toContain(slug);
@@ -197,7 +236,11 @@ describe('test helpers', () => {
       const res = await helper(stack, key, d.id, 'advance', { to });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ id: d.id, status: to, livemode: false });
-      expect(res.body.events.at(-1)).toMatchObject({ event_type: `delivery.${to}`, source: 'fleet_webhook', payload: { courier: { note: 'test helper' } } });
+      expect(res.body.events.at(-1)).toMatchObject({
+        event_type: `delivery.${to}`,
+        source: 'fleet_webhook',
+        payload: { courier: { note: 'test helper' } },
+      });
     }
   });
 
@@ -208,7 +251,9 @@ describe('test helpers', () => {
     expect(assigned.body.status).toBe('assigned');
     const failed = await helper(stack, key, d.id, 'advance', { to: 'failed' });
     expect(failed.body.status).toBe('failed');
-    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({ status: 'failed' });
+    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({
+      status: 'failed',
+    });
   });
 
   it('advance to a status the current one does not allow: 409 problem+json with the current status, nothing recorded', async () => {
@@ -243,7 +288,11 @@ describe('test helpers', () => {
     const again = await helper(stack, key, d.id, 'stall');
     stack.expectProblem(again, 409, 'delivery_transition_not_allowed');
     expect(again.body.current_status).toBe('stalled');
-    stack.expectProblem(await helper(stack, key, d.id, 'advance', { to: 'in_transit' }), 409, 'delivery_transition_not_allowed');
+    stack.expectProblem(
+      await helper(stack, key, d.id, 'advance', { to: 'in_transit' }),
+      409,
+      'delivery_transition_not_allowed',
+    );
     expect((await helper(stack, key, d.id, 'advance', { to: 'failed' })).body.status).toBe('failed');
 
     // Without a body the reason is state_timeout; an unknown reason is 422.
@@ -266,7 +315,9 @@ describe('test helpers', () => {
       source: 'test_helper',
       payload: { reason: 'payment_timeout', previous_status: 'awaiting_payment' },
     });
-    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({ status: 'cancelled' });
+    await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({
+      status: 'cancelled',
+    });
     const after = await helper(stack, key, d.id, 'expire_payment_window');
     stack.expectProblem(after, 409, 'delivery_transition_not_allowed');
     expect(after.body.current_status).toBe('cancelled');
@@ -293,7 +344,8 @@ describe('test helpers', () => {
     expect(toPickup.body.status).toBe('pickup_ready');
     expect(toTransit.status, JSON.stringify(toTransit.body)).toBe(200);
     expect(toTransit.body.status).toBe('in_transit');
-    for (const res of [toPickup, toTransit]) expect(types(res.body).slice(0, 3)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
+    for (const res of [toPickup, toTransit])
+      expect(types(res.body).slice(0, 3)).toEqual(['delivery.created', 'delivery.dispatched', 'delivery.assigned']);
   });
 
   it('advance to the status the delivery already has: 200 with it unchanged, nothing recorded (#27)', async () => {
@@ -316,7 +368,9 @@ describe('test helpers', () => {
       deliveryWith(stack, key, 'test-manual', { payment_method: 'bank_transfer' }),
       deliveryWith(stack, key, 'test-never-assigns'),
     ]);
-    const [a, b, c] = await Promise.all([fresh, awaiting, never].map((d) => helper(stack, key, d.id, 'advance', { to: 'failed' })));
+    const [a, b, c] = await Promise.all(
+      [fresh, awaiting, never].map((d) => helper(stack, key, d.id, 'advance', { to: 'failed' })),
+    );
     for (const res of [a, b, c]) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.status).toBe('failed');
@@ -325,7 +379,11 @@ describe('test helpers', () => {
   });
 
   it('an unknown or malformed delivery id is 404', async () => {
-    stack.expectProblem(await helper(stack, key, '00000000-0000-4000-8000-000000000000', 'advance', { to: 'assigned' }), 404, 'not_found');
+    stack.expectProblem(
+      await helper(stack, key, '00000000-0000-4000-8000-000000000000', 'advance', { to: 'assigned' }),
+      404,
+      'not_found',
+    );
     stack.expectProblem(await helper(stack, key, 'nope', 'stall'), 404, 'not_found');
   });
 });
@@ -335,12 +393,18 @@ describe('determinism', () => {
     const histories = [];
     for (const s of [stack, fast]) {
       for await (const wf of s.temporal.workflow.list({ query: `TaskQueue = "${s.config.taskQueue}"` })) {
-        histories.push({ workflowId: wf.workflowId, history: await s.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory() });
+        histories.push({
+          workflowId: wf.workflowId,
+          history: await s.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
+        });
       }
     }
     expect(histories.some((h) => h.workflowId.startsWith('simulated-courier-'))).toBe(true);
     expect(histories.filter((h) => h.workflowId.startsWith('delivery-')).length).toBeGreaterThan(10);
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('bundlePath') } }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: inject('bundlePath') } },
+      histories,
+    )) {
       expect(result.error, result.workflowId).toBeUndefined();
     }
   });

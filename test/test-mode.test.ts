@@ -22,7 +22,13 @@ beforeAll(async () => {
   await receiver.start();
   t = await stack.tenant([ORIGIN]);
   liveSlug = `live-${randomUUID().slice(0, 8)}`;
-  await createCourier(stack.pool, { name: 'Live Courier', slug: liveSlug, adapter: 'rate_card', base_fee_aoa: 200_000, base_eta_minutes: 60 });
+  await createCourier(stack.pool, {
+    name: 'Live Courier',
+    slug: liveSlug,
+    adapter: 'rate_card',
+    base_fee_aoa: 200_000,
+    base_eta_minutes: 60,
+  });
   await linkCouriers(stack.pool, t.tenant_id, liveSlug);
 });
 afterAll(async () => {
@@ -33,24 +39,33 @@ afterAll(async () => {
 const live = () => t.secret_key;
 const test = () => t.test_secret_key;
 const get = (path: string, key: string) => stack.request('GET', path, { key });
-const post = (path: string, key: string, body: unknown = {}, headers?: Record<string, string>) => stack.request('POST', path, { key, body, headers });
+const post = (path: string, key: string, body: unknown = {}, headers?: Record<string, string>) =>
+  stack.request('POST', path, { key, body, headers });
 
 describe('test keys', () => {
   it('authenticate like live ones; a malformed or mistyped one is told what a key looks like', async () => {
     expect(t.test_secret_key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
     expect(t.test_publishable_key).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
     expect((await get('/v1/couriers', test())).status).toBe(200);
-    const widget = await stack.request('GET', '/v1/widget/couriers', { key: t.test_publishable_key, headers: { origin: ORIGIN } });
+    const widget = await stack.request('GET', '/v1/widget/couriers', {
+      key: t.test_publishable_key,
+      headers: { origin: ORIGIN },
+    });
     expect(widget.status).toBe(200);
     const malformed = await get('/v1/couriers', 'sk_test_short');
     stack.expectProblem(malformed, 401, 'unauthorized');
-    expect(malformed.body.detail).toMatch(/malformed: a secret key is sk_live_ followed by 32 letters and digits \(sk_test_ in test mode\)/);
+    expect(malformed.body.detail).toMatch(
+      /malformed: a secret key is sk_live_ followed by 32 letters and digits \(sk_test_ in test mode\)/,
+    );
     const otherKind = await get('/v1/couriers', t.test_publishable_key);
     expect(otherKind.body.detail).toBe('This endpoint takes a secret key (sk_test_...), not a publishable key.');
     const unknown = await get('/v1/couriers', `sk_test_${'0'.repeat(32)}`);
     expect(unknown.body.detail).toBe('Invalid or revoked API key.');
     // The test publishable key checks its origins like the live one.
-    const origin = await stack.request('GET', '/v1/widget/couriers', { key: t.test_publishable_key, headers: { origin: 'http://evil.test' } });
+    const origin = await stack.request('GET', '/v1/widget/couriers', {
+      key: t.test_publishable_key,
+      headers: { origin: 'http://evil.test' },
+    });
     stack.expectProblem(origin, 401, 'unauthorized');
   });
 });
@@ -109,7 +124,9 @@ describe('isolation: a test key never sees live objects, a live key never sees t
     const b = await post('/v1/deliveries', test(), { quote_id: liveQuote.quote_id, ...quoteBody() });
     stack.expectProblem(b, 422, 'quote_not_found');
     // Each still works with its own key.
-    expect((await post('/v1/deliveries', test(), { quote_id: testQuote.quote_id, ...quoteBody() })).body.livemode).toBe(false);
+    expect((await post('/v1/deliveries', test(), { quote_id: testQuote.quote_id, ...quoteBody() })).body.livemode).toBe(
+      false,
+    );
   });
 
   it('GET /v1/deliveries lists its own mode only', async () => {
@@ -124,7 +141,9 @@ describe('isolation: a test key never sees live objects, a live key never sees t
     // Filters and search stay within the mode.
     const searched = (await get(`/v1/deliveries?search=${liveDelivery.reference}`, test())).body.data;
     expect(searched).toEqual([]);
-    expect((await get(`/v1/deliveries?status=awaiting_payment`, live())).body.data.map((d: any) => d.id)).toEqual([liveAwaiting.id]);
+    expect((await get(`/v1/deliveries?status=awaiting_payment`, live())).body.data.map((d: any) => d.id)).toEqual([
+      liveAwaiting.id,
+    ]);
   });
 
   it('GET one, GET events, DELETE and payment_confirmation of the other mode are 404 and change nothing', async () => {
@@ -176,21 +195,35 @@ describe('isolation: a test key never sees live objects, a live key never sees t
     stack.expectProblem(a, 422, 'message_not_found');
     const b = await post(`/v1/webhook_endpoints/${testEndpoint.id}/replay`, test(), { message_id: liveMessage });
     stack.expectProblem(b, 422, 'message_not_found');
-    expect((await post(`/v1/webhook_endpoints/${testEndpoint.id}/replay`, test(), { message_id: testMessage })).status).toBe(202);
+    expect(
+      (await post(`/v1/webhook_endpoints/${testEndpoint.id}/replay`, test(), { message_id: testMessage })).status,
+    ).toBe(202);
     const { rows } = await stack.pool.query<{ livemode: boolean; n: number }>(
       'SELECT livemode, count(*)::int AS n FROM webhook_messages WHERE tenant_id = $1 GROUP BY livemode ORDER BY livemode',
       [t.tenant_id],
     );
     const count = Object.fromEntries(rows.map((r) => [String(r.livemode), r.n]));
-    await until(stack, test(), testDelivery.id, () => receiver.at('/iso-test').filter((h) => h.body.id === testMessage).length >= 2);
+    await until(
+      stack,
+      test(),
+      testDelivery.id,
+      () => receiver.at('/iso-test').filter((h) => h.body.id === testMessage).length >= 2,
+    );
     const before = { test: receiver.at('/iso-test').length, live: receiver.at('/iso-live').length };
-    const range = await post(`/v1/webhook_endpoints/${testEndpoint.id}/replay`, test(), { since: new Date(Date.now() - 3_600_000).toISOString() });
+    const range = await post(`/v1/webhook_endpoints/${testEndpoint.id}/replay`, test(), {
+      since: new Date(Date.now() - 3_600_000).toISOString(),
+    });
     expect(range.status).toBe(202);
     expect(range.body.replayed).toBeLessThanOrEqual(count.false);
     expect(range.body.replayed).toBeGreaterThan(0);
     expect(count.true).toBeGreaterThan(0);
     // Every replayed message reached the test endpoint only, and each is a test delivery's.
-    await until(stack, test(), testDelivery.id, () => receiver.at('/iso-test').length >= before.test + range.body.replayed);
+    await until(
+      stack,
+      test(),
+      testDelivery.id,
+      () => receiver.at('/iso-test').length >= before.test + range.body.replayed,
+    );
     expect(receiver.at('/iso-live').length).toBe(before.live);
     expect(receiver.at('/iso-test').every((h) => h.body.livemode === false)).toBe(true);
     expect(receiver.at('/iso-live').every((h) => h.body.livemode === true)).toBe(true);
@@ -206,13 +239,24 @@ describe('isolation: a test key never sees live objects, a live key never sees t
     expect(testQuotes.every((q: any) => q.livemode === false && q.company_slug.startsWith('test-'))).toBe(true);
     const testQuote = testQuotes.find((q: any) => q.company_slug === 'test-manual');
     // A test quote with the live publishable key: quote_not_found.
-    stack.expectProblem(await widget('POST', '/deliveries', t.publishable_key, { quote_id: testQuote.quote_id, ...quoteBody() }), 422, 'quote_not_found');
-    const created = await widget('POST', '/deliveries', t.test_publishable_key, { quote_id: testQuote.quote_id, ...quoteBody() });
+    stack.expectProblem(
+      await widget('POST', '/deliveries', t.publishable_key, { quote_id: testQuote.quote_id, ...quoteBody() }),
+      422,
+      'quote_not_found',
+    );
+    const created = await widget('POST', '/deliveries', t.test_publishable_key, {
+      quote_id: testQuote.quote_id,
+      ...quoteBody(),
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ livemode: false, metadata: { source: 'widget' } });
     expect((await widget('GET', `/deliveries/${created.body.id}`, t.test_publishable_key)).body.livemode).toBe(false);
     stack.expectProblem(await widget('GET', `/deliveries/${created.body.id}`, t.publishable_key), 404, 'not_found');
-    stack.expectProblem(await widget('GET', `/deliveries/${liveDelivery.id}`, t.test_publishable_key), 404, 'not_found');
+    stack.expectProblem(
+      await widget('GET', `/deliveries/${liveDelivery.id}`, t.test_publishable_key),
+      404,
+      'not_found',
+    );
     // The secret test key sees the widget's test delivery; the live one does not.
     expect((await get(`/v1/deliveries/${created.body.id}`, test())).status).toBe(200);
     stack.expectProblem(await get(`/v1/deliveries/${created.body.id}`, live()), 404, 'not_found');
@@ -221,11 +265,19 @@ describe('isolation: a test key never sees live objects, a live key never sees t
   it('test helpers: 404 for a live key (even on a live delivery, whatever the body), and for a live delivery with a test key', async () => {
     for (const step of ['advance', 'stall', 'expire_payment_window']) {
       for (const id of [liveDelivery.id, testDelivery.id]) {
-        const res = await post(`/v1/test_helpers/deliveries/${id}/${step}`, live(), step === 'advance' ? { to: 'nowhere' } : {});
+        const res = await post(
+          `/v1/test_helpers/deliveries/${id}/${step}`,
+          live(),
+          step === 'advance' ? { to: 'nowhere' } : {},
+        );
         stack.expectProblem(res, 404, 'not_found');
       }
       stack.expectProblem(
-        await post(`/v1/test_helpers/deliveries/${liveAwaiting.id}/${step}`, test(), step === 'advance' ? { to: 'failed' } : {}),
+        await post(
+          `/v1/test_helpers/deliveries/${liveAwaiting.id}/${step}`,
+          test(),
+          step === 'advance' ? { to: 'failed' } : {},
+        ),
         404,
         'not_found',
       );
@@ -247,14 +299,22 @@ describe('isolation: a test key never sees live objects, a live key never sees t
   });
 
   it('fleet events: the simulated couriers take none from outside (404)', async () => {
-    const body = JSON.stringify({ tracking_ref: testDelivery.reference, event_type: 'pickup_ready', occurred_at: new Date().toISOString() });
+    const body = JSON.stringify({
+      tracking_ref: testDelivery.reference,
+      event_type: 'pickup_ready',
+      occurred_at: new Date().toISOString(),
+    });
     const secret = 'whsec_' + Buffer.from('x'.repeat(24)).toString('base64');
-    const res = await stack.request('POST', '/v1/fleet/test-manual/events', { body, headers: signFleetEvent(secret, body) });
+    const res = await stack.request('POST', '/v1/fleet/test-manual/events', {
+      body,
+      headers: signFleetEvent(secret, body),
+    });
     stack.expectProblem(res, 404, 'not_found');
   });
 
   it('every row the test requests created says livemode false; the live ones true', async () => {
-    const q = async (sql: string, params: unknown[]) => (await stack.pool.query<{ livemode: boolean }>(sql, params)).rows.map((r) => r.livemode);
+    const q = async (sql: string, params: unknown[]) =>
+      (await stack.pool.query<{ livemode: boolean }>(sql, params)).rows.map((r) => r.livemode);
     const tenant = [t.tenant_id];
     for (const [table, where] of [
       ['quotes', 'tenant_id = $1'],
@@ -269,11 +329,21 @@ describe('isolation: a test key never sees live objects, a live key never sees t
       expect(modes, table).toEqual([false, true]);
     }
     // Row by row: a test delivery's events, messages and attempts are test rows.
-    expect(await q('SELECT livemode FROM delivery_events WHERE delivery_id = $1', [testDelivery.id])).toEqual(expect.arrayContaining([false]));
-    expect(new Set(await q('SELECT livemode FROM delivery_events WHERE delivery_id = $1', [testDelivery.id]))).toEqual(new Set([false]));
-    expect(new Set(await q('SELECT livemode FROM webhook_messages WHERE delivery_id = $1', [testDelivery.id]))).toEqual(new Set([false]));
-    expect(new Set(await q('SELECT livemode FROM webhook_attempts WHERE endpoint_id = $1', [testEndpoint.id]))).toEqual(new Set([false]));
-    expect(new Set(await q('SELECT livemode FROM api_keys WHERE tenant_id = $1', tenant))).toEqual(new Set([false, true]));
+    expect(await q('SELECT livemode FROM delivery_events WHERE delivery_id = $1', [testDelivery.id])).toEqual(
+      expect.arrayContaining([false]),
+    );
+    expect(new Set(await q('SELECT livemode FROM delivery_events WHERE delivery_id = $1', [testDelivery.id]))).toEqual(
+      new Set([false]),
+    );
+    expect(new Set(await q('SELECT livemode FROM webhook_messages WHERE delivery_id = $1', [testDelivery.id]))).toEqual(
+      new Set([false]),
+    );
+    expect(new Set(await q('SELECT livemode FROM webhook_attempts WHERE endpoint_id = $1', [testEndpoint.id]))).toEqual(
+      new Set([false]),
+    );
+    expect(new Set(await q('SELECT livemode FROM api_keys WHERE tenant_id = $1', tenant))).toEqual(
+      new Set([false, true]),
+    );
   });
 });
 
@@ -285,17 +355,32 @@ describe('webhooks in test mode', () => {
     receiver.expect('/wh-live', liveEp.secret);
     receiver.expect('/wh-test', testEp.secret);
     const slug = `live-${randomUUID().slice(0, 8)}`;
-    await createCourier(stack.pool, { name: 'Live', slug, adapter: 'rate_card', base_fee_aoa: 100_000, base_eta_minutes: 30 });
+    await createCourier(stack.pool, {
+      name: 'Live',
+      slug,
+      adapter: 'rate_card',
+      base_fee_aoa: 100_000,
+      base_eta_minutes: 30,
+    });
     await linkCouriers(stack.pool, m.tenant_id, slug);
 
-    const d = await deliveryWith(stack, m.test_secret_key, 'test-manual', { options: { metadata: { order_id: 'T-1' } } });
+    const d = await deliveryWith(stack, m.test_secret_key, 'test-manual', {
+      options: { metadata: { order_id: 'T-1' } },
+    });
     await until(stack, m.test_secret_key, d.id, (x) => x.status === 'assigned');
     for (const to of ['pickup_ready', 'in_transit', 'delivered']) {
       expect((await post(`/v1/test_helpers/deliveries/${d.id}/advance`, m.test_secret_key, { to })).status).toBe(200);
     }
     const liveD = await deliveryWith(stack, m.secret_key, slug);
 
-    const expected = ['delivery.created', 'delivery.dispatched', 'delivery.assigned', 'delivery.pickup_ready', 'delivery.in_transit', 'delivery.delivered'];
+    const expected = [
+      'delivery.created',
+      'delivery.dispatched',
+      'delivery.assigned',
+      'delivery.pickup_ready',
+      'delivery.in_transit',
+      'delivery.delivered',
+    ];
     await until(stack, m.test_secret_key, d.id, () => receiver.at('/wh-test', d.id).length >= expected.length);
     const got = receiver.at('/wh-test', d.id).map((h) => h.body);
     expect(got.map((b) => b.type).sort()).toEqual([...expected].sort());

@@ -7,9 +7,22 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Simulator } from '../simulator/server.js';
-import { startTracing, stopTracing, temporalClientInterceptors, tracingActivityInterceptors, workflowTracingSinks } from '../src/observability/tracing.js';
+import {
+  startTracing,
+  stopTracing,
+  temporalClientInterceptors,
+  tracingActivityInterceptors,
+  workflowTracingSinks,
+} from '../src/observability/tracing.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  waitForStatus,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { startStack, type Stack } from './helpers/stack.js';
 
 interface Span {
@@ -41,7 +54,15 @@ beforeAll(async () => {
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
               const attributes = Object.fromEntries((s.attributes ?? []).map((a: any) => [a.key, value(a.value)]));
-              spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes, service });
+              spans.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId || undefined,
+                name: s.name,
+                kind: s.kind,
+                attributes,
+                service,
+              });
             }
           }
         }
@@ -100,8 +121,11 @@ describe('one delivery, one trace', () => {
   });
 
   const serverSpan = (method: string, path: string) => {
-    const found = spans.find((s) => s.kind === 2 && s.attributes['http.method'] === method && s.attributes['http.target'] === path);
-    if (!found) throw new Error(`no server span for ${method} ${path}; got ${[...new Set(spans.map((s) => s.name))].join(', ')}`);
+    const found = spans.find(
+      (s) => s.kind === 2 && s.attributes['http.method'] === method && s.attributes['http.target'] === path,
+    );
+    if (!found)
+      throw new Error(`no server span for ${method} ${path}; got ${[...new Set(spans.map((s) => s.name))].join(', ')}`);
     return found;
   };
 
@@ -153,9 +177,14 @@ describe('one delivery, one trace', () => {
 
   it("the cancellation's trace reaches the workflow's update and the courier's cancel call", () => {
     const root = serverSpan('DELETE', `/v1/deliveries/${delivery.id}`);
-    expect(root).toMatchObject({ name: 'DELETE /v1/deliveries/:id', attributes: { 'http.route': '/v1/deliveries/:id' } });
+    expect(root).toMatchObject({
+      name: 'DELETE /v1/deliveries/:id',
+      attributes: { 'http.route': '/v1/deliveries/:id' },
+    });
     const names = spans.filter((s) => s.traceId === root.traceId).map((s) => s.name);
-    expect(names).toEqual(expect.arrayContaining(['StartWorkflowUpdate:cancel', 'HandleUpdate:cancel', 'courier cancel']));
+    expect(names).toEqual(
+      expect.arrayContaining(['StartWorkflowUpdate:cancel', 'HandleUpdate:cancel', 'courier cancel']),
+    );
   });
 
   it('the traced workflow replays without nondeterminism (the interceptors are in the bundle)', async () => {
@@ -163,6 +192,10 @@ describe('one delivery, one trace', () => {
     const history = await handle.fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
     expect(Object.keys(started?.header?.fields ?? {})).toContain('_tracer-data');
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('bundlePath') }, sinks: workflowTracingSinks() }, history, handle.workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('bundlePath') }, sinks: workflowTracingSinks() },
+      history,
+      handle.workflowId,
+    );
   });
 });

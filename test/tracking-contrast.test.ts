@@ -28,7 +28,11 @@ const VIEW: TrackingPageInput = {
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: chromiumSetup.path, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: chromiumSetup.path,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -66,7 +70,11 @@ async function stepContrasts(page: Page): Promise<StepContrast[]> {
     return [...document.querySelectorAll('ol.steps li')].map((li) => {
       const fg = luminance(rgb(getComputedStyle(li).color));
       const bg = luminance(background(li));
-      return { text: li.textContent ?? '', done: li.classList.contains('done'), ratio: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05) };
+      return {
+        text: li.textContent ?? '',
+        done: li.classList.contains('done'),
+        ratio: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05),
+      };
     });
   });
 }
@@ -82,12 +90,18 @@ describe('tracking page contrast (#27)', () => {
         const steps = await stepContrasts(page);
         expect(steps.some((s) => s.done)).toBe(true);
         expect(steps.some((s) => !s.done)).toBe(true);
-        for (const s of steps) expect(s.ratio, `${scheme} step "${s.text}" (${s.done ? 'done' : 'to come'})`).toBeGreaterThanOrEqual(4.5);
+        for (const s of steps)
+          expect(s.ratio, `${scheme} step "${s.text}" (${s.done ? 'done' : 'to come'})`).toBeGreaterThanOrEqual(4.5);
 
         await page.evaluate(axe.source);
         const violations = await page.evaluate(async () => {
-          const result = await (window as any).axe.run(document, { runOnly: ['color-contrast'], resultTypes: ['violations'] });
-          return result.violations.flatMap((v: any) => v.nodes.map((n: any) => `${n.target.join(' ')}: ${n.failureSummary}`));
+          const result = await (window as any).axe.run(document, {
+            runOnly: ['color-contrast'],
+            resultTypes: ['violations'],
+          });
+          return result.violations.flatMap((v: any) =>
+            v.nodes.map((n: any) => `${n.target.join(' ')}: ${n.failureSummary}`),
+          );
         });
         expect(violations).toEqual([]);
       } finally {

@@ -10,7 +10,16 @@ import type { Simulator } from '../simulator/server.js';
 import { linkCouriers } from '../src/lib/tenants.js';
 import { isPrivateAddress } from '../src/webhooks/url.js';
 import { parseRetryAfter } from '../src/webhooks/sender.js';
-import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitFor, waitForStatus, webhookOutcome, type Merchant } from './helpers/fixtures.js';
+import {
+  createDeliveryFor,
+  merchantWith,
+  simCompany,
+  startSimulator,
+  waitFor,
+  waitForStatus,
+  webhookOutcome,
+  type Merchant,
+} from './helpers/fixtures.js';
 import { freePort } from '../scripts/lib/net.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import type { deliveryWorkflow } from '../workflows/deliveries/workflows.js';
@@ -44,7 +53,13 @@ class Receiver {
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const hit: Received = { path: req.url ?? '/', headers: req.headers as Record<string, string>, raw, body: JSON.parse(raw || 'null'), at: Date.now() };
+        const hit: Received = {
+          path: req.url ?? '/',
+          headers: req.headers as Record<string, string>,
+          raw,
+          body: JSON.parse(raw || 'null'),
+          at: Date.now(),
+        };
         const n = (this.hits.get(hit.path) ?? 0) + 1;
         this.hits.set(hit.path, n);
         const behaviour: Behaviour = this.behaviours.get(hit.path) ?? (() => ({ status: 200 }));
@@ -130,12 +145,16 @@ async function fanoutsDone(m: Merchant, deliveryId: string) {
 }
 
 /** The delivery's workflow result: it has ended, so it starts no more fan-outs. */
-const ended = (id: string) => stack.temporal.workflow.getHandle<typeof deliveryWorkflow>(deliveryWorkflowId(id)).result();
+const ended = (id: string) =>
+  stack.temporal.workflow.getHandle<typeof deliveryWorkflow>(deliveryWorkflowId(id)).result();
 
 /** Sends a fleet event through the simulator and waits until the delivery has one more event. */
 async function fleet(m: Merchant, id: string, eventType: string) {
   const current = (await api(m, 'GET', `/v1/deliveries/${id}`)).body;
-  const sent = await sim.control.sendEvent(m.slug, { tracking_ref: current.courier.tracking_ref, event_type: eventType });
+  const sent = await sim.control.sendEvent(m.slug, {
+    tracking_ref: current.courier.tracking_ref,
+    event_type: eventType,
+  });
   expect(sent.response_status).toBe(202);
   return waitFor(stack, key(m), id, (d) => d.events.length > current.events.length);
 }
@@ -207,12 +226,20 @@ describe('endpoints API', () => {
     expectProblem(await api(other, 'DELETE', `/v1/webhook_endpoints/${id}`), 404, 'not_found');
     expectProblem(await api(other, 'GET', `/v1/webhook_endpoints/${id}/attempts`), 404, 'not_found');
     expectProblem(await api(other, 'POST', `/v1/webhook_endpoints/${id}/rotate_secret`), 404, 'not_found');
-    expectProblem(await api(other, 'POST', `/v1/webhook_endpoints/${id}/replay`, { message_id: 'msg_x' }), 404, 'not_found');
+    expectProblem(
+      await api(other, 'POST', `/v1/webhook_endpoints/${id}/replay`, { message_id: 'msg_x' }),
+      404,
+      'not_found',
+    );
     expect((await api(other, 'GET', '/v1/webhook_endpoints')).body.data).toEqual([]);
     expectProblem(await api(m, 'GET', '/v1/webhook_endpoints/not-a-uuid'), 404, 'not_found');
     expectProblem(await api(m, 'GET', `/v1/webhook_endpoints/${randomUUID()}`), 404, 'not_found');
     expectProblem(await stack.request('GET', '/v1/webhook_endpoints'), 401, 'unauthorized');
-    expectProblem(await stack.request('GET', '/v1/webhook_endpoints', { key: m.tenant.publishable_key }), 401, 'unauthorized');
+    expectProblem(
+      await stack.request('GET', '/v1/webhook_endpoints', { key: m.tenant.publishable_key }),
+      401,
+      'unauthorized',
+    );
 
     const deleted = await api(m, 'DELETE', `/v1/webhook_endpoints/${id}`);
     expect(deleted.status).toBe(200);
@@ -292,12 +319,22 @@ describe('endpoints API', () => {
     expect(again.body).toEqual(withoutSecret);
     expect(again.headers.get('idempotent-replay-withheld')).toBe('secret');
     expect((await api(m, 'GET', '/v1/webhook_endpoints')).body.data).toHaveLength(1);
-    expectProblem(await api(m, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/other') }, headers), 422, 'idempotency_key_reused');
+    expectProblem(
+      await api(m, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/other') }, headers),
+      422,
+      'idempotency_key_reused',
+    );
 
-    const patched = await api(m, 'PATCH', `/v1/webhook_endpoints/${first.body.id}`, { events: ['delivery.assigned'], status: 'disabled' });
+    const patched = await api(m, 'PATCH', `/v1/webhook_endpoints/${first.body.id}`, {
+      events: ['delivery.assigned'],
+      status: 'disabled',
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ events: ['delivery.assigned'], status: 'disabled' });
-    const enabled = await api(m, 'PATCH', `/v1/webhook_endpoints/${first.body.id}`, { events: null, status: 'enabled' });
+    const enabled = await api(m, 'PATCH', `/v1/webhook_endpoints/${first.body.id}`, {
+      events: null,
+      status: 'enabled',
+    });
     expect(enabled.body).toMatchObject({ events: null, status: 'enabled', disabled_reason: null });
   });
 });
@@ -308,7 +345,10 @@ describe('notifications', () => {
   it("every event type of full lifecycles arrives, signed, with metadata; filters apply; tenants never see each other's events", async () => {
     const m = await merchant();
     const all = await endpoint(m, { url: receiver.url('/life/all') });
-    const onlyFinal = await endpoint(m, { url: receiver.url('/life/final'), events: ['delivery.delivered', 'delivery.cancelled', 'delivery.failed'] });
+    const onlyFinal = await endpoint(m, {
+      url: receiver.url('/life/final'),
+      events: ['delivery.delivered', 'delivery.cancelled', 'delivery.failed'],
+    });
     const neighbour = await merchant();
     const theirs = await endpoint(neighbour, { url: receiver.url('/life/neighbour') });
 
@@ -320,7 +360,10 @@ describe('notifications', () => {
     // An event the state machine ignores is recorded but not sent.
     await fleet(m, d1.id, 'in_transit');
     // 2. bank_transfer: created (awaiting_payment) -> payment_confirmed -> dispatched -> assigned -> cancelled
-    const d2 = await createDeliveryFor(stack, m, { payment_method: 'bank_transfer', options: { metadata: { order_id: 'B-200' } } });
+    const d2 = await createDeliveryFor(stack, m, {
+      payment_method: 'bank_transfer',
+      options: { metadata: { order_id: 'B-200' } },
+    });
     expect((await api(m, 'POST', `/v1/deliveries/${d2.id}/payment_confirmation`)).status).toBe(200);
     await waitForStatus(stack, key(m), d2.id, 'assigned');
     expect((await api(m, 'DELETE', `/v1/deliveries/${d2.id}`)).status).toBe(200);
@@ -342,14 +385,25 @@ describe('notifications', () => {
         'delivery.out_for_delivery',
         'delivery.delivered',
       ],
-      [d2.id]: ['delivery.created', 'delivery.payment_confirmed', 'delivery.dispatched', 'delivery.assigned', 'delivery.cancelled'],
+      [d2.id]: [
+        'delivery.created',
+        'delivery.payment_confirmed',
+        'delivery.dispatched',
+        'delivery.assigned',
+        'delivery.cancelled',
+      ],
       [d3.id]: ['delivery.created', 'delivery.dispatched', 'delivery.assigned', 'delivery.failed'],
     };
     const total = Object.values(expected).flat().length;
     // Everything has been sent once every fan-out has finished: d1, d2 and d3 have ended (no more events), n1 waits
     // in assigned. The ignored in_transit started no fan-out at all.
     for (const d of [d1, d2, d3]) await ended(d.id);
-    await Promise.all([fanoutsDone(m, d1.id), fanoutsDone(m, d2.id), fanoutsDone(m, d3.id), fanoutsDone(neighbour, n1.id)]);
+    await Promise.all([
+      fanoutsDone(m, d1.id),
+      fanoutsDone(m, d2.id),
+      fanoutsDone(m, d3.id),
+      fanoutsDone(neighbour, n1.id),
+    ]);
     const ignored = (await api(m, 'GET', `/v1/deliveries/${d1.id}`)).body.events.filter((e: any) => e.payload?.ignored);
     expect(ignored).toHaveLength(1);
     expect(await exists(webhookFanoutWorkflowId(ignored[0].id))).toBe(false);
@@ -379,11 +433,15 @@ describe('notifications', () => {
         expect(Date.parse(p.created_at)).not.toBeNaN();
       }
       const byType = Object.fromEntries(mine.map((p) => [p.type, p]));
-      expect(byType['delivery.created'].data.event.payload.status).toBe(deliveryId === d2.id ? 'awaiting_payment' : 'pending');
+      expect(byType['delivery.created'].data.event.payload.status).toBe(
+        deliveryId === d2.id ? 'awaiting_payment' : 'pending',
+      );
     }
     expect(got.find((p) => p.type === 'delivery.delivered').data.delivery.status).toBe('delivered');
     expect(got.find((p) => p.type === 'delivery.in_transit').data.delivery.status).toBe('in_transit');
-    expect(got.find((p) => p.data.delivery.id === d1.id && p.type === 'delivery.created').data.metadata).toEqual(metadata);
+    expect(got.find((p) => p.data.delivery.id === d1.id && p.type === 'delivery.created').data.metadata).toEqual(
+      metadata,
+    );
 
     // webhook-timestamp is unix seconds, fresh.
     const hit = receiver.at('/life/all')[0];
@@ -400,12 +458,23 @@ describe('notifications', () => {
     const neighbours = receiver.at('/life/neighbour').map((h) => verified(h, theirs.secret));
     expect(neighbours.map((p) => p.data.delivery.id)).toEqual([n1.id, n1.id, n1.id]);
     expect(neighbours.every((p) => p.data.metadata.order_id === 'N-1')).toBe(true);
-    expect(() => new Webhook(theirs.secret).verify(receiver.at('/life/all')[0].raw, receiver.at('/life/all')[0].headers)).toThrow();
+    expect(() =>
+      new Webhook(theirs.secret).verify(receiver.at('/life/all')[0].raw, receiver.at('/life/all')[0].headers),
+    ).toThrow();
 
     // The attempt log: one succeeded attempt per message.
     const log = await attempts(m, all.id);
     expect(log).toHaveLength(total);
-    expect(log.every((a) => a.status === 'succeeded' && a.status_code === 200 && a.attempt === 1 && a.trigger === 'event' && a.latency_ms >= 0)).toBe(true);
+    expect(
+      log.every(
+        (a) =>
+          a.status === 'succeeded' &&
+          a.status_code === 200 &&
+          a.attempt === 1 &&
+          a.trigger === 'event' &&
+          a.latency_ms >= 0,
+      ),
+    ).toBe(true);
   });
 
   it('a receiver that is down for a while gets everything once when it is back (retries on the schedule)', async () => {
@@ -433,7 +502,8 @@ describe('notifications', () => {
       expect(succeeded).toHaveLength(3);
       expect(succeeded.every((a) => a.attempt > 1)).toBe(true);
       // Same webhook-id on every attempt of a message.
-      for (const s of succeeded) expect(log.filter((a) => a.message_id === s.message_id).every((a) => a.event_id === s.event_id)).toBe(true);
+      for (const s of succeeded)
+        expect(log.filter((a) => a.message_id === s.message_id).every((a) => a.event_id === s.event_id)).toBe(true);
     } finally {
       stack.config.webhookScheduleMs = [0, 200, 400];
       await flaky.stop();
@@ -462,7 +532,9 @@ describe('notifications', () => {
 
   it('Retry-After is honoured; 408/409/425/429 are retried', async () => {
     const m = await merchant();
-    receiver.behaviours.set('/later', (_hit, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+    receiver.behaviours.set('/later', (_hit, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
     const ep = await endpoint(m, { url: receiver.url('/later'), events: ['delivery.created'] });
     await createDeliveryFor(stack, m);
     const log = await until('a success', async () => {
@@ -476,7 +548,9 @@ describe('notifications', () => {
     // The retry workflow waited the receiver's Retry-After (one timer of 1 s), not the schedule's 200 ms.
     const eventId = log[1].message_id.replace(/^msg_/, '');
     const history = await stack.temporal.workflow.getHandle(webhookFanoutWorkflowId(eventId)).fetchHistory();
-    const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [e.timerStartedEventAttributes.startToFireTimeout] : []));
+    const timers = (history.events ?? []).flatMap((e) =>
+      e.timerStartedEventAttributes ? [e.timerStartedEventAttributes.startToFireTimeout] : [],
+    );
     expect(timers.map((t) => Number(t?.seconds ?? 0) * 1000 + Math.round((t?.nanos ?? 0) / 1e6))).toEqual([1000]);
   });
 
@@ -495,7 +569,9 @@ describe('notifications', () => {
     expect(all).toHaveLength(12);
     const log = all.filter((a) => a.attempt === 1);
     expect(log).toHaveLength(3);
-    expect(all.filter((a) => a.status === 'failed').every((a) => a.status_code === 400 && a.error === 'HTTP 400')).toBe(true);
+    expect(all.filter((a) => a.status === 'failed').every((a) => a.status_code === 400 && a.error === 'HTTP 400')).toBe(
+      true,
+    );
     expect(all.filter((a) => a.status === 'exhausted')).toHaveLength(3);
     // The receiver itself saw each of the three messages three times, and answered 400 each time.
     const hits = receiver.answered.filter((h) => h.path === '/final');
@@ -518,11 +594,17 @@ describe('notifications', () => {
     );
     expect(replayed).toMatchObject({ status: 'succeeded', status_code: 200, attempt: 1 });
     // One replay in flight per endpoint: the next waits until this one's workflow has finished.
-    const { rows: running } = await stack.pool.query('SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1', [ep.id]);
+    const { rows: running } = await stack.pool.query(
+      'SELECT replay_workflow_ids AS ids FROM webhook_endpoints WHERE id = $1',
+      [ep.id],
+    );
     await Promise.all(running[0].ids.map((id: string) => stack.temporal.workflow.getHandle(id).result()));
 
     // A time range: the three messages of the delivery.
-    const range = await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since, until: new Date(Date.now() + 1000).toISOString() });
+    const range = await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, {
+      since,
+      until: new Date(Date.now() + 1000).toISOString(),
+    });
     expect(range.status).toBe(202);
     expect(range.body).toEqual({ replayed: 3 });
     await until('range replayed', () => receiver.at('/final').length >= 4);
@@ -537,13 +619,27 @@ describe('notifications', () => {
     ).toEqual([first.raw, first.raw]);
 
     // Errors.
-    expectProblem(await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { message_id: 'msg_nope' }), 422, 'message_not_found');
+    expectProblem(
+      await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { message_id: 'msg_nope' }),
+      422,
+      'message_not_found',
+    );
     expectProblem(await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, {}), 422, 'validation_failed');
-    expectProblem(await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: 'yesterday' }), 422, 'validation_failed');
+    expectProblem(
+      await api(m, 'POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: 'yesterday' }),
+      422,
+      'validation_failed',
+    );
     const other = await merchant();
     const theirs = await endpoint(other, { url: receiver.url('/final-other') });
-    expectProblem(await api(other, 'POST', `/v1/webhook_endpoints/${theirs.id}/replay`, { message_id: created.message_id }), 422, 'message_not_found');
-    expect((await api(other, 'POST', `/v1/webhook_endpoints/${theirs.id}/replay`, { since })).body).toEqual({ replayed: 0 });
+    expectProblem(
+      await api(other, 'POST', `/v1/webhook_endpoints/${theirs.id}/replay`, { message_id: created.message_id }),
+      422,
+      'message_not_found',
+    );
+    expect((await api(other, 'POST', `/v1/webhook_endpoints/${theirs.id}/replay`, { since })).body).toEqual({
+      replayed: 0,
+    });
   });
 
   it('410 Gone disables the endpoint: nothing more is sent to it', async () => {
@@ -553,7 +649,10 @@ describe('notifications', () => {
     await endpoint(m, { url: receiver.url('/gone-neighbour') }); // a healthy neighbour keeps receiving
     const d = await createDeliveryFor(stack, m);
     await waitForStatus(stack, key(m), d.id, 'assigned');
-    await until('disabled', async () => (await api(m, 'GET', `/v1/webhook_endpoints/${gone.id}`)).body.status === 'disabled');
+    await until(
+      'disabled',
+      async () => (await api(m, 'GET', `/v1/webhook_endpoints/${gone.id}`)).body.status === 'disabled',
+    );
     const after = (await api(m, 'GET', `/v1/webhook_endpoints/${gone.id}`)).body;
     expect(after.disabled_reason).toMatch(/410/);
     await fleet(m, d.id, 'pickup_ready');
@@ -565,7 +664,11 @@ describe('notifications', () => {
     expect(log.length).toBeLessThanOrEqual(3);
     expect(log.every((a) => a.status === 'failed' && a.status_code === 410 && a.attempt === 1)).toBe(true);
     expect(log.some((a) => a.event_type === 'delivery.pickup_ready')).toBe(false);
-    expectProblem(await api(m, 'POST', `/v1/webhook_endpoints/${gone.id}/replay`, { message_id: log[0].message_id }), 409, 'webhook_endpoint_disabled');
+    expectProblem(
+      await api(m, 'POST', `/v1/webhook_endpoints/${gone.id}/replay`, { message_id: log[0].message_id }),
+      409,
+      'webhook_endpoint_disabled',
+    );
   });
 
   it('rotation: for 24 h every message carries two signatures, one per secret', async () => {
@@ -592,10 +695,15 @@ describe('notifications', () => {
     // Each signature alone verifies with its own secret.
     verified({ ...hit, headers: { ...hit.headers, 'webhook-signature': signatures[0] } }, rotated.body.secret);
     verified({ ...hit, headers: { ...hit.headers, 'webhook-signature': signatures[1] } }, ep.secret);
-    expect(() => new Webhook(ep.secret).verify(hit.raw, { ...hit.headers, 'webhook-signature': signatures[0] })).toThrow();
+    expect(() =>
+      new Webhook(ep.secret).verify(hit.raw, { ...hit.headers, 'webhook-signature': signatures[0] }),
+    ).toThrow();
 
     // When the overlap has ended, only the new secret signs.
-    await stack.pool.query("UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [ep.id]);
+    await stack.pool.query(
+      "UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1",
+      [ep.id],
+    );
     await createDeliveryFor(stack, m);
     const next = await until('the next message', () => receiver.at('/rotate')[1]);
     expect(next.headers['webhook-signature'].split(' ')).toHaveLength(1);
@@ -609,7 +717,11 @@ describe('notifications', () => {
     stack.config.webhookScheduleMs = [0, 600, 600, 600];
     try {
       const d = await createDeliveryFor(stack, m);
-      await until('a first attempt', async () => (await stack.pool.query('SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1', [ep.id])).rowCount! >= 1);
+      await until(
+        'a first attempt',
+        async () =>
+          (await stack.pool.query('SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1', [ep.id])).rowCount! >= 1,
+      );
       expect((await api(m, 'DELETE', `/v1/webhook_endpoints/${ep.id}`)).status).toBe(200);
       // The next attempt finds the endpoint gone and ends the loop (nothing sent).
       const created = await fanout(d.events[0].id);
@@ -643,7 +755,8 @@ describe('pieces', () => {
     ]) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
-    for (const a of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
+    for (const a of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isPrivateAddress(a), a).toBe(false);
   });
 
   it('parseRetryAfter: seconds or an HTTP date, capped at 24 h', () => {

@@ -354,7 +354,11 @@ export class DeliveryWidget extends HTMLElement {
   constructor() {
     super();
     this.root = this.attachShadow({ mode: 'open' });
-    if ('adoptedStyleSheets' in this.root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (
+      'adoptedStyleSheets' in this.root &&
+      typeof CSSStyleSheet === 'function' &&
+      'replaceSync' in CSSStyleSheet.prototype
+    ) {
       const sheet = new CSSStyleSheet();
       sheet.replaceSync(CSS);
       this.root.adoptedStyleSheets = [sheet];
@@ -411,7 +415,10 @@ export class DeliveryWidget extends HTMLElement {
     }
     // The heading: the `heading` attribute's text, none when it is empty (the form keeps its name for screen readers).
     const headingText = (this.getAttribute('heading') ?? t.title).trim();
-    const form = h('form', headingText ? { novalidate: true, 'aria-labelledby': 'dw-title' } : { novalidate: true, 'aria-label': t.title });
+    const form = h(
+      'form',
+      headingText ? { novalidate: true, 'aria-labelledby': 'dw-title' } : { novalidate: true, 'aria-label': t.title },
+    );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.requestQuotes();
@@ -437,9 +444,17 @@ export class DeliveryWidget extends HTMLElement {
     const staticWeight = this.staticWeightGrams();
     const parcel =
       staticWeight !== null
-        ? h('p', {}, t.parcelSummary(new Intl.NumberFormat(t.locale, { maximumFractionDigits: 3 }).format(staticWeight / 1000)))
+        ? h(
+            'p',
+            {},
+            t.parcelSummary(new Intl.NumberFormat(t.locale, { maximumFractionDigits: 3 }).format(staticWeight / 1000)),
+          )
         : this.fieldset(t.parcel, [
-            this.field('weight', t.weight, { inputmode: 'decimal', required: true, placeholder: this.language === 'pt' ? '1,5' : '1.5' }),
+            this.field('weight', t.weight, {
+              inputmode: 'decimal',
+              required: true,
+              placeholder: this.language === 'pt' ? '1,5' : '1.5',
+            }),
             this.getAttribute('parcel-description') ? null : this.field('description', t.description, {}),
           ]);
     this.quotesEl = h('div');
@@ -542,7 +557,8 @@ export class DeliveryWidget extends HTMLElement {
     const t = this.t;
     const heading = h('h2', { id: 'dw-done', tabindex: '-1' }, t.doneTitle);
     const list = h('dl', {}, h('dt', {}, t.reference), h('dd', { 'data-v': 'reference' }, d.reference));
-    if (this.selected) list.append(h('dt', {}, t.courier), h('dd', {}, this.selected.company_name || this.selected.company_slug || '—'));
+    if (this.selected)
+      list.append(h('dt', {}, t.courier), h('dd', {}, this.selected.company_name || this.selected.company_slug || '—'));
     const fee = d.quoted_fee_aoa ?? this.selected?.fee_aoa;
     if (typeof fee === 'number') list.append(h('dt', {}, t.fee), h('dd', {}, formatFee(fee)));
     if (d.delivery_pin)
@@ -641,9 +657,21 @@ export class DeliveryWidget extends HTMLElement {
     const t = this.t;
     const e = err instanceof WidgetError ? err : new WidgetError('network', 0, t.network);
     this.setStatus('');
-    const retryable = ['network', 'timeout', 'rate_limited', 'upstream_unavailable', 'idempotency_request_in_progress'].includes(e.code);
+    const retryable = [
+      'network',
+      'timeout',
+      'rate_limited',
+      'upstream_unavailable',
+      'idempotency_request_in_progress',
+    ].includes(e.code);
     this.showError(e.message, where, retryable ? retry : undefined);
-    this.emit('error', { code: e.code, status: e.status, message: e.message, detail: e.apiDetail ?? null, errors: e.errors ?? null });
+    this.emit('error', {
+      code: e.code,
+      status: e.status,
+      message: e.message,
+      detail: e.apiDetail ?? null,
+      errors: e.errors ?? null,
+    });
   }
 
   // --- reading input -----------------------------------------------------------------------------
@@ -681,7 +709,9 @@ export class DeliveryWidget extends HTMLElement {
   private readBody(): QuoteBody | null {
     const t = this.t;
     for (const field of FIELDS) this.clearFieldError(field);
-    const missing = ['publishable-key', 'origin-address-line', 'origin-city', 'origin-province'].filter((a) => !this.getAttribute(a)?.trim());
+    const missing = ['publishable-key', 'origin-address-line', 'origin-city', 'origin-province'].filter(
+      (a) => !this.getAttribute(a)?.trim(),
+    );
     if (!this.apiBase) missing.push('api-base');
     if (missing.length) {
       this.fail(new WidgetError('misconfigured', 0, t.config(missing.join(', '))));
@@ -715,7 +745,13 @@ export class DeliveryWidget extends HTMLElement {
         }
       }
       const fromPage = invalid.filter(([field]) => !this.inputs.has(field)).map(([field]) => field);
-      this.fail(new WidgetError('invalid_input', 0, fromPage.length ? `${t.checkFields} (${fromPage.join(', ')})` : t.checkFields));
+      this.fail(
+        new WidgetError(
+          'invalid_input',
+          0,
+          fromPage.length ? `${t.checkFields} (${fromPage.join(', ')})` : t.checkFields,
+        ),
+      );
       return null;
     }
 
@@ -726,10 +762,17 @@ export class DeliveryWidget extends HTMLElement {
     };
     const lat = Number(this.getAttribute('origin-lat') ?? NaN);
     const lng = Number(this.getAttribute('origin-lng') ?? NaN);
-    if (this.getAttribute('origin-lat') && this.getAttribute('origin-lng') && Number.isFinite(lat) && Number.isFinite(lng)) origin.coordinates = { lat, lng };
+    if (
+      this.getAttribute('origin-lat') &&
+      this.getAttribute('origin-lng') &&
+      Number.isFinite(lat) &&
+      Number.isFinite(lng)
+    )
+      origin.coordinates = { lat, lng };
     const originName = this.getAttribute('origin-contact-name')?.trim();
     const originPhone = this.getAttribute('origin-contact-phone')?.trim();
-    if (originName || originPhone) origin.contact = { ...(originName ? { name: originName } : {}), ...(originPhone ? { phone: originPhone } : {}) };
+    if (originName || originPhone)
+      origin.contact = { ...(originName ? { name: originName } : {}), ...(originPhone ? { phone: originPhone } : {}) };
 
     const parcel: Parcel = { weight_grams };
     const description = this.getAttribute('parcel-description')?.trim() || this.value('description');
@@ -789,7 +832,9 @@ export class DeliveryWidget extends HTMLElement {
     });
     if (keyed) {
       this.apiAnswered = true;
-      return keyed.status === 401 ? new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin)) : network;
+      return keyed.status === 401
+        ? new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin))
+        : network;
     }
     const script = await probe(`${this.apiBase}/widget.js`, { method: 'HEAD' });
     if (script?.ok) return new WidgetError('origin_not_allowed', 401, t.unauthorized(location.origin));
@@ -799,7 +844,8 @@ export class DeliveryWidget extends HTMLElement {
   private messageFor(status: number, code: string): string {
     const t = this.t;
     if (status === 401) return t.unauthorized(location.origin);
-    if (['quote_expired', 'quote_already_used', 'quote_not_found', 'quote_payload_mismatch'].includes(code)) return t.expired;
+    if (['quote_expired', 'quote_already_used', 'quote_not_found', 'quote_payload_mismatch'].includes(code))
+      return t.expired;
     if (status === 429) return t.rateLimited;
     if (status === 502) return t.upstream;
     if (status === 503) return t.noCourier;
@@ -876,7 +922,9 @@ export class DeliveryWidget extends HTMLElement {
         company_name: quote.company_name ?? null,
       });
     } catch (err) {
-      const stale = err instanceof WidgetError && ['quote_expired', 'quote_already_used', 'quote_not_found', 'quote_payload_mismatch'].includes(err.code);
+      const stale =
+        err instanceof WidgetError &&
+        ['quote_expired', 'quote_already_used', 'quote_not_found', 'quote_payload_mismatch'].includes(err.code);
       // A stale quote: the options go, so the message goes under "get prices", the next step.
       this.showApiError(err, stale ? 'quote' : 'book', () => void this.book());
       if (stale) {

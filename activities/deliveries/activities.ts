@@ -18,7 +18,13 @@ import { observeRecordedEvent } from '../../src/observability/delivery-events.js
 export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] } | null };
 
 /** `temporal`: the worker's client, which starts the simulated test couriers' movement (src/deliveries/dispatch.ts). */
-export function createDeliveryActivities(deps: { config: Config; pool: Pool; webhooks: WebhookDispatcher; sender: WebhookSender; temporal?: Client }) {
+export function createDeliveryActivities(deps: {
+  config: Config;
+  pool: Pool;
+  webhooks: WebhookDispatcher;
+  sender: WebhookSender;
+  temporal?: Client;
+}) {
   const { pool, webhooks, sender } = deps;
   const dispatch = createDispatchService(deps);
   const failover = createFailoverService(deps);
@@ -38,9 +44,18 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
     },
 
     /** Sends the webhook of an event recorded before the workflow started (`delivery.created`, written by the API). */
-    async announceEvent(input: { tenantId: string; deliveryId: string; eventId: string; webhooks: { schedule?: number[] } }): Promise<void> {
+    async announceEvent(input: {
+      tenantId: string;
+      deliveryId: string;
+      eventId: string;
+      webhooks: { schedule?: number[] };
+    }): Promise<void> {
       const message = await sender.prepareWebhookMessage(input);
-      if (message) webhooks.dispatch({ ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId }, input.webhooks.schedule);
+      if (message)
+        webhooks.dispatch(
+          { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId },
+          input.webhooks.schedule,
+        );
     },
 
     /**
@@ -50,13 +65,22 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
     async recordIgnoredEvents(input: {
       deliveryId: string;
       tenantId: string;
-      events: { eventId: string; eventType: string; occurredAt: string; source: string; payload: Record<string, unknown> }[];
+      events: {
+        eventId: string;
+        eventType: string;
+        occurredAt: string;
+        source: string;
+        payload: Record<string, unknown>;
+      }[];
     }): Promise<{ inserted: number }> {
       return recordIgnoredEvents(pool, input);
     },
 
     /** Books the delivery with its company. A courier's refusal is final (CourierRejected); failures are retried. */
-    async dispatchDelivery(input: { deliveryId: string; bookingNumber?: number }): Promise<BookingResult & { courierName: string }> {
+    async dispatchDelivery(input: {
+      deliveryId: string;
+      bookingNumber?: number;
+    }): Promise<BookingResult & { courierName: string }> {
       try {
         return await dispatch.book(input.deliveryId, input.bookingNumber ?? 1);
       } catch (err) {
@@ -74,7 +98,11 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
      * answer (retryable). `maxTimeoutMs` caps the company's own timeout, so a cancellation the merchant waits on
      * stays short whatever the company's setting.
      */
-    async cancelBooking(input: { companyId: string; trackingRef: string; maxTimeoutMs?: number }): Promise<'cancelled' | 'refused'> {
+    async cancelBooking(input: {
+      companyId: string;
+      trackingRef: string;
+      maxTimeoutMs?: number;
+    }): Promise<'cancelled' | 'refused'> {
       return dispatch.cancel(input);
     },
 
@@ -87,7 +115,10 @@ export function createDeliveryActivities(deps: { config: Config; pool: Pool; web
     },
 
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */
-    async findRedispatchCompany(input: { tenantId: string; companyId: string }): Promise<{ companyId: string; slug: string } | null> {
+    async findRedispatchCompany(input: {
+      tenantId: string;
+      companyId: string;
+    }): Promise<{ companyId: string; slug: string } | null> {
       return dispatch.redispatchCompany(input);
     },
   };

@@ -5,7 +5,12 @@ import { log } from '@temporalio/activity';
 import type { Config } from '../../src/config.js';
 import type { Pool } from '../../src/db.js';
 import { messageDelivered } from '../../src/webhooks/repository.js';
-import { createWebhookSender, type PrepareInput, type PreparedMessage, type WebhookSender } from '../../src/webhooks/sender.js';
+import {
+  createWebhookSender,
+  type PrepareInput,
+  type PreparedMessage,
+  type WebhookSender,
+} from '../../src/webhooks/sender.js';
 import type { Resolver } from '../../src/webhooks/url.js';
 import type { AttemptInput, AttemptResult } from '../../shared/webhooks/definitions.js';
 
@@ -13,7 +18,12 @@ import type { AttemptInput, AttemptResult } from '../../shared/webhooks/definiti
  * `sender`: the worker's one webhook sender (activities/index.ts); else one of its own, whose outgoing connections
  * resolve names with `resolve` (default dns.lookup; tests play DNS rebinding with it).
  */
-export function createWebhookActivities(deps: { config: Config; pool: Pool; resolve?: Resolver; sender?: WebhookSender }) {
+export function createWebhookActivities(deps: {
+  config: Config;
+  pool: Pool;
+  resolve?: Resolver;
+  sender?: WebhookSender;
+}) {
   const sender = deps.sender ?? createWebhookSender({ ...deps, log });
   return {
     /**

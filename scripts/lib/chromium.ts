@@ -22,5 +22,8 @@ export function ensureChromium(log: (line: string) => void = console.log): strin
     if (fs.existsSync(wanted)) return wanted;
     throw new Error(`CHROMIUM_PATH=${wanted} does not exist. ${CHROMIUM_HINT}`);
   }
-  return ensureDebianBinary({ name: 'Chromium', binary: DEFAULT_CHROMIUM, pkg: 'chromium', purpose: 'the browser tests', hint: CHROMIUM_HINT }, log);
+  return ensureDebianBinary(
+    { name: 'Chromium', binary: DEFAULT_CHROMIUM, pkg: 'chromium', purpose: 'the browser tests', hint: CHROMIUM_HINT },
+    log,
+  );
 }

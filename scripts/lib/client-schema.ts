@@ -12,5 +12,8 @@ export const CLIENT_SCHEMA = path.join(ROOT_DIR, 'clients', 'typescript', 'src',
 export function ensureClientSchema(log: (line: string) => void = console.log): void {
   if (fs.existsSync(CLIENT_SCHEMA)) return;
   log('Generating the typed client (npm run client:generate) ...');
-  execFileSync('npm', ['run', '--silent', 'client:generate'], { cwd: ROOT_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['run', '--silent', 'client:generate'], {
+    cwd: ROOT_DIR,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }

@@ -23,7 +23,10 @@ interface ManifestChunk {
 
 /** Gzip size of each file the first page loads before it can draw: the HTML, the entry, its static imports, their CSS. */
 export function firstPageWeight(outDir = DASHBOARD_OUT): { files: Record<string, number>; totalGzip: number } {
-  const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+  const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<
+    string,
+    ManifestChunk
+  >;
   const entry = Object.entries(manifest).find(([, chunk]) => chunk.isEntry);
   if (!entry) throw new Error('The dashboard build has no entry chunk.');
   const files = new Set<string>(['index.html']);
@@ -52,7 +55,10 @@ function newestMtime(dir: string): number {
 export function dashboardIsStale(): boolean {
   const built = path.join(DASHBOARD_OUT, 'index.html');
   if (!fs.existsSync(built)) return true;
-  const sources = Math.max(newestMtime(DASHBOARD_ROOT), newestMtime(path.join(ROOT_DIR, 'clients', 'typescript', 'src')));
+  const sources = Math.max(
+    newestMtime(DASHBOARD_ROOT),
+    newestMtime(path.join(ROOT_DIR, 'clients', 'typescript', 'src')),
+  );
   return fs.statSync(built).mtimeMs < sources;
 }
 
@@ -117,7 +123,9 @@ export async function buildDashboard(log: (line: string) => void = console.log):
     fs.rmSync(old, { recursive: true, force: true });
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  log(`Dashboard built into .build/dashboard in ${Date.now() - started} ms; first page ${(weight.totalGzip / 1024).toFixed(1)} kB gzip (budget 150 kB).`);
+  log(
+    `Dashboard built into .build/dashboard in ${Date.now() - started} ms; first page ${(weight.totalGzip / 1024).toFixed(1)} kB gzip (budget 150 kB).`,
+  );
   return weight;
 }
 
@@ -133,7 +141,9 @@ export function watchDashboard(log: (line: string) => void = console.log): () =>
   const watcher = fs.watch(DASHBOARD_ROOT, { recursive: true }, () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(() => buildDashboard(log).catch((err) => log(`Dashboard build failed: ${(err as Error).message}`)));
+      running = running.then(() =>
+        buildDashboard(log).catch((err) => log(`Dashboard build failed: ${(err as Error).message}`)),
+      );
     }, 200);
   });
   return () => {

@@ -19,12 +19,15 @@ export interface AppRoleOptions {
  */
 export async function createAppRole(ownerUrl: string, options: AppRoleOptions = {}): Promise<string> {
   const role = options.role ?? DEFAULT_APP_ROLE;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`role name must be a lower-case SQL identifier, got "${role}"`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role))
+    throw new Error(`role name must be a lower-case SQL identifier, got "${role}"`);
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   try {
     const r = client.escapeIdentifier(role);
-    const { rows } = await client.query<{ db: string; owner: string }>('SELECT current_database() AS db, current_user AS owner');
+    const { rows } = await client.query<{ db: string; owner: string }>(
+      'SELECT current_database() AS db, current_user AS owner',
+    );
     const db = client.escapeIdentifier(rows[0].db);
     if (rows[0].owner === role) throw new Error(`connect as the owner of the tables, not as ${role}`);
 
@@ -42,10 +45,14 @@ export async function createAppRole(ownerUrl: string, options: AppRoleOptions = 
     await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${r}`);
     await client.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${r}`);
     // The migrations' bookkeeping is the owner's alone.
-    const { rows: migrations } = await client.query<{ t: string | null }>("SELECT to_regclass('public.pgmigrations')::text AS t");
+    const { rows: migrations } = await client.query<{ t: string | null }>(
+      "SELECT to_regclass('public.pgmigrations')::text AS t",
+    );
     if (migrations[0].t) await client.query(`REVOKE ALL ON TABLE public.pgmigrations FROM ${r}`);
     // Tables and sequences the owner creates later (new migrations) come with the same rights.
-    await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${r}`);
+    await client.query(
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${r}`,
+    );
     await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO ${r}`);
     await client.query('COMMIT');
     return role;

@@ -21,17 +21,24 @@ export function ensureDebianBinary(
 
   const how = canRunAsRoot();
   const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (!how || !hasApt) throw new Error(`${spec.name} is not installed at ${spec.binary} and this user cannot install it. ${spec.hint}`);
+  if (!how || !hasApt)
+    throw new Error(`${spec.name} is not installed at ${spec.binary} and this user cannot install it. ${spec.hint}`);
 
   const run = (args: string[]) => {
     const [cmd, ...rest] = how === 'root' ? args : ['sudo', '-n', ...args];
-    execFileSync(cmd, rest, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync(cmd, rest, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   };
   const started = Date.now();
-  log(`${spec.name} is missing: installing Debian's ${spec.pkg} for ${spec.purpose} (apt-get, 1-3 min the first time)...`);
+  log(
+    `${spec.name} is missing: installing Debian's ${spec.pkg} for ${spec.purpose} (apt-get, 1-3 min the first time)...`,
+  );
   run(['apt-get', 'update', '-qq']);
   run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', spec.pkg]);
-  if (!fs.existsSync(spec.binary)) throw new Error(`apt-get installed ${spec.pkg} but ${spec.binary} is missing. ${spec.hint}`);
+  if (!fs.existsSync(spec.binary))
+    throw new Error(`apt-get installed ${spec.pkg} but ${spec.binary} is missing. ${spec.hint}`);
   log(`${spec.name} installed in ${Math.round((Date.now() - started) / 1000)} s.`);
   return spec.binary;
 }

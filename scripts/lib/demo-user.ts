@@ -32,7 +32,8 @@ export async function seedDemoUser(pool: Pool, dataDir: string, tenantId: string
   if (existing) {
     link = (await newPasswordLink(pool, settings, baseUrl, tenantId, existing.id))!.set_password_url;
   } else {
-    link = (await createUser(pool, settings, baseUrl, { tenantId, email: DEMO_USER_EMAIL, role: 'owner' })).set_password_url;
+    link = (await createUser(pool, settings, baseUrl, { tenantId, email: DEMO_USER_EMAIL, role: 'owner' }))
+      .set_password_url;
   }
   await setPasswordWithLink(pool, tokenOf(link), password);
   const user = { email: DEMO_USER_EMAIL, password };

@@ -24,7 +24,8 @@ export function onPath(name: string): string | null {
 }
 
 /** `$XDG_CACHE_HOME/delivery-api/<name>` (default ~/.cache/delivery-api/<name>): survives clones and `git clean`. */
-export const userCacheDir = (name: string) => path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'delivery-api', name);
+export const userCacheDir = (name: string) =>
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'delivery-api', name);
 
 const findGo = () => onPath('go') ?? (isExecutable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
 
@@ -43,14 +44,19 @@ export interface GoInstall {
  * `go install -v <packages>` into `dir`, printing a progress line every 15 s (modules downloaded, packages built)
  * and, on failure, the last lines of Go's output and what to do next.
  */
-export async function goInstall({ what, packages, dir, otherwise }: GoInstall, log: (line: string) => void = console.log): Promise<void> {
+export async function goInstall(
+  { what, packages, dir, otherwise }: GoInstall,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   const go = findGo();
   if (!go) {
     throw new Error(
       `${what} is not built yet and Go is not installed to build it.\n  Either install Go 1.24+ (https://go.dev/doc/install) and run this again,\n  ${otherwise}`,
     );
   }
-  log(`Building ${what} with Go (first time only; a cold build downloads a few hundred MB and takes several minutes on 2 cores)...`);
+  log(
+    `Building ${what} with Go (first time only; a cold build downloads a few hundred MB and takes several minutes on 2 cores)...`,
+  );
   fs.mkdirSync(dir, { recursive: true });
   const started = Date.now();
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
@@ -71,7 +77,10 @@ export async function goInstall({ what, packages, dir, otherwise }: GoInstall, l
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
-  const ticker = setInterval(() => log(`    [go] ${downloaded} modules downloaded, ${built} packages built, ${elapsed()}`), 15_000);
+  const ticker = setInterval(
+    () => log(`    [go] ${downloaded} modules downloaded, ${built} packages built, ${elapsed()}`),
+    15_000,
+  );
   const code = await new Promise<number | null>((resolve) => {
     child.once('error', () => resolve(null));
     child.once('exit', resolve);

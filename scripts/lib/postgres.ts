@@ -59,13 +59,16 @@ export interface ResolvedPostgres {
 }
 
 export async function resolvePostgres(log: (line: string) => void = console.log): Promise<ResolvedPostgres> {
-  if (process.env.DATABASE_URL) return { serverUrl: process.env.DATABASE_URL, source: 'DATABASE_URL', stop: async () => {} };
+  if (process.env.DATABASE_URL)
+    return { serverUrl: process.env.DATABASE_URL, source: 'DATABASE_URL', stop: async () => {} };
   const local = 'postgres://postgres@127.0.0.1:5432/postgres';
   // POSTGRES_FALLBACK=embedded skips the local server (to check the fallback on a machine that has one).
   const forceEmbedded = process.env.POSTGRES_FALLBACK === 'embedded';
   if (!forceEmbedded && (await reachable(local))) return { serverUrl: local, source: 'local', stop: async () => {} };
 
-  log(`${forceEmbedded ? 'POSTGRES_FALLBACK=embedded' : 'No Postgres on 127.0.0.1:5432'}: starting an embedded PostgreSQL 15 in .data/postgres ...`);
+  log(
+    `${forceEmbedded ? 'POSTGRES_FALLBACK=embedded' : 'No Postgres on 127.0.0.1:5432'}: starting an embedded PostgreSQL 15 in .data/postgres ...`,
+  );
   fs.mkdirSync(DATA_DIR, { recursive: true });
   const server = await startEmbeddedPostgres(path.join(DATA_DIR, 'postgres'), EMBEDDED_PORT);
   return { serverUrl: server.serverUrl, source: 'embedded', stop: () => server.stop() };

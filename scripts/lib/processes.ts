@@ -25,7 +25,10 @@ export class Proc {
 
   /** One of package.json's production scripts (`start:api`, `start:worker`: "node <flags> <file>"), after `npm run build`. */
   static production(name: string, script: 'start:api' | 'start:worker', options: ProcOptions = {}): Proc {
-    const scripts = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    const scripts = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
     return new Proc(name, process.execPath, scripts[script].split(' ').slice(1), { ipc: true, ...options });
   }
 
@@ -66,6 +69,8 @@ export function productionBuild(): void {
     execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT_DIR, stdio: 'pipe' });
   } catch (err) {
     const { stdout = '', stderr = '' } = err as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`npm run build failed:\n${stdout}${stderr}\nNext: fix the error above (\`npm run build\` alone shows it too), then run this again.`);
+    throw new Error(
+      `npm run build failed:\n${stdout}${stderr}\nNext: fix the error above (\`npm run build\` alone shows it too), then run this again.`,
+    );
   }
 }

@@ -4,7 +4,18 @@
 import type { Pool } from '../../src/db.js';
 import { createCourier, createKey, createTenant, linkCouriers } from '../../src/lib/tenants.js';
 
-const STATUSES = ['pending', 'assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'delivered', 'delivered', 'cancelled', 'failed'];
+const STATUSES = [
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'delivered',
+  'delivered',
+  'cancelled',
+  'failed',
+];
 const CITIES = ['Luanda', 'Benguela', 'Huambo', 'Lubango', 'Lobito', 'Cabinda', 'Malanje', 'Namibe', 'Soyo', 'Uíge'];
 const STREETS = [
   'Rua Rainha Ginga',
@@ -33,25 +44,43 @@ function progress(done: number, total: number, started: number) {
 }
 
 /** Seeds `total` deliveries over `tenantCount` tenants; returns the tenants with fresh secret keys. */
-export async function seedDeliveries(pool: Pool, total: number, tenantCount: number, batch = 50_000): Promise<SeededTenant[]> {
+export async function seedDeliveries(
+  pool: Pool,
+  total: number,
+  tenantCount: number,
+  batch = 50_000,
+): Promise<SeededTenant[]> {
   const slug = 'bench-rate-card';
-  let courierId = (await pool.query<{ id: string }>('SELECT id FROM courier_companies WHERE slug = $1', [slug])).rows[0]?.id;
-  if (!courierId) courierId = (await createCourier(pool, { name: 'Bench Rate Card', slug, adapter: 'rate_card', base_fee_aoa: 100_000 })).courier_id;
+  let courierId = (await pool.query<{ id: string }>('SELECT id FROM courier_companies WHERE slug = $1', [slug])).rows[0]
+    ?.id;
+  if (!courierId)
+    courierId = (
+      await createCourier(pool, { name: 'Bench Rate Card', slug, adapter: 'rate_card', base_fee_aoa: 100_000 })
+    ).courier_id;
 
   // Bench tenants are kept between runs (named bench-tenant-NNNN); each run gets fresh secret keys.
-  const ids = (await pool.query<{ id: string }>(`SELECT id FROM tenants WHERE name LIKE 'bench-tenant-%' ORDER BY name`)).rows.map((r) => r.id);
+  const ids = (
+    await pool.query<{ id: string }>(`SELECT id FROM tenants WHERE name LIKE 'bench-tenant-%' ORDER BY name`)
+  ).rows.map((r) => r.id);
   for (let i = ids.length; i < tenantCount; i++) {
     const t = await createTenant(pool, `bench-tenant-${String(i).padStart(4, '0')}`);
     await linkCouriers(pool, t.tenant_id, slug);
     ids.push(t.tenant_id);
   }
   const tenants = ids.slice(0, tenantCount);
-  const keys = await Promise.all(tenants.map(async (id) => ({ tenant_id: id, secret_key: (await createKey(pool, id, 'secret')).key })));
+  const keys = await Promise.all(
+    tenants.map(async (id) => ({ tenant_id: id, secret_key: (await createKey(pool, id, 'secret')).key })),
+  );
 
-  const { rows: counted } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = ANY($1::uuid[])', [tenants]);
+  const { rows: counted } = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = ANY($1::uuid[])',
+    [tenants],
+  );
   const { rows: all } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries');
   if (counted[0].n === total && all[0].n === total) {
-    console.log(`    ${total.toLocaleString('en')} deliveries over ${tenantCount} tenants already loaded: reusing them.`);
+    console.log(
+      `    ${total.toLocaleString('en')} deliveries over ${tenantCount} tenants already loaded: reusing them.`,
+    );
     return keys;
   }
   if (all[0].n > 0) {
@@ -84,12 +113,26 @@ export async function seedDeliveries(pool: Pool, total: number, tenantCount: num
               -- spread evenly over the past 365 days, newest first by g
               date_trunc('milliseconds', now() - (g::double precision / $11) * interval '365 days'), now()
          FROM generate_series($9::bigint, $10::bigint) AS g`,
-      [tenants, tenantCount, STATUSES, courierId, 'quote', STREETS, String(started), CITIES, offset, offset + size - 1, total],
+      [
+        tenants,
+        tenantCount,
+        STATUSES,
+        courierId,
+        'quote',
+        STREETS,
+        String(started),
+        CITIES,
+        offset,
+        offset + size - 1,
+        total,
+      ],
     );
     progress(offset + size, total, started);
   }
   // VACUUM sets the visibility map, so list pages come from index-only scans as they would in a settled table.
   await pool.query('VACUUM ANALYZE deliveries');
-  console.log(`    Loaded ${total.toLocaleString('en')} deliveries in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  console.log(
+    `    Loaded ${total.toLocaleString('en')} deliveries in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+  );
   return keys;
 }

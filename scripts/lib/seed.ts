@@ -4,7 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Pool } from '../../src/db.js';
-import { createCourier, createKey, createTenant, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/lib/tenants.js';
+import {
+  createCourier,
+  createKey,
+  createTenant,
+  linkCouriers,
+  type CourierInput,
+  type CreatedTenant,
+} from '../../src/lib/tenants.js';
 import { demoSimulatorCouriers } from '../../simulator/demo.js';
 
 export const DEMO_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://127.0.0.1:3000'];
@@ -21,7 +28,13 @@ export const DEMO_RATE_CARD_COURIERS: CourierInput[] = [
     service_zones: ['Luanda', 'Bengo'],
     max_weight_grams: 20_000,
     operating_hours: { mon_fri: '08:00-18:00', sat: '09:00-13:00' },
-    rate_card: { per_km_aoa: 10_000, per_kg_aoa: 5_000, per_kg_threshold_grams: 2_000, eta_minutes_per_km: 3, zone_fees_aoa: { Luanda: 50_000 } },
+    rate_card: {
+      per_km_aoa: 10_000,
+      per_kg_aoa: 5_000,
+      per_kg_threshold_grams: 2_000,
+      eta_minutes_per_km: 3,
+      zone_fees_aoa: { Luanda: 50_000 },
+    },
   },
   {
     name: 'Benguela Cargas',
@@ -49,12 +62,20 @@ export const DEMO_RATE_CARD_COURIERS: CourierInput[] = [
 /** The courier simulator's demo companies (simulator/demo.ts) as http couriers: endpoint {simulatorUrl}/{slug}, same fleet secret. */
 export const simulatorCouriers = (simulatorUrl: string): CourierInput[] => demoSimulatorCouriers(simulatorUrl);
 
-export async function seedDemo(pool: Pool, dataDir: string, extraCouriers: CourierInput[] = []): Promise<CreatedTenant> {
+export async function seedDemo(
+  pool: Pool,
+  dataDir: string,
+  extraCouriers: CourierInput[] = [],
+): Promise<CreatedTenant> {
   const file = path.join(dataDir, 'demo-tenant.json');
   for (const courier of [...DEMO_RATE_CARD_COURIERS, ...extraCouriers]) {
     const { rowCount } = await pool.query('SELECT 1 FROM courier_companies WHERE slug = $1', [courier.slug]);
     if (!rowCount) await createCourier(pool, courier);
-    else await pool.query('UPDATE courier_companies SET endpoint = $2 WHERE slug = $1', [courier.slug, courier.endpoint ?? null]);
+    else
+      await pool.query('UPDATE courier_companies SET endpoint = $2 WHERE slug = $1', [
+        courier.slug,
+        courier.endpoint ?? null,
+      ]);
   }
   let demo: CreatedTenant | null = null;
   if (fs.existsSync(file)) {

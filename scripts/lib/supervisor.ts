@@ -65,7 +65,9 @@ export function supervise(command: string): Supervisor {
     child.on('exit', (code, signal) => {
       if (stopping) return;
       const where = logFile ? ` (its log: ${logFile})` : '';
-      console.error(`${name} exited (${signal ?? code})${where}. Stopping the stack; fix the error and run \`${command}\` again.`);
+      console.error(
+        `${name} exited (${signal ?? code})${where}. Stopping the stack; fix the error and run \`${command}\` again.`,
+      );
       void shutdown(1);
     });
     children.push(child);
@@ -73,7 +75,11 @@ export function supervise(command: string): Supervisor {
 
   return {
     node(name, args, env) {
-      const child = spawn(process.execPath, args, { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = spawn(process.execPath, args, {
+        cwd: ROOT_DIR,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       adopt(name, child);
       return child;
     },
@@ -94,7 +100,10 @@ export function supervise(command: string): Supervisor {
 }
 
 /** Postgres as resolvePostgres finds it, and the application's database on it (DATABASE_URL, else `name`), migrated. */
-export async function appDatabase(supervisor: Supervisor, name: string): Promise<{ pg: ResolvedPostgres; databaseUrl: string }> {
+export async function appDatabase(
+  supervisor: Supervisor,
+  name: string,
+): Promise<{ pg: ResolvedPostgres; databaseUrl: string }> {
   step('Postgres');
   const pg = await resolvePostgres(step);
   supervisor.onStop(pg.stop);
@@ -113,7 +122,11 @@ export async function startDemo(
   port: number,
 ): Promise<{ simulator: Simulator; demo: CreatedTenant }> {
   step(`Courier simulator (port ${port}, SIMULATOR_PORT)`);
-  const simulator = await createSimulator({ port, companies: DEMO_SIMULATOR_COMPANIES, log: (line) => console.log(`    [simulator] ${line}`) });
+  const simulator = await createSimulator({
+    port,
+    companies: DEMO_SIMULATOR_COMPANIES,
+    log: (line) => console.log(`    [simulator] ${line}`),
+  });
   supervisor.onStop(() => simulator.close());
 
   step('Demo tenant and couriers');
@@ -124,11 +137,21 @@ export async function startDemo(
 }
 
 /** The lines every command prints once the stack is up: where things are, the demo keys, a first request. */
-export function printReady(lines: { title: string; apiUrl: string; rows: [string, string][]; demo: CreatedTenant; simulator: Simulator; footer: string }) {
+export function printReady(lines: {
+  title: string;
+  apiUrl: string;
+  rows: [string, string][];
+  demo: CreatedTenant;
+  simulator: Simulator;
+  footer: string;
+}) {
   const { apiUrl, demo, simulator } = lines;
   const rows: [string, string][] = [
     ...lines.rows,
-    ['Simulator', `${simulator.url}   (couriers ${DEMO_SIMULATOR_COMPANIES.map((c) => c.slug).join(', ')}; control: /_control/companies)`],
+    [
+      'Simulator',
+      `${simulator.url}   (couriers ${DEMO_SIMULATOR_COMPANIES.map((c) => c.slug).join(', ')}; control: /_control/companies)`,
+    ],
   ];
   console.log(`
 \x1b[32m${lines.title}\x1b[0m

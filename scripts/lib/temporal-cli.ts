@@ -84,7 +84,11 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   else args.push('--ui-port', String(options.uiPort ?? options.port + 1000));
   // The dev server's single history shard polls its task queues at most 20 times a second by default, which puts
   // every workflow hop on a 50 ms step; let it poll as fast as work arrives.
-  for (const key of ['history.transferProcessorMaxPollRPS', 'history.timerProcessorMaxPollRPS', 'history.visibilityProcessorMaxPollRPS']) {
+  for (const key of [
+    'history.transferProcessorMaxPollRPS',
+    'history.timerProcessorMaxPollRPS',
+    'history.visibilityProcessorMaxPollRPS',
+  ]) {
     args.push('--dynamic-config-value', `${key}=1000`);
   }
   if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });

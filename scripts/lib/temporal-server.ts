@@ -27,7 +27,9 @@ const SERVER_BIN = path.join(SERVER_DIR, 'server');
 const SQL_TOOL_BIN = path.join(SERVER_DIR, 'sql');
 const UI_BIN = path.join(UI_DIR, 'server');
 /** The cluster's server processes, by command line (bench/lifecycle.ts counts their CPU). */
-export const TEMPORAL_SERVER_PROCESS = new RegExp(`${SERVER_BIN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .* start --service`);
+export const TEMPORAL_SERVER_PROCESS = new RegExp(
+  `${SERVER_BIN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .* start --service`,
+);
 const CONFIG_ROOT = path.join(ROOT_DIR, 'deploy', 'temporal');
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
@@ -37,7 +39,8 @@ const OFFSET: Record<Service, number> = { frontend: 0, history: 1, matching: 2, 
 
 /** Every port a cluster whose frontend listens on `port` takes: gRPC, membership (port - 300 + offset), HTTP, metrics. */
 export function clusterPorts(port: number) {
-  const of = (base: number) => Object.fromEntries(SERVICES.map((s) => [s, base + OFFSET[s]])) as Record<Service, number>;
+  const of = (base: number) =>
+    Object.fromEntries(SERVICES.map((s) => [s, base + OFFSET[s]])) as Record<Service, number>;
   return { grpc: of(port), membership: of(port - 300), metrics: of(port + 767), frontendHttp: port + 10 };
 }
 
@@ -54,7 +57,13 @@ export async function freeClusterPort(): Promise<number> {
 
 async function takenPorts(port: number, uiPort?: number): Promise<number[]> {
   const { grpc, membership, metrics, frontendHttp } = clusterPorts(port);
-  const all = [...Object.values(grpc), ...Object.values(membership), ...Object.values(metrics), frontendHttp, ...(uiPort ? [uiPort] : [])];
+  const all = [
+    ...Object.values(grpc),
+    ...Object.values(membership),
+    ...Object.values(metrics),
+    frontendHttp,
+    ...(uiPort ? [uiPort] : []),
+  ];
   const listening = await Promise.all(all.map((p) => isListening(p)));
   return all.filter((_, i) => listening[i]);
 }
@@ -64,12 +73,25 @@ const buildAdvice = 'or run against a Temporal server of your own with `npm run 
 /** The Temporal Server, temporal-sql-tool and the UI server, from the per-user cache or built now with Go. */
 export async function ensureClusterBinaries(log: (line: string) => void = console.log): Promise<void> {
   if (!isExecutable(SERVER_BIN) || !isExecutable(SQL_TOOL_BIN)) {
-    const packages = ['cmd/server', 'cmd/tools/sql'].map((p) => `go.temporal.io/server/${p}@${TEMPORAL_SERVER_VERSION}`);
-    await goInstall({ what: `the Temporal Server ${TEMPORAL_SERVER_VERSION} and temporal-sql-tool`, packages, dir: SERVER_DIR, otherwise: buildAdvice }, log);
+    const packages = ['cmd/server', 'cmd/tools/sql'].map(
+      (p) => `go.temporal.io/server/${p}@${TEMPORAL_SERVER_VERSION}`,
+    );
+    await goInstall(
+      {
+        what: `the Temporal Server ${TEMPORAL_SERVER_VERSION} and temporal-sql-tool`,
+        packages,
+        dir: SERVER_DIR,
+        otherwise: buildAdvice,
+      },
+      log,
+    );
   }
   if (!isExecutable(UI_BIN)) {
     const packages = [`github.com/temporalio/ui-server/v2/cmd/server@${UI_SERVER_VERSION}`];
-    await goInstall({ what: `the Temporal UI server ${UI_SERVER_VERSION}`, packages, dir: UI_DIR, otherwise: buildAdvice }, log);
+    await goInstall(
+      { what: `the Temporal UI server ${UI_SERVER_VERSION}`, packages, dir: UI_DIR, otherwise: buildAdvice },
+      log,
+    );
   }
   await ensureTemporalCli(log);
 }
@@ -84,7 +106,11 @@ export interface TemporalDatabases {
 }
 
 /** The environment temporal-sql-tool and the server's configuration read (deploy/temporal/config/cluster.yaml). */
-function sqlEnv({ serverUrl, main = 'temporal', visibility = 'temporal_visibility' }: TemporalDatabases): NodeJS.ProcessEnv {
+function sqlEnv({
+  serverUrl,
+  main = 'temporal',
+  visibility = 'temporal_visibility',
+}: TemporalDatabases): NodeJS.ProcessEnv {
   const url = new URL(serverUrl);
   return {
     SQL_PLUGIN: 'postgres12',
@@ -102,13 +128,20 @@ function sqlEnv({ serverUrl, main = 'temporal', visibility = 'temporal_visibilit
  * create-database, setup-schema -v 0.0 and update-schema with the schema compiled into the tool (the files of
  * schema/postgresql/v12/{temporal,visibility}/versioned). Every step is idempotent: run it before every start.
  */
-export async function setupTemporalSchema(databases: TemporalDatabases, log: (line: string) => void = console.log): Promise<void> {
+export async function setupTemporalSchema(
+  databases: TemporalDatabases,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   const env = sqlEnv(databases);
   for (const [database, schema] of [
     [env.TEMPORAL_DB!, 'temporal'],
     [env.TEMPORAL_VISIBILITY_DB!, 'visibility'],
   ]) {
-    const steps = [['create-database'], ['setup-schema', '-v', '0.0'], ['update-schema', '--schema-name', `postgresql/v12/${schema}`]];
+    const steps = [
+      ['create-database'],
+      ['setup-schema', '-v', '0.0'],
+      ['update-schema', '--schema-name', `postgresql/v12/${schema}`],
+    ];
     for (const args of steps) {
       try {
         await run(SQL_TOOL_BIN, args, { env: { ...process.env, ...env, SQL_DATABASE: database } });
@@ -255,7 +288,9 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
       fs.mkdirSync(uiConfigDir, { recursive: true });
       const uiConfig = `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${options.uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\n`;
       fs.writeFileSync(path.join(uiConfigDir, 'cluster.yaml'), uiConfig);
-      ui = new Proc('temporal ui', UI_BIN, ['--root', dir, '--config', 'ui', '--env', 'cluster', 'start'], { logFile: path.join(dir, 'ui.log') });
+      ui = new Proc('temporal ui', UI_BIN, ['--root', dir, '--config', 'ui', '--env', 'cluster', 'start'], {
+        logFile: path.join(dir, 'ui.log'),
+      });
       ui.start();
       await waitForPort(options.uiPort, '127.0.0.1', 30_000);
     }
@@ -285,7 +320,8 @@ async function until(attempt: () => Promise<unknown>, timeoutMs: number, what: s
       await attempt();
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}: ${(err as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}: ${(err as Error).message}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -304,12 +340,26 @@ async function ensureNamespace(temporal: Cli, namespace: string, log: (line: str
   // A new namespace reaches the frontend's namespace cache within its refresh interval (2 s, dynamicconfig).
   let listed: { customAttributes?: Record<string, string> } = {};
   await until(
-    async () => (listed = JSON.parse((await temporal('operator', 'search-attribute', 'list', '--namespace', namespace, '--output', 'json')).stdout)),
+    async () =>
+      (listed = JSON.parse(
+        (await temporal('operator', 'search-attribute', 'list', '--namespace', namespace, '--output', 'json')).stdout,
+      )),
     30_000,
     `namespace ${namespace} to be usable`,
   );
   const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !listed.customAttributes?.[name]);
-  for (const name of missing) await temporal('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', name, '--type', 'Keyword');
+  for (const name of missing)
+    await temporal(
+      'operator',
+      'search-attribute',
+      'create',
+      '--namespace',
+      namespace,
+      '--name',
+      name,
+      '--type',
+      'Keyword',
+    );
   if (missing.length) {
     log(`    search attributes ${missing.join(', ')} registered`);
     // Every service sees a namespace's new search attributes on its next namespace cache refresh (2 s, dynamicconfig).
@@ -321,7 +371,9 @@ async function ensureNamespace(temporal: Cli, namespace: string, log: (line: str
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     await ensureClusterBinaries();
-    console.log(`Temporal Server ${TEMPORAL_SERVER_VERSION} and temporal-sql-tool in ${SERVER_DIR}; Temporal UI server ${UI_SERVER_VERSION} in ${UI_DIR}.`);
+    console.log(
+      `Temporal Server ${TEMPORAL_SERVER_VERSION} and temporal-sql-tool in ${SERVER_DIR}; Temporal UI server ${UI_SERVER_VERSION} in ${UI_DIR}.`,
+    );
   } catch (err) {
     console.error((err as Error).message);
     process.exit(1);

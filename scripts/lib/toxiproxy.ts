@@ -30,7 +30,10 @@ export async function ensureToxiproxy(log: (line: string) => void = console.log)
 
 /** Starts the Toxiproxy server with its control API on 127.0.0.1:`port`; resolves once it listens. */
 export async function startToxiproxy(port: number, logFile: string): Promise<Proc> {
-  const proc = new Proc('toxiproxy', await ensureToxiproxy(), ['-host', '127.0.0.1', '-port', String(port)], { logFile, env: { LOG_LEVEL: 'warn' } });
+  const proc = new Proc('toxiproxy', await ensureToxiproxy(), ['-host', '127.0.0.1', '-port', String(port)], {
+    logFile,
+    env: { LOG_LEVEL: 'warn' },
+  });
   proc.start();
   await waitForPort(port, '127.0.0.1', 30_000);
   return proc;

@@ -11,7 +11,17 @@
 export const COURIER_PAYLOAD_MAX_BYTES = 4096;
 
 /** The courier fields kept (docs/deliveries.md "Fleet events"); anything else in the payload is dropped. */
-export const COURIER_PAYLOAD_FIELDS = ['driver_name', 'driver_phone', 'vehicle', 'location', 'eta', 'eta_minutes', 'note', 'reason', 'proof'] as const;
+export const COURIER_PAYLOAD_FIELDS = [
+  'driver_name',
+  'driver_phone',
+  'vehicle',
+  'location',
+  'eta',
+  'eta_minutes',
+  'note',
+  'reason',
+  'proof',
+] as const;
 export type CourierPayloadField = (typeof COURIER_PAYLOAD_FIELDS)[number];
 export type CourierPayload = Partial<Record<CourierPayloadField, unknown>>;
 
@@ -20,7 +30,8 @@ export function pickCourierPayload(payload: Record<string, unknown> | null | und
   const picked: CourierPayload = {};
   if (!payload) return picked;
   for (const field of COURIER_PAYLOAD_FIELDS) {
-    if (Object.prototype.hasOwnProperty.call(payload, field) && payload[field] !== undefined && payload[field] !== null) picked[field] = payload[field];
+    if (Object.prototype.hasOwnProperty.call(payload, field) && payload[field] !== undefined && payload[field] !== null)
+      picked[field] = payload[field];
   }
   return picked;
 }

@@ -58,7 +58,11 @@ export interface RedispatchPolicy {
 /** What planRedispatch found: the company to book instead, or why none. */
 export type RedispatchPlan =
   | { companyId: string; slug: string; name: string; feeAoa: number; oldFeeAoa: number; quoteId: string }
-  | { companyId: null; oldFeeAoa: number; candidates: { company_id?: string; company_slug?: string; outcome: string; fee_aoa?: number }[] };
+  | {
+      companyId: null;
+      oldFeeAoa: number;
+      candidates: { company_id?: string; company_slug?: string; outcome: string; fee_aoa?: number }[];
+    };
 
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 10_000;
 
@@ -144,7 +148,8 @@ export interface BookingReleaseInput {
   retryForMs: number;
   webhooks?: { schedule?: number[] } | null;
 }
-export const bookingReleaseWorkflowId = (deliveryId: string, trackingRef: string) => `booking-release-${deliveryId}-${trackingRef}`;
+export const bookingReleaseWorkflowId = (deliveryId: string, trackingRef: string) =>
+  `booking-release-${deliveryId}-${trackingRef}`;
 /** Default of DeliveryTimeouts.bookingReleaseRetryMs. */
 export const DEFAULT_BOOKING_RELEASE_RETRY_MS = 60 * 60 * 1000;
 

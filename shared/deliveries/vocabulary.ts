@@ -18,7 +18,13 @@ export type Status = (typeof STATUSES)[number];
 export const FINAL_STATUSES: readonly Status[] = ['delivered', 'cancelled', 'failed'];
 export const CANCELLABLE_STATUSES: readonly Status[] = ['awaiting_payment', 'pending', 'assigned'];
 /** States that can go to `stalled` when they make no progress (or the SLA passes). */
-export const STALLABLE_STATUSES: readonly Status[] = ['pending', 'assigned', 'pickup_ready', 'in_transit', 'out_for_delivery'];
+export const STALLABLE_STATUSES: readonly Status[] = [
+  'pending',
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+];
 
 export const isFinal = (status: Status) => FINAL_STATUSES.includes(status);
 
@@ -26,10 +32,19 @@ export type PaymentMethod = 'prepaid' | 'bank_transfer' | 'cod';
 export const PAYMENT_METHODS: readonly PaymentMethod[] = ['prepaid', 'bank_transfer', 'cod'];
 
 /** `bank_transfer` waits for payment; `prepaid` and `cod` go straight to dispatch. */
-export const initialStatusFor = (method: PaymentMethod): Status => (method === 'bank_transfer' ? 'awaiting_payment' : 'pending');
+export const initialStatusFor = (method: PaymentMethod): Status =>
+  method === 'bank_transfer' ? 'awaiting_payment' : 'pending';
 
 /** Fleet event types a courier sends to POST /v1/fleet/{courier_slug}/events. */
-export const FLEET_EVENT_TYPES = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed', 'payment.confirmed'] as const;
+export const FLEET_EVENT_TYPES = [
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'failed',
+  'payment.confirmed',
+] as const;
 export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
 
 /** Which fleet event moves which state where, and the event_type it records. */
@@ -67,7 +82,13 @@ export type OperatorActionName = 'redispatch' | 'resume' | 'mark_failed' | 'canc
 export const OPERATOR_ACTIONS: readonly OperatorActionName[] = ['redispatch', 'resume', 'mark_failed', 'cancel'];
 
 /** Why a delivery stalls (`delivery.stalled` payload.reason); a test helper may stall a test delivery with any of them. */
-export const STALL_REASONS = ['state_timeout', 'sla_deadline_passed', 'dispatch_failed', 'courier_rejected', 'pin_attempts_exceeded'] as const;
+export const STALL_REASONS = [
+  'state_timeout',
+  'sla_deadline_passed',
+  'dispatch_failed',
+  'courier_rejected',
+  'pin_attempts_exceeded',
+] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 
 /**
@@ -76,7 +97,11 @@ export type StallReason = (typeof STALL_REASONS)[number];
  */
 export function testHelperRefusal(status: Status, action: 'stall' | 'expire_payment_window'): string | null {
   if (action === 'stall') {
-    return STALLABLE_STATUSES.includes(status) ? null : `A delivery in status ${status} cannot stall (only ${STALLABLE_STATUSES.join(', ')}).`;
+    return STALLABLE_STATUSES.includes(status)
+      ? null
+      : `A delivery in status ${status} cannot stall (only ${STALLABLE_STATUSES.join(', ')}).`;
   }
-  return status === 'awaiting_payment' ? null : `The delivery is ${status}, not awaiting_payment: it has no payment window to expire.`;
+  return status === 'awaiting_payment'
+    ? null
+    : `The delivery is ${status}, not awaiting_payment: it has no payment window to expire.`;
 }

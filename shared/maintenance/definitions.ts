@@ -9,7 +9,14 @@
  * - webhook_attempts, webhook_messages: merchant webhook log and messages, WEBHOOK_RETENTION_MS old;
  * - workflow_pings: rows of the diagnostic round trip, after 24 h.
  */
-export const PURGE_KINDS = ['idempotency_keys', 'quotes', 'fleet_receipts', 'webhook_attempts', 'webhook_messages', 'workflow_pings'] as const;
+export const PURGE_KINDS = [
+  'idempotency_keys',
+  'quotes',
+  'fleet_receipts',
+  'webhook_attempts',
+  'webhook_messages',
+  'workflow_pings',
+] as const;
 export type PurgeKind = (typeof PURGE_KINDS)[number];
 
 /** The Temporal Schedule the worker creates (or updates) at start-up. */

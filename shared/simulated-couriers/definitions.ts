@@ -2,7 +2,8 @@
 // drives a booked test job. Pure data: safe inside the workflow sandbox.
 import type { FleetEventType } from '../deliveries/vocabulary.js';
 
-export const simulatedCourierWorkflowId = (deliveryId: string, trackingRef: string) => `simulated-courier-${deliveryId}-${trackingRef}`;
+export const simulatedCourierWorkflowId = (deliveryId: string, trackingRef: string) =>
+  `simulated-courier-${deliveryId}-${trackingRef}`;
 
 export interface SimulatedCourierInput {
   deliveryId: string;

@@ -9,7 +9,18 @@ const H = 60 * M;
  * The Standard Webhooks retry schedule: entry 0 is the wait before the first attempt (at once), entry i the
  * wait after attempt i failed: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (about three days in all).
  */
-export const DEFAULT_WEBHOOK_SCHEDULE_MS: readonly number[] = [0, 5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 14 * H, 20 * H, 24 * H];
+export const DEFAULT_WEBHOOK_SCHEDULE_MS: readonly number[] = [
+  0,
+  5 * S,
+  5 * M,
+  30 * M,
+  2 * H,
+  5 * H,
+  10 * H,
+  14 * H,
+  20 * H,
+  24 * H,
+];
 
 /** Each wait is spread by +-10 % so that many failed messages do not retry in lockstep. */
 export const WEBHOOK_JITTER = 0.1;

@@ -22,7 +22,14 @@ import {
 import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../deliveries/repository.js';
 import { restartIfClosed } from '../deliveries/recovery.js';
 import { keyIdByHash, setAllowedOrigins } from '../keys/repository.js';
-import { dispatchPolicyOf, listTenants, saveDispatchPolicy, tenantExists, updateTenantPageSettings, type TenantPageSettings } from '../tenants/repository.js';
+import {
+  dispatchPolicyOf,
+  listTenants,
+  saveDispatchPolicy,
+  tenantExists,
+  updateTenantPageSettings,
+  type TenantPageSettings,
+} from '../tenants/repository.js';
 import { DispatchPolicy } from '../tenants/dispatch-policy.js';
 import { isUuid } from '../lib/uuid.js';
 import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
@@ -45,7 +52,8 @@ const origin = (value: string, previous: string[] = []) => {
   }
 };
 /** --allowed-origin, repeatable: the origins given, normalised. */
-const allowedOrigins = (description: string) => new Option('--allowed-origin <origin>', description).default([]).argParser(origin);
+const allowedOrigins = (description: string) =>
+  new Option('--allowed-origin <origin>', description).default([]).argParser(origin);
 /** --key: the publishable key a command changes, by id. */
 const publishableKey = () => new Option('--key <id>', 'publishable key id').argParser(uuid).makeOptionMandatory();
 const int = (value: string) => {
@@ -95,14 +103,20 @@ export function buildProgram(
   getTemporal: () => Promise<Client> = () => connectTemporal(loadConfig()),
   getConfig: () => Config = () => loadConfig(),
 ) {
-  const print = (json: boolean, value: unknown, human: string) => out(json ? JSON.stringify(value) + '\n' : human + '\n');
-  const program = new Command('admin').description('Delivery API administration').exitOverride().showHelpAfterError(false);
+  const print = (json: boolean, value: unknown, human: string) =>
+    out(json ? JSON.stringify(value) + '\n' : human + '\n');
+  const program = new Command('admin')
+    .description('Delivery API administration')
+    .exitOverride()
+    .showHelpAfterError(false);
   program.configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => out(text) });
 
   const tenant = program.command('tenant').description('Tenants (merchants)');
   tenant
     .command('create')
-    .description('Create a tenant with a live and a test pair of keys, each a secret and a publishable key (shown once)')
+    .description(
+      'Create a tenant with a live and a test pair of keys, each a secret and a publishable key (shown once)',
+    )
     .requiredOption('--name <name>', 'tenant name', text)
     .addOption(allowedOrigins('origin allowed for the publishable keys (repeatable)'))
     .option('--json', 'print JSON')
@@ -131,7 +145,9 @@ export function buildProgram(
 
   tenant
     .command('settings')
-    .description("What the recipients' tracking page shows of the shop: its name and a help contact (an empty value clears one)")
+    .description(
+      "What the recipients' tracking page shows of the shop: its name and a help contact (an empty value clears one)",
+    )
     .requiredOption('--tenant <id>', 'tenant id', uuid)
     .option('--display-name <name>', "the shop's name as customers know it (default: the tenant's name)")
     .option('--help-email <email>', 'help contact: email address')
@@ -140,7 +156,12 @@ export function buildProgram(
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const changes: Partial<TenantPageSettings> = {};
-      const set = (column: keyof TenantPageSettings, value: string | undefined, check?: (v: string) => boolean, what?: string) => {
+      const set = (
+        column: keyof TenantPageSettings,
+        value: string | undefined,
+        check?: (v: string) => boolean,
+        what?: string,
+      ) => {
         if (value === undefined) return;
         const v = value.trim();
         if (v && check && !check(v)) throw new UsageError(`"${value}" is not ${what}.`);
@@ -168,13 +189,23 @@ export function buildProgram(
 
   tenant
     .command('dispatch')
-    .description('The dispatch policy: automatic failover to another courier before pickup (docs/deliveries.md); options change it')
+    .description(
+      'The dispatch policy: automatic failover to another courier before pickup (docs/deliveries.md); options change it',
+    )
     .requiredOption('--tenant <id>', 'tenant id', uuid)
-    .option('--mode <live|test>', "the mode whose policy to show or change (each mode has its own; test deliveries take test mode's)", 'live')
+    .option(
+      '--mode <live|test>',
+      "the mode whose policy to show or change (each mode has its own; test deliveries take test mode's)",
+      'live',
+    )
     .option('--auto-redispatch <on|off>', 'rebook automatically before pickup')
     .option('--max-fee-increase-aoa <centavos>', 'the most a new company may cost over the locked fee', int)
     .option('--max-redispatches <n>', 'moves to another company per delivery (0-10)', int)
-    .option('--assign-timeout-minutes <n>', 'how long a booked delivery waits for the courier to assign it (1-1440)', int)
+    .option(
+      '--assign-timeout-minutes <n>',
+      'how long a booked delivery waits for the courier to assign it (1-1440)',
+      int,
+    )
     .option('--preferred <companies>', 'companies to book first, in order: slugs or ids, comma-separated ("" clears)')
     .option('--json', 'print JSON')
     .action(async (opts) => {
@@ -200,7 +231,8 @@ export function buildProgram(
         }
       }
       const checked = DispatchPolicy.safeParse(policy);
-      if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      if (!checked.success)
+        throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
       await saveDispatchPolicy(pool, opts.tenant, livemode, checked.data);
       print(
         opts.json,
@@ -222,7 +254,9 @@ export function buildProgram(
     .requiredOption('--tenant <id>', 'tenant id', uuid)
     .addOption(new Option('--kind <kind>', 'key kind').choices(['secret', 'publishable']).makeOptionMandatory())
     .addOption(
-      new Option('--mode <mode>', 'live keys work on live objects, test keys (sk_test_, pk_test_) on test objects').choices([...KEY_MODES]).default('live'),
+      new Option('--mode <mode>', 'live keys work on live objects, test keys (sk_test_, pk_test_) on test objects')
+        .choices([...KEY_MODES])
+        .default('live'),
     )
     .addOption(allowedOrigins('origin allowed for a publishable key (repeatable)'))
     .option('--json', 'print JSON')
@@ -249,7 +283,8 @@ export function buildProgram(
         target = (await readStdin()).trim();
         if (!target) throw new UsageError('--stdin: no key on standard input.');
       } else {
-        if (idArg === undefined) throw new UsageError('Give the key id to revoke (or --stdin with the key itself on standard input).');
+        if (idArg === undefined)
+          throw new UsageError('Give the key id to revoke (or --stdin with the key itself on standard input).');
         if (!isUuid(idArg)) {
           const keyId = await keyIdByHash(getPool(), hashKey(idArg));
           throw new UsageError(
@@ -272,25 +307,39 @@ export function buildProgram(
     .addOption(allowedOrigins('allowed origin (repeatable)'))
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      if (!(await setAllowedOrigins(getPool(), opts.key, opts.allowedOrigin))) throw new UsageError('No such publishable key.');
+      if (!(await setAllowedOrigins(getPool(), opts.key, opts.allowedOrigin)))
+        throw new UsageError('No such publishable key.');
       print(opts.json, { key_id: opts.key, allowed_origins: opts.allowedOrigin }, 'Allowed origins updated.');
     });
   key
     .command('policy')
-    .description("Set the payment methods a publishable key's widget may book (default: prepaid,bank_transfer) and the cod amount")
+    .description(
+      "Set the payment methods a publishable key's widget may book (default: prepaid,bank_transfer) and the cod amount",
+    )
     .addOption(publishableKey())
     .requiredOption('--payment-methods <methods>', `comma-separated, of ${PAYMENT_METHODS.join(', ')}`, list)
-    .option('--cod-amount-aoa <centavos>', 'with cod: the amount the courier collects on every widget delivery (else the widget sends it, above zero)', int)
+    .option(
+      '--cod-amount-aoa <centavos>',
+      'with cod: the amount the courier collects on every widget delivery (else the widget sends it, above zero)',
+      int,
+    )
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const methods: string[] = opts.paymentMethods;
       const unknown = methods.filter((m) => !(PAYMENT_METHODS as readonly string[]).includes(m));
       if (unknown.length || !methods.length)
-        throw new UsageError(`--payment-methods takes ${PAYMENT_METHODS.join(', ')} (at least one); not ${unknown.join(', ') || 'empty'}.`);
-      if (opts.codAmountAoa !== undefined && !methods.includes('cod')) throw new UsageError('--cod-amount-aoa goes with the cod payment method.');
+        throw new UsageError(
+          `--payment-methods takes ${PAYMENT_METHODS.join(', ')} (at least one); not ${unknown.join(', ') || 'empty'}.`,
+        );
+      if (opts.codAmountAoa !== undefined && !methods.includes('cod'))
+        throw new UsageError('--cod-amount-aoa goes with the cod payment method.');
       if (opts.codAmountAoa === 0) throw new UsageError('--cod-amount-aoa must be above zero.');
-      const policy = { payment_methods: [...new Set(methods)] as PaymentMethod[], cod_amount_aoa: opts.codAmountAoa ?? null };
-      if (!(await setWidgetPaymentPolicy(getPool(), opts.key, policy))) throw new UsageError('No such publishable key.');
+      const policy = {
+        payment_methods: [...new Set(methods)] as PaymentMethod[],
+        cod_amount_aoa: opts.codAmountAoa ?? null,
+      };
+      if (!(await setWidgetPaymentPolicy(getPool(), opts.key, policy)))
+        throw new UsageError('No such publishable key.');
       print(
         opts.json,
         { key_id: opts.key, ...policy },
@@ -301,7 +350,10 @@ export function buildProgram(
   // Dashboard users (docs/dashboard.md). The set-password link is printed once: send it to the user.
   const user = program.command('user').description('Dashboard users of a tenant');
   const role = () =>
-    new Option('--role <role>', 'viewer reads; developer also changes deliveries, webhooks, test keys; owner also users, live keys').choices([...ROLES]);
+    new Option(
+      '--role <role>',
+      'viewer reads; developer also changes deliveries, webhooks, test keys; owner also users, live keys',
+    ).choices([...ROLES]);
   /** The service's refusals (email taken, last owner, no such user) as one line, exit code 2. */
   const asUsage = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
@@ -313,7 +365,9 @@ export function buildProgram(
   };
   /** A user of the tenant named by id or email, or a usage error. */
   const userNamed = async (tenantId: string, idOrEmail: string) => {
-    const found = isUuid(idOrEmail) ? await userById(getPool(), tenantId, idOrEmail) : await userByEmail(getPool(), tenantId, idOrEmail.trim().toLowerCase());
+    const found = isUuid(idOrEmail)
+      ? await userById(getPool(), tenantId, idOrEmail)
+      : await userByEmail(getPool(), tenantId, idOrEmail.trim().toLowerCase());
     if (!found || found.tenant_id !== tenantId) throw new UsageError(`No user "${idOrEmail}" in tenant ${tenantId}.`);
     return found;
   };
@@ -328,7 +382,11 @@ export function buildProgram(
       if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
       const config = getConfig();
       const created = await asUsage(() =>
-        createUser(getPool(), config.dashboard, config.baseUrl, { tenantId: opts.tenant, email: opts.email, role: opts.role }),
+        createUser(getPool(), config.dashboard, config.baseUrl, {
+          tenantId: opts.tenant,
+          email: opts.email,
+          role: opts.role,
+        }),
       );
       print(
         opts.json,
@@ -353,26 +411,42 @@ export function buildProgram(
     .action(async (opts) => {
       const { rows } = await listUsers(getPool(), opts.tenant, 100, 0);
       const data = rows.map(toUser);
-      print(opts.json, { data }, data.map((u) => `${u.id}  ${u.email}  ${u.role}  ${u.status}`).join('\n') || '(no users)');
+      print(
+        opts.json,
+        { data },
+        data.map((u) => `${u.id}  ${u.email}  ${u.role}  ${u.status}`).join('\n') || '(no users)',
+      );
     });
   /** `user <name> <user>`: `run` on one user of --tenant, named (`who`) by id or email. */
-  const userCommand = (name: string, description: string, run: (found: UserRow, opts: OptionValues, who: string) => Promise<void>) =>
+  const userCommand = (
+    name: string,
+    description: string,
+    run: (found: UserRow, opts: OptionValues, who: string) => Promise<void>,
+  ) =>
     user
       .command(`${name} <user>`)
       .description(description)
       .requiredOption('--tenant <id>', 'tenant id', uuid)
       .option('--json', 'print JSON')
       .action(async (who: string, opts) => run(await userNamed(opts.tenant, who), opts, who));
-  userCommand('link', 'A new one-time set-password link for a user (by id or email); earlier links stop working', async (found, opts, who) => {
-    const config = getConfig();
-    const link = await newPasswordLink(getPool(), config.dashboard, config.baseUrl, opts.tenant, found.id);
-    if (!link) throw new UsageError(`No user "${who}".`);
-    print(
-      opts.json,
-      { user_id: found.id, set_password_url: link.set_password_url, set_password_expires_at: link.set_password_expires_at },
-      link.set_password_url,
-    );
-  });
+  userCommand(
+    'link',
+    'A new one-time set-password link for a user (by id or email); earlier links stop working',
+    async (found, opts, who) => {
+      const config = getConfig();
+      const link = await newPasswordLink(getPool(), config.dashboard, config.baseUrl, opts.tenant, found.id);
+      if (!link) throw new UsageError(`No user "${who}".`);
+      print(
+        opts.json,
+        {
+          user_id: found.id,
+          set_password_url: link.set_password_url,
+          set_password_expires_at: link.set_password_expires_at,
+        },
+        link.set_password_url,
+      );
+    },
+  );
   userCommand('remove', 'Remove a user (by id or email); its sessions end at once', async (found, opts) => {
     await asUsage(() => removeUser(getPool(), opts.tenant, found.id));
     print(opts.json, { user_id: found.id, removed: true }, `Removed ${found.email}; its sessions ended.`);
@@ -383,7 +457,11 @@ export function buildProgram(
     .command('create')
     .requiredOption('--name <name>', 'company name', text)
     .requiredOption('--slug <slug>', 'short unique name (used in fleet webhook paths)')
-    .addOption(new Option('--adapter <adapter>', 'how the company is priced and booked').choices(['rate_card', 'http']).makeOptionMandatory())
+    .addOption(
+      new Option('--adapter <adapter>', 'how the company is priced and booked')
+        .choices(['rate_card', 'http'])
+        .makeOptionMandatory(),
+    )
     .option('--endpoint <url>', 'courier protocol base URL (http adapter; optional for rate_card)')
     .option('--logo-url <url>', 'logo URL')
     .option('--base-fee-aoa <centavos>', 'base fee, AOA centavos', int)
@@ -403,12 +481,15 @@ export function buildProgram(
     .option('--bank-iban <iban>')
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug)) throw new UsageError('--slug must be lower-case letters, digits and dashes.');
-      if (opts.adapter === 'http' && !opts.endpoint) throw new UsageError('--endpoint is required with --adapter http.');
+      if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug))
+        throw new UsageError('--slug must be lower-case letters, digits and dashes.');
+      if (opts.adapter === 'http' && !opts.endpoint)
+        throw new UsageError('--endpoint is required with --adapter http.');
       for (const u of [opts.endpoint, opts.logoUrl]) {
         if (u && !URL.canParse(u)) throw new UsageError(`"${u}" is not a URL.`);
       }
-      if (await courierSlugExists(getPool(), opts.slug)) throw new UsageError(`A courier with slug "${opts.slug}" exists already.`);
+      if (await courierSlugExists(getPool(), opts.slug))
+        throw new UsageError(`A courier with slug "${opts.slug}" exists already.`);
       const created = await createCourier(getPool(), {
         name: opts.name,
         slug: opts.slug,
@@ -427,9 +508,17 @@ export function buildProgram(
         bank_name: opts.bankName,
         bank_account_holder: opts.bankAccountHolder,
         bank_iban: opts.bankIban,
-        rate_card: { per_km_aoa: opts.perKmAoa, per_kg_aoa: opts.perKgAoa, per_kg_threshold_grams: opts.perKgThresholdGrams },
+        rate_card: {
+          per_km_aoa: opts.perKmAoa,
+          per_kg_aoa: opts.perKgAoa,
+          per_kg_threshold_grams: opts.perKgThresholdGrams,
+        },
       });
-      print(opts.json, created, `Courier ${created.slug} (${created.courier_id})\n  fleet secret: ${created.fleet_secret}`);
+      print(
+        opts.json,
+        created,
+        `Courier ${created.slug} (${created.courier_id})\n  fleet secret: ${created.fleet_secret}`,
+      );
     });
   courier
     .command('link')
@@ -438,7 +527,8 @@ export function buildProgram(
     .option('--all', 'every courier')
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      if (Boolean(opts.courier) === Boolean(opts.all)) throw new UsageError('Give exactly one of --courier <slug> or --all.');
+      if (Boolean(opts.courier) === Boolean(opts.all))
+        throw new UsageError('Give exactly one of --courier <slug> or --all.');
       if (!(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
       const named = opts.courier ? await courierNamed(getPool(), opts.courier) : null;
       if (named?.adapter === 'simulated') {
@@ -456,12 +546,15 @@ export function buildProgram(
     .option('--tenant <id>', 'only the companies linked to this tenant', uuid)
     .option('--json', 'print JSON')
     .action(async (opts) => {
-      if (opts.tenant && !(await tenantExists(getPool(), opts.tenant))) throw new UsageError(`No tenant ${opts.tenant}.`);
+      if (opts.tenant && !(await tenantExists(getPool(), opts.tenant)))
+        throw new UsageError(`No tenant ${opts.tenant}.`);
       const rows = await listCouriers(getPool(), opts.tenant ?? null);
       print(
         opts.json,
         { data: rows },
-        rows.map((r) => `${r.courier_id}  ${r.slug}  ${r.adapter}  ${r.name}${r.active ? '' : '  (inactive)'}`).join('\n') || '(no couriers)',
+        rows
+          .map((r) => `${r.courier_id}  ${r.slug}  ${r.adapter}  ${r.name}${r.active ? '' : '  (inactive)'}`)
+          .join('\n') || '(no couriers)',
       );
     });
   for (const [name, active] of [
@@ -500,7 +593,12 @@ export function buildProgram(
       const until = rotated.previous_secret_expires_at.toISOString();
       print(
         opts.json,
-        { courier_id: rotated.courier_id, slug: rotated.slug, fleet_secret: rotated.fleet_secret, previous_secret_valid_until: until },
+        {
+          courier_id: rotated.courier_id,
+          slug: rotated.slug,
+          fleet_secret: rotated.fleet_secret,
+          previous_secret_valid_until: until,
+        },
         `Courier ${rotated.slug}\n  new fleet secret: ${rotated.fleet_secret}\n  the previous secret stays valid until ${until}`,
       );
     });
@@ -516,7 +614,13 @@ export function buildProgram(
     .action(async (opts) => {
       const client = await getTemporal();
       const query = stalledQuery(opts.tenant);
-      const found: { delivery_id: string; workflow_id: string; reference: string | null; tenant_id: string | null; courier_slug: string | null }[] = [];
+      const found: {
+        delivery_id: string;
+        workflow_id: string;
+        reference: string | null;
+        tenant_id: string | null;
+        courier_slug: string | null;
+      }[] = [];
       for await (const wf of client.workflow.list({ query })) {
         const attrs = wf.searchAttributes as Record<string, string[] | undefined>;
         found.push({
@@ -547,12 +651,16 @@ export function buildProgram(
         d.courier_slug ?? '?',
         d.delivery_id,
       ]);
-      const widths = [0, 1, 2, 3].map((i) => Math.max(...[['REFERENCE', 'REASON', 'AGE', 'COURIER'][i], ...rows.map((r) => r[i])].map((c) => c.length)));
+      const widths = [0, 1, 2, 3].map((i) =>
+        Math.max(...[['REFERENCE', 'REASON', 'AGE', 'COURIER'][i], ...rows.map((r) => r[i])].map((c) => c.length)),
+      );
       const line = (r: string[]) => r.map((c, i) => (i < 4 ? c.padEnd(widths[i]) : c)).join('  ');
       print(
         opts.json,
         { query, data },
-        data.length ? [line(['REFERENCE', 'REASON', 'AGE', 'COURIER', 'DELIVERY']), ...rows.map(line)].join('\n') : `(no stalled deliveries)  query: ${query}`,
+        data.length
+          ? [line(['REFERENCE', 'REASON', 'AGE', 'COURIER', 'DELIVERY']), ...rows.map(line)].join('\n')
+          : `(no stalled deliveries)  query: ${query}`,
       );
     });
   delivery
@@ -574,7 +682,8 @@ export function buildProgram(
       const companyId = named ? (await courierNamed(getPool(), named)).id : undefined;
       const status = await deliveryStatus(getPool(), deliveryId);
       if (!status) throw new UsageError(`No delivery ${deliveryId}.`);
-      if (status !== 'stalled') throw new UsageError(`Delivery ${deliveryId} is ${status}, not stalled: nothing to recover.`);
+      if (status !== 'stalled')
+        throw new UsageError(`Delivery ${deliveryId} is ${status}, not stalled: nothing to recover.`);
       const client = await getTemporal();
       const action: OperatorAction = {
         action: opts.action,
@@ -595,11 +704,19 @@ export function buildProgram(
       }
       const payload = answer.payload ?? {};
       if (payload.ignored === true) {
-        throw new IgnoredError(`The workflow ignored ${opts.action}: ${String(payload.reason ?? 'no reason given')}. Nothing changed (event ${answer.id}).`);
+        throw new IgnoredError(
+          `The workflow ignored ${opts.action}: ${String(payload.reason ?? 'no reason given')}. Nothing changed (event ${answer.id}).`,
+        );
       }
       print(
         opts.json,
-        { delivery_id: deliveryId, ...action, event_id: answer.id, event_type: answer.event_type, status: await deliveryStatus(getPool(), deliveryId) },
+        {
+          delivery_id: deliveryId,
+          ...action,
+          event_id: answer.id,
+          event_type: answer.event_type,
+          status: await deliveryStatus(getPool(), deliveryId),
+        },
         `${answer.event_type} (event ${answer.id}): delivery ${deliveryId} is now ${await deliveryStatus(getPool(), deliveryId)}.`,
       );
     });
@@ -611,10 +728,18 @@ export function buildProgram(
  * The event the workflow records for an operator's action (source `operator`, the action in its payload; recorded
  * with `payload.ignored` when the workflow ignored it), among the events not in `before`; null after `waitMs`.
  */
-async function operatorAnswer(pool: Pool, deliveryId: string, action: string, before: Set<string>, waitMs: number): Promise<DeliveryEventRow | null> {
+async function operatorAnswer(
+  pool: Pool,
+  deliveryId: string,
+  action: string,
+  before: Set<string>,
+  waitMs: number,
+): Promise<DeliveryEventRow | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const answer = (await deliveryEvents(pool, deliveryId)).find((e) => !before.has(e.id) && e.source === 'operator' && e.payload?.action === action);
+    const answer = (await deliveryEvents(pool, deliveryId)).find(
+      (e) => !before.has(e.id) && e.source === 'operator' && e.payload?.action === action,
+    );
     if (answer) return answer;
     if (Date.now() > deadline) return null;
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -622,7 +747,8 @@ async function operatorAnswer(pool: Pool, deliveryId: string, action: string, be
 }
 
 /** The visibility query an operator types in the Temporal UI. */
-export const stalledQuery = (tenantId?: string) => `DeliveryStatus = "stalled"${tenantId ? ` AND TenantId = "${tenantId}"` : ''}`;
+export const stalledQuery = (tenantId?: string) =>
+  `DeliveryStatus = "stalled"${tenantId ? ` AND TenantId = "${tenantId}"` : ''}`;
 
 export { UsageError };
 

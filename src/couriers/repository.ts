@@ -147,8 +147,17 @@ export async function courierSlugExists(pool: Pool, slug: string): Promise<boole
 export async function listCouriers(
   pool: Pool,
   tenantId: string | null = null,
-): Promise<{ courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }[]> {
-  const { rows } = await pool.query<{ courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }>(
+): Promise<
+  { courier_id: string; slug: string; name: string; adapter: string; endpoint: string | null; active: boolean }[]
+> {
+  const { rows } = await pool.query<{
+    courier_id: string;
+    slug: string;
+    name: string;
+    adapter: string;
+    endpoint: string | null;
+    active: boolean;
+  }>(
     `SELECT id AS courier_id, slug, name, adapter, endpoint, active FROM courier_companies c
       WHERE $1::uuid IS NULL OR EXISTS (SELECT 1 FROM tenant_couriers tc WHERE tc.courier_id = c.id AND tc.tenant_id = $1)
       ORDER BY slug`,
@@ -180,7 +189,10 @@ export async function linkedActiveCourier(
 
 /** Remembers a fleet event's webhook-id (until FLEET_RECEIPT_RETENTION_MS; the maintenance purge forgets it). */
 export async function recordFleetReceipt(pool: Pool, courierId: string, webhookId: string): Promise<void> {
-  await pool.query('INSERT INTO fleet_webhook_receipts (courier_id, webhook_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [courierId, webhookId]);
+  await pool.query(
+    'INSERT INTO fleet_webhook_receipts (courier_id, webhook_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [courierId, webhookId],
+  );
 }
 
 /** How long the replaced fleet secret keeps working after `courier rotate-secret`. */
@@ -200,7 +212,11 @@ export function validFleetSecrets(row: CourierRow, now = new Date()): string[] {
  * and its fleet events are refused (403 courier_inactive); its deliveries stay as they are. Returns whether it was
  * active before, or null for an unknown id.
  */
-export async function setCourierActive(pool: Pool, id: string, active: boolean): Promise<{ was_active: boolean } | null> {
+export async function setCourierActive(
+  pool: Pool,
+  id: string,
+  active: boolean,
+): Promise<{ was_active: boolean } | null> {
   const { rows } = await pool.query<{ was_active: boolean }>(
     `UPDATE courier_companies c SET active = $2 FROM courier_companies before
       WHERE c.id = $1 AND before.id = c.id
@@ -230,5 +246,10 @@ export async function rotateFleetSecret(
     [slug, newSecret, FLEET_SECRET_GRACE_MS],
   );
   if (!rows[0]) return null;
-  return { courier_id: rows[0].id, slug, fleet_secret: newSecret, previous_secret_expires_at: rows[0].previous_fleet_secret_expires_at };
+  return {
+    courier_id: rows[0].id,
+    slug,
+    fleet_secret: newSecret,
+    previous_secret_expires_at: rows[0].previous_fleet_secret_expires_at,
+  };
 }

@@ -38,7 +38,8 @@ export interface CreateDeliveryInput {
 const REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 export const newReference = () => 'DLV-' + Array.from({ length: 10 }, () => REFERENCE_ALPHABET[randomInt(32)]).join('');
 
-const quoteError = (code: ErrorCode & FieldErrorCode, detail: string) => new ApiError(422, code, detail, [{ pointer: '/quote_id', code, detail }]);
+const quoteError = (code: ErrorCode & FieldErrorCode, detail: string) =>
+  new ApiError(422, code, detail, [{ pointer: '/quote_id', code, detail }]);
 
 /** The delivery as inserted and its `delivery.created` event (enough to answer without reading again),
  *  plus what starting its workflow needs. */
@@ -63,7 +64,8 @@ export async function createDelivery(
   // A delivery keeps the Idempotency-Key it was made under, at any age: the same request again gets that delivery, another
   // request under the key is refused, whether or not the key's idempotency record (24 h) is still there.
   const requestHash = idempotencyKey ? sha256Hex(canonicalJson(input)) : null;
-  const underKey = async (client: PoolClient) => (idempotencyKey && requestHash ? existingDelivery(client, scope, idempotencyKey, input, requestHash) : null);
+  const underKey = async (client: PoolClient) =>
+    idempotencyKey && requestHash ? existingDelivery(client, scope, idempotencyKey, input, requestHash) : null;
   return inTransaction(pool, async (client) => {
     const before = await underKey(client);
     if (before) return before;
@@ -78,10 +80,15 @@ export async function createDelivery(
     }
     // Expiry on the database clock, the one that stamped valid_until (src/quotes/repository.ts): an API host
     // whose clock drifts neither extends nor shortens a quote.
-    if (quote.expired) throw quoteError('quote_expired', 'This quote has expired. Request a new quote and create the delivery with it.');
+    if (quote.expired)
+      throw quoteError('quote_expired', 'This quote has expired. Request a new quote and create the delivery with it.');
     if (input.company_id && input.company_id !== quote.company_id) {
       throw new ApiError(422, 'quote_company_mismatch', 'company_id differs from the company of the quote.', [
-        { pointer: '/company_id', code: 'quote_company_mismatch', detail: 'company_id differs from the company of the quote.' },
+        {
+          pointer: '/company_id',
+          code: 'quote_company_mismatch',
+          detail: 'company_id differs from the company of the quote.',
+        },
       ]);
     }
     if (payloadHash(input) !== quote.payload_hash) throw await payloadMismatch(client, quote.id, input);
@@ -92,7 +99,9 @@ export async function createDelivery(
     const start = input.scheduled_pickup_at ? Date.parse(input.scheduled_pickup_at) : Date.now();
     // Capped at 9999-12-31T23:59:59.999Z: a pickup scheduled at the end of the range cannot push it past what a read serialises.
     const slaDeadline = clampDate(
-      input.scheduled_delivery_at ? Date.parse(input.scheduled_delivery_at) : Math.max(start, Date.now()) + quote.eta_minutes * 60_000 + config.slaGraceMs,
+      input.scheduled_delivery_at
+        ? Date.parse(input.scheduled_delivery_at)
+        : Math.max(start, Date.now()) + quote.eta_minutes * 60_000 + config.slaGraceMs,
     );
     const pin = quote.require_delivery_pin ? String(randomInt(10_000)).padStart(4, '0') : null;
     // Only the widget's deliveries get one: the merchant reads its deliveries with its secret key.
@@ -128,7 +137,12 @@ export async function createDelivery(
       { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
     ).catch(refuseReusedKey);
     return {
-      row: { ...inserted.row, courier_name: quote.name, courier_slug: quote.slug, require_delivery_pin: quote.require_delivery_pin },
+      row: {
+        ...inserted.row,
+        courier_name: quote.name,
+        courier_slug: quote.slug,
+        require_delivery_pin: quote.require_delivery_pin,
+      },
       events: [inserted.event],
       client_secret: clientSecret?.secret ?? null,
       replayed: false,
@@ -155,12 +169,20 @@ async function payloadMismatch(client: PoolClient, quoteId: string, input: Creat
     422,
     'quote_payload_mismatch',
     `${named.join(', ')} ${named.length === 1 ? 'differs' : 'differ'} from the quoted ones. Send them exactly as quoted, or request a new quote.`,
-    named.map((part) => ({ pointer: `/${part}`, code: 'quote_payload_mismatch', detail: `${part} differs from the quoted ${part}.` })),
+    named.map((part) => ({
+      pointer: `/${part}`,
+      code: 'quote_payload_mismatch',
+      detail: `${part} differs from the quoted ${part}.`,
+    })),
   );
 }
 
 const keyReused = () =>
-  new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for another delivery request. Use a new key for a new request.');
+  new ApiError(
+    422,
+    'idempotency_key_reused',
+    'This Idempotency-Key was already used for another delivery request. Use a new key for a new request.',
+  );
 
 /** The insert met the unique index on (tenant, mode, Idempotency-Key): a concurrent request made a delivery under the key. */
 function refuseReusedKey(err: unknown): never {

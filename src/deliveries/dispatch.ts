@@ -32,7 +32,8 @@ export class DispatchTargetMissingError extends Error {
 export const bookingIdempotencyKey = (deliveryId: string, bookingNumber: number) => `${deliveryId}.${bookingNumber}`;
 
 /** Whether a company may carry a delivery of this mode: simulated test couriers carry test deliveries, and only them. */
-const sameMode = (courier: Pick<CourierRow, 'adapter'>, livemode: boolean) => (courier.adapter === 'simulated') === !livemode;
+const sameMode = (courier: Pick<CourierRow, 'adapter'>, livemode: boolean) =>
+  (courier.adapter === 'simulated') === !livemode;
 
 export function createDispatchService(deps: {
   config: Pick<Config, 'baseUrl' | 'taskQueue' | 'simulatedCourierStepMs'>;
@@ -46,7 +47,8 @@ export function createDispatchService(deps: {
     const delivery = await bookableDelivery(pool, deliveryId);
     if (!delivery) throw new DispatchTargetMissingError(DeliveryNotFound, `Delivery ${deliveryId} does not exist`);
     const courier = await courierById(pool, delivery.company_id);
-    if (!courier) throw new DispatchTargetMissingError(CourierNotFound, `Courier ${delivery.company_id} does not exist`);
+    if (!courier)
+      throw new DispatchTargetMissingError(CourierNotFound, `Courier ${delivery.company_id} does not exist`);
     if (!sameMode(courier, delivery.livemode)) {
       // Never reached through the API (a quote's companies are of its mode); an operator's redispatch could try.
       throw new DispatchTargetMissingError(
@@ -97,7 +99,11 @@ export function createDispatchService(deps: {
      * Asks the courier to cancel a booked job: 'refused' when it says no (409/422); throws when it fails or does not
      * answer (retryable). `maxTimeoutMs` caps the company's own timeout. A company that is gone: 'cancelled'.
      */
-    async cancel(input: { companyId: string; trackingRef: string; maxTimeoutMs?: number }): Promise<'cancelled' | 'refused'> {
+    async cancel(input: {
+      companyId: string;
+      trackingRef: string;
+      maxTimeoutMs?: number;
+    }): Promise<'cancelled' | 'refused'> {
       const courier = await courierById(pool, input.companyId);
       if (!courier) return 'cancelled';
       const timeoutMs = input.maxTimeoutMs ? Math.min(courier.timeout_ms, input.maxTimeoutMs) : courier.timeout_ms;
@@ -105,7 +111,10 @@ export function createDispatchService(deps: {
     },
 
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */
-    async redispatchCompany(input: { tenantId: string; companyId: string }): Promise<{ companyId: string; slug: string } | null> {
+    async redispatchCompany(input: {
+      tenantId: string;
+      companyId: string;
+    }): Promise<{ companyId: string; slug: string } | null> {
       const row = await linkedActiveCourier(pool, input.tenantId, input.companyId);
       return row ? { companyId: row.id, slug: row.slug } : null;
     },

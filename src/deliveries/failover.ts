@@ -40,7 +40,9 @@ export function createFailoverService(deps: { pool: Pool; config: Config }) {
       };
       const eligible = fresh
         .filter((q) => q.fee_aoa <= ceiling)
-        .sort((a, b) => rank(a.company_id) - rank(b.company_id) || a.fee_aoa - b.fee_aoa || a.eta_minutes - b.eta_minutes);
+        .sort(
+          (a, b) => rank(a.company_id) - rank(b.company_id) || a.fee_aoa - b.fee_aoa || a.eta_minutes - b.eta_minutes,
+        );
       const pick = eligible[0];
       if (!pick) {
         return {
@@ -53,7 +55,14 @@ export function createFailoverService(deps: { pool: Pool; config: Config }) {
         };
       }
       await useQuoteForRedispatch(pool, pick.quote_id, input.deliveryId);
-      return { companyId: pick.company_id, slug: pick.company_slug, name: pick.company_name, feeAoa: pick.fee_aoa, oldFeeAoa, quoteId: pick.quote_id };
+      return {
+        companyId: pick.company_id,
+        slug: pick.company_slug,
+        name: pick.company_name,
+        feeAoa: pick.fee_aoa,
+        oldFeeAoa,
+        quoteId: pick.quote_id,
+      };
     },
   };
 }

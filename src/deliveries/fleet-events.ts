@@ -24,7 +24,11 @@ export interface IncomingFleetEvent {
  * WorkflowNotFoundError when the workflow has closed (the delivery is final): the caller records the event as ignored
  * or refuses it.
  */
-export async function passFleetEvent(temporal: Client, delivery: { id: string; delivery_pin: string | null }, event: IncomingFleetEvent): Promise<void> {
+export async function passFleetEvent(
+  temporal: Client,
+  delivery: { id: string; delivery_pin: string | null },
+  event: IncomingFleetEvent,
+): Promise<void> {
   const pin = event.payload?.pin;
   await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).signal(fleetEventSignal, {
     eventType: event.eventType,

@@ -17,7 +17,13 @@ const MAX_RESTARTS = 3;
  * Starts the delivery's workflow again when it is closed but the delivery is not final; returns whether it did. A
  * running workflow, a final delivery, or one never started (the reconciler's other pass) is left alone.
  */
-export async function restartIfClosed(client: Client, pool: Pool, config: Config, deliveryId: string, limit = Infinity): Promise<boolean> {
+export async function restartIfClosed(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  deliveryId: string,
+  limit = Infinity,
+): Promise<boolean> {
   try {
     const { status } = await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).describe();
     if (status.name === 'RUNNING') return false;
@@ -28,7 +34,9 @@ export async function restartIfClosed(client: Client, pool: Pool, config: Config
   const d = await restartableDelivery(pool, deliveryId);
   if (!d) return false;
   if (d.workflow_restarts >= limit)
-    throw new Error(`its workflow was restarted ${d.workflow_restarts} times already and closed again; look at it in the Temporal UI`);
+    throw new Error(
+      `its workflow was restarted ${d.workflow_restarts} times already and closed again; look at it in the Temporal UI`,
+    );
   const booked = d.courier_tracking_ref !== null;
   await startDeliveryWorkflow(client, pool, config, d, {
     status: d.status,
@@ -65,7 +73,8 @@ export async function restartClosedSince(
   pool: Pool,
   config: Config,
   since: Date,
-  onError: (deliveryId: string, err: Error) => void = (id, err) => console.error(`Reconciler could not restart the workflow of delivery ${id}:`, err.message),
+  onError: (deliveryId: string, err: Error) => void = (id, err) =>
+    console.error(`Reconciler could not restart the workflow of delivery ${id}:`, err.message),
 ): Promise<number> {
   let restarted = 0;
   for await (const deliveryId of closedByHand(client, config, since)) {

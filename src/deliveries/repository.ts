@@ -55,7 +55,17 @@ const SUMMARY_COLUMNS = `d.id, d.reference, d.status, d.livemode, c.name AS cour
   d.courier_tracking_ref, d.inserted_at`;
 export type DeliverySummaryRow = Pick<
   DeliveryRow,
-  'id' | 'reference' | 'status' | 'livemode' | 'courier_name' | 'origin' | 'destination' | 'parcel' | 'quoted_fee_aoa' | 'courier_tracking_ref' | 'inserted_at'
+  | 'id'
+  | 'reference'
+  | 'status'
+  | 'livemode'
+  | 'courier_name'
+  | 'origin'
+  | 'destination'
+  | 'parcel'
+  | 'quoted_fee_aoa'
+  | 'courier_tracking_ref'
+  | 'inserted_at'
 >;
 
 /** `d.id = $1`, and the scope's tenant and mode as $2 and $3 when there is one (a null scope reads any: public tracking). */
@@ -84,7 +94,13 @@ export async function findDeliveryWithEvents(
 ): Promise<{ delivery: DeliveryRow; events: DeliveryEventRow[] } | null> {
   if (!isUuid(id)) return null;
   const { rows } = await pool.query<
-    DeliveryRow & { e_id: string | null; e_type: EventType; e_at: Date; e_source: string | null; e_payload: DeliveryEventRow['payload'] }
+    DeliveryRow & {
+      e_id: string | null;
+      e_type: EventType;
+      e_at: Date;
+      e_source: string | null;
+      e_payload: DeliveryEventRow['payload'];
+    }
   >(
     `SELECT ${DELIVERY_COLUMNS}, e.id AS e_id, e.event_type AS e_type, e.occurred_at AS e_at, e.source AS e_source, e.payload AS e_payload
        FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
@@ -135,7 +151,11 @@ export interface ListFilter {
 }
 
 /** One page of the scope's deliveries (tenant and mode), fetching one extra row to tell whether there are more. */
-export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): Promise<{ rows: DeliverySummaryRow[]; hasMore: boolean }> {
+export async function listDeliveries(
+  pool: Pool,
+  scope: Scope,
+  f: ListFilter,
+): Promise<{ rows: DeliverySummaryRow[]; hasMore: boolean }> {
   const where = ['d.tenant_id = $1', 'd.livemode = $2'];
   const params: unknown[] = [scope.tenantId, scope.livemode];
   const add = (sql: (p: string) => string, value: unknown) => {
@@ -147,7 +167,10 @@ export async function listDeliveries(pool: Pool, scope: Scope, f: ListFilter): P
   if (f.insertedTo) add((p) => `d.inserted_at <= ${p}`, f.insertedTo);
   if (f.companyId) add((p) => `d.company_id = ${p}`, f.companyId);
   if (f.search) {
-    add((p) => `(${SEARCH_FIELDS.map((field) => `${field} LIKE ${p}`).join(' OR ')})`, `%${f.search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`);
+    add(
+      (p) => `(${SEARCH_FIELDS.map((field) => `${field} LIKE ${p}`).join(' OR ')})`,
+      `%${f.search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`,
+    );
   }
   const dir = f.ascending ? 'ASC' : 'DESC';
   params.push(f.limit + 1, f.offset);
@@ -178,10 +201,24 @@ export async function deliveryForFleetEvent(
   companyId: string,
   trackingRef: string,
   webhookId: string,
-): Promise<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean; superseded: boolean } | null> {
+): Promise<{
+  id: string;
+  tenant_id: string;
+  status: Status;
+  delivery_pin: string | null;
+  seen: boolean;
+  superseded: boolean;
+} | null> {
   // With it, in the same round trip: whether this webhook-id of the courier was taken before (fleet_webhook_receipts),
   // and whether the job is one the delivery moved away from (automatic failover: an earlier booking, superseded).
-  const { rows } = await pool.query<{ id: string; tenant_id: string; status: Status; delivery_pin: string | null; seen: boolean; superseded: boolean }>(
+  const { rows } = await pool.query<{
+    id: string;
+    tenant_id: string;
+    status: Status;
+    delivery_pin: string | null;
+    seen: boolean;
+    superseded: boolean;
+  }>(
     `SELECT id, tenant_id, status, delivery_pin,
             EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = $1 AND r.webhook_id = $3) AS seen,
             NOT (company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))) AS superseded
@@ -200,7 +237,14 @@ const EVENT_MODE = '(SELECT livemode FROM deliveries WHERE id = $2)';
 /** Records an event that changes no status (occurred now). Its id is the caller's, so a retry records it once. */
 export async function insertEventOnce(
   pool: Pool,
-  event: { id: string; deliveryId: string; tenantId: string; eventType: string; source: string; payload: Record<string, unknown> },
+  event: {
+    id: string;
+    deliveryId: string;
+    tenantId: string;
+    eventType: string;
+    source: string;
+    payload: Record<string, unknown>;
+  },
 ): Promise<void> {
   await pool.query(
     `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload, livemode) VALUES ($1, $2, $3, $4, $5, $6, ${EVENT_MODE})
@@ -248,7 +292,12 @@ export async function bookableDelivery(pool: Pool, deliveryId: string): Promise<
  * `delivery.dispatched`: a courier that calls back at once (POST /v1/fleet/{slug}/events) finds its job even while
  * the worker is busy. Only for the company the booking was made with (an operator may have moved the delivery on).
  */
-export async function rememberTrackingRef(pool: Pool, deliveryId: string, companyId: string, trackingRef: string): Promise<void> {
+export async function rememberTrackingRef(
+  pool: Pool,
+  deliveryId: string,
+  companyId: string,
+  trackingRef: string,
+): Promise<void> {
   // Every booking is kept (delivery_bookings): after an automatic failover the first company's late events are known.
   await pool.query(
     `WITH booking AS (
@@ -281,7 +330,10 @@ export interface RecordEventInput {
  * event's webhook message to it): inserts the event and applies the status change. Returns the delivery's mode, or
  * null, changing nothing, when the event id is recorded already (a retried activity).
  */
-export async function insertEventAndStatus(client: PoolClient, input: RecordEventInput): Promise<{ livemode: boolean } | null> {
+export async function insertEventAndStatus(
+  client: PoolClient,
+  input: RecordEventInput,
+): Promise<{ livemode: boolean } | null> {
   // One round trip: the update runs only when the insert did (a retried event id changes nothing).
   const { rows } = await client.query<{ livemode: boolean }>(
     `WITH inserted AS (
@@ -317,7 +369,13 @@ export async function recordIgnoredEvents(
   input: {
     deliveryId: string;
     tenantId: string;
-    events: { eventId: string; eventType: string; occurredAt: string; source: string; payload: Record<string, unknown> }[];
+    events: {
+      eventId: string;
+      eventType: string;
+      occurredAt: string;
+      source: string;
+      payload: Record<string, unknown>;
+    }[];
   },
 ): Promise<{ inserted: number }> {
   const { rowCount } = await pool.query(
@@ -333,7 +391,12 @@ export async function recordIgnoredEvents(
 }
 
 /** One event of one delivery of the tenant (the worker's read: with its mode), or null. */
-export async function findEvent(pool: Pool, tenantId: string, deliveryId: string, eventId: string): Promise<(DeliveryEventRow & { livemode: boolean }) | null> {
+export async function findEvent(
+  pool: Pool,
+  tenantId: string,
+  deliveryId: string,
+  eventId: string,
+): Promise<(DeliveryEventRow & { livemode: boolean }) | null> {
   const { rows } = await pool.query<DeliveryEventRow & { livemode: boolean }>(
     'SELECT id, event_type, occurred_at, source, payload, livemode FROM delivery_events WHERE id = $1 AND delivery_id = $2 AND tenant_id = $3',
     [eventId, deliveryId, tenantId],
@@ -342,7 +405,11 @@ export async function findEvent(pool: Pool, tenantId: string, deliveryId: string
 }
 
 /** Test helpers: the event a fleet event became once its workflow recorded it (the workflow keeps the webhook-id in the payload), or null. */
-export async function eventOfFleetWebhook(pool: Pool, deliveryId: string, webhookId: string): Promise<DeliveryEventRow | null> {
+export async function eventOfFleetWebhook(
+  pool: Pool,
+  deliveryId: string,
+  webhookId: string,
+): Promise<DeliveryEventRow | null> {
   const { rows } = await pool.query<DeliveryEventRow>(
     `SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE delivery_id = $1 AND payload->>'webhook_id' = $2`,
     [deliveryId, webhookId],
@@ -368,7 +435,11 @@ export interface QuoteForDelivery {
 }
 
 /** The scope's quote (a test quote is not found with a live key, nor the reverse). */
-export async function lockQuoteForDelivery(client: PoolClient, scope: Scope, quoteId: string): Promise<QuoteForDelivery | null> {
+export async function lockQuoteForDelivery(
+  client: PoolClient,
+  scope: Scope,
+  quoteId: string,
+): Promise<QuoteForDelivery | null> {
   const { rows } = await client.query<QuoteForDelivery>(
     `SELECT q.id, q.company_id, q.fee_aoa, q.eta_minutes, q.valid_until < now() AS expired, q.payload_hash, q.used_at, c.slug, c.name,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin
@@ -380,7 +451,10 @@ export async function lockQuoteForDelivery(client: PoolClient, scope: Scope, quo
 }
 
 /** The origin, destination and parcel a quote was made for, as stored. */
-export async function quotedPayload(client: PoolClient, quoteId: string): Promise<{ origin: Address; destination: Address; parcel: Parcel }> {
+export async function quotedPayload(
+  client: PoolClient,
+  quoteId: string,
+): Promise<{ origin: Address; destination: Address; parcel: Parcel }> {
   const { rows } = await client.query<{ origin: Address; destination: Address; parcel: Parcel }>(
     'SELECT origin, destination, parcel FROM quotes WHERE id = $1',
     [quoteId],
@@ -426,7 +500,10 @@ export async function insertDelivery(
   client: PoolClient,
   row: NewDeliveryRow,
   created: { eventId: string; source: string; payload: Record<string, unknown> },
-): Promise<{ row: Omit<DeliveryRow, 'courier_name' | 'courier_slug' | 'require_delivery_pin'>; event: DeliveryEventRow }> {
+): Promise<{
+  row: Omit<DeliveryRow, 'courier_name' | 'courier_slug' | 'require_delivery_pin'>;
+  event: DeliveryEventRow;
+}> {
   const inserted = await client.query(
     `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
        cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
@@ -490,8 +567,15 @@ export async function deliveryByIdempotencyKey(
   client: PoolClient,
   scope: Scope,
   idempotencyKey: string,
-): Promise<{ row: DeliveryRow & StartableDelivery; event: DeliveryEventRow; requestHash: string | null; quoteId: string } | null> {
-  const { rows } = await client.query<DeliveryRow & StartableDelivery & { idempotency_request_hash: string | null; quote_id: string }>(
+): Promise<{
+  row: DeliveryRow & StartableDelivery;
+  event: DeliveryEventRow;
+  requestHash: string | null;
+  quoteId: string;
+} | null> {
+  const { rows } = await client.query<
+    DeliveryRow & StartableDelivery & { idempotency_request_hash: string | null; quote_id: string }
+  >(
     `SELECT ${DELIVERY_COLUMNS}, d.idempotency_request_hash, d.quote_id, e.id AS created_event_id, e.payload->>'status' AS initial_status
        FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
        JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
@@ -501,19 +585,27 @@ export async function deliveryByIdempotencyKey(
   const found = rows[0];
   if (!found) return null;
   const { idempotency_request_hash: requestHash, quote_id: quoteId, ...row } = found;
-  const events = await client.query<DeliveryEventRow>('SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1', [
-    row.created_event_id,
-  ]);
+  const events = await client.query<DeliveryEventRow>(
+    'SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1',
+    [row.created_event_id],
+  );
   return { row, event: events.rows[0], requestHash, quoteId };
 }
 
 /** Notes that the delivery's workflow was started (the reconciler skips it from then on). */
 export async function markWorkflowStarted(pool: Pool, deliveryId: string): Promise<void> {
-  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [deliveryId]);
+  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [
+    deliveryId,
+  ]);
 }
 
 /** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
-export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit = 100, onlyId: string | null = null): Promise<StartableDelivery[]> {
+export async function unstartedDeliveries(
+  pool: Pool,
+  olderThanMs: number,
+  limit = 100,
+  onlyId: string | null = null,
+): Promise<StartableDelivery[]> {
   const { rows } = await pool.query<StartableDelivery>(
     `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
@@ -530,7 +622,10 @@ export async function unstartedDeliveries(pool: Pool, olderThanMs: number, limit
 }
 
 /** Why and since when each of these deliveries is stalled (its latest `delivery.stalled` event), by id. */
-export async function stalledSince(pool: Pool, ids: string[]): Promise<Map<string, { reason: string | null; stalled_at: Date }>> {
+export async function stalledSince(
+  pool: Pool,
+  ids: string[],
+): Promise<Map<string, { reason: string | null; stalled_at: Date }>> {
   const { rows } = await pool.query<{ delivery_id: string; reason: string | null; stalled_at: Date }>(
     `SELECT DISTINCT ON (delivery_id) delivery_id, payload->>'reason' AS reason, occurred_at AS stalled_at
        FROM delivery_events WHERE delivery_id = ANY($1::uuid[]) AND event_type = 'delivery.stalled'
@@ -587,7 +682,10 @@ export async function redispatchSource(
 
 /** The quote an automatic failover booked is used up by the delivery (it keeps its first quote as `quote_id`). */
 export async function useQuoteForRedispatch(pool: Pool, quoteId: string, deliveryId: string): Promise<void> {
-  await pool.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1 AND used_at IS NULL', [quoteId, deliveryId]);
+  await pool.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1 AND used_at IS NULL', [
+    quoteId,
+    deliveryId,
+  ]);
 }
 
 /**

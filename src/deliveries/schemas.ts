@@ -35,7 +35,9 @@ const CreateDeliveryFields = z.strictObject({
     .max(1e14)
     .nullable()
     .optional()
-    .describe('AOA centavos the courier collects; required with payment_method cod, refused with any other method (null is fine)'),
+    .describe(
+      'AOA centavos the courier collects; required with payment_method cod, refused with any other method (null is fine)',
+    ),
   scheduled_pickup_at: dateTime.nullable().optional(),
   scheduled_delivery_at: dateTime.nullable().optional(),
   options: z.strictObject({ metadata: Metadata.optional() }).optional(),
@@ -52,8 +54,16 @@ function checkCreate(body: CreateDeliveryFields, ctx: z.RefinementCtx) {
       message: 'cash_collect_aoa is only accepted with payment_method cod',
     });
   }
-  if (body.scheduled_pickup_at && body.scheduled_delivery_at && Date.parse(body.scheduled_delivery_at) < Date.parse(body.scheduled_pickup_at)) {
-    ctx.addIssue({ code: 'custom', path: ['scheduled_delivery_at'], message: 'scheduled_delivery_at is before scheduled_pickup_at' });
+  if (
+    body.scheduled_pickup_at &&
+    body.scheduled_delivery_at &&
+    Date.parse(body.scheduled_delivery_at) < Date.parse(body.scheduled_pickup_at)
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['scheduled_delivery_at'],
+      message: 'scheduled_delivery_at is before scheduled_pickup_at',
+    });
   }
 }
 
@@ -71,7 +81,9 @@ export const CreateDeliveryBody = CreateDeliveryFields.superRefine((body, ctx) =
 
 /** The widget's body: the same fields; which payment methods it may use and the cod amount come from its key's
  *  policy (src/lib/widget-policy.ts), checked by the route. */
-export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate).meta({ examples: [EXAMPLE_CREATE_DELIVERY] });
+export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate).meta({
+  examples: [EXAMPLE_CREATE_DELIVERY],
+});
 
 export const Courier = z.object({ name: z.string().nullable(), tracking_ref: z.string().nullable() }).nullable();
 
@@ -151,7 +163,9 @@ export const WidgetDelivery = z
     ...deliveryHead('false: a test delivery'),
     origin: WidgetAddress,
     destination: WidgetAddress,
-    parcel: Parcel.describe('without the client_secret only its weight, dimensions and parcel_type: no description nor declared_value_aoa'),
+    parcel: Parcel.describe(
+      'without the client_secret only its weight, dimensions and parcel_type: no description nor declared_value_aoa',
+    ),
     payment_method: z.enum(PAYMENT_METHODS).optional(),
     quoted_fee_aoa: z.number().int().nullable().optional(),
     courier: z.object({ name: z.string().nullable() }).nullable().optional(),
@@ -237,6 +251,10 @@ export const ListQuery = PaginationQuery.extend({
   inserted_at_gte: dateTime.optional().describe('created on or after (inclusive)'),
   inserted_at_lte: dateTime.optional().describe('created on or before (inclusive)'),
   sort: z.enum(['inserted_at_desc', 'inserted_at_asc']).default('inserted_at_desc'),
-  search: z.string().max(200).optional().describe('case-insensitive substring of reference, origin and destination city and address line'),
+  search: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('case-insensitive substring of reference, origin and destination city and address line'),
   company_id: z.uuid().optional().describe('the courier company now carrying it (it follows an automatic failover)'),
 });

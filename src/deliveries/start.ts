@@ -8,8 +8,18 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/com
 import type { Config } from '../config.js';
 import type { Pool } from '../db.js';
 import { startWorkflowOnce } from '../temporal.js';
-import { deliveryWorkflowId, type DeliveryContinuedState, type DeliveryTimeouts, type DeliveryWorkflowInput } from '../../shared/deliveries/definitions.js';
-import { CourierSlugKey, DeliveryReferenceKey, DeliveryStatusKey, TenantIdKey } from '../../shared/search-attributes.js';
+import {
+  deliveryWorkflowId,
+  type DeliveryContinuedState,
+  type DeliveryTimeouts,
+  type DeliveryWorkflowInput,
+} from '../../shared/deliveries/definitions.js';
+import {
+  CourierSlugKey,
+  DeliveryReferenceKey,
+  DeliveryStatusKey,
+  TenantIdKey,
+} from '../../shared/search-attributes.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 import { DISPATCH_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
@@ -20,7 +30,11 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {
     paymentWindowMs: config.paymentWindowMs,
     stateBudgetsMs: config.stateBudgetsMs,
-    dispatch: { maximumAttempts: config.dispatchMaxAttempts, initialIntervalMs: config.dispatchInitialIntervalMs, maximumIntervalMs: DISPATCH_MAX_INTERVAL_MS },
+    dispatch: {
+      maximumAttempts: config.dispatchMaxAttempts,
+      initialIntervalMs: config.dispatchInitialIntervalMs,
+      maximumIntervalMs: DISPATCH_MAX_INTERVAL_MS,
+    },
     bookingReleaseRetryMs: config.bookingReleaseRetryMs,
   };
 }
@@ -30,7 +44,13 @@ export function timeoutsFrom(config: Config): DeliveryTimeouts {
  * its earlier workflow was closed by hand while the delivery was not final (src/deliveries/recovery.ts); that start
  * runs a new workflow where the first one ran.
  */
-export async function startDeliveryWorkflow(client: Client, pool: Pool, config: Config, d: StartableDelivery, restart?: DeliveryContinuedState): Promise<void> {
+export async function startDeliveryWorkflow(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  d: StartableDelivery,
+  restart?: DeliveryContinuedState,
+): Promise<void> {
   await startWorkflowOf(client, pool, config, d, restart);
   await markWorkflowStarted(pool, d.id);
 }
@@ -51,9 +71,18 @@ export async function startCreatedDeliveryWorkflow(
   markWorkflowStarted(pool, d.id).catch(onRecordError);
 }
 
-async function startWorkflowOf(client: Client, pool: Pool, config: Config, d: StartableDelivery, restart?: DeliveryContinuedState): Promise<void> {
+async function startWorkflowOf(
+  client: Client,
+  pool: Pool,
+  config: Config,
+  d: StartableDelivery,
+  restart?: DeliveryContinuedState,
+): Promise<void> {
   // Automatic failover as the tenant's policy of the delivery's mode stands now (absent when off: a failure before pickup stalls).
-  const redispatch = redispatchPolicyFor(await dispatchPolicyOf(pool, d.tenant_id, d.livemode), config.assignTimeoutUnitMs);
+  const redispatch = redispatchPolicyFor(
+    await dispatchPolicyOf(pool, d.tenant_id, d.livemode),
+    config.assignTimeoutUnitMs,
+  );
   const input: DeliveryWorkflowInput = {
     deliveryId: d.id,
     tenantId: d.tenant_id,
@@ -108,7 +137,8 @@ export async function reconcileOnce(
   pool: Pool,
   config: Config,
   olderThanMs = 10_000,
-  onError: (deliveryId: string, err: Error) => void = (id, err) => console.error(`Reconciler could not start delivery ${id} (will retry):`, err.message),
+  onError: (deliveryId: string, err: Error) => void = (id, err) =>
+    console.error(`Reconciler could not start delivery ${id} (will retry):`, err.message),
 ): Promise<number> {
   const missing = await unstartedDeliveries(pool, olderThanMs);
   let started = 0;

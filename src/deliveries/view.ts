@@ -91,7 +91,9 @@ export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], bas
     scheduled_delivery_at: iso(d.scheduled_delivery_at),
     tracking_url: trackingUrl(baseUrl, d.id),
     ...(full ? { delivery_pin: d.delivery_pin, metadata: d.metadata } : {}),
-    events: events.filter((e) => !isIgnored(e)).map((e) => ({ id: e.id, event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
+    events: events
+      .filter((e) => !isIgnored(e))
+      .map((e) => ({ id: e.id, event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }
 
@@ -100,7 +102,9 @@ export function toTracking(d: Pick<DeliveryRow, 'reference' | 'status'>, events:
   return {
     reference: d.reference,
     status: d.status,
-    events: events.filter((e) => !isIgnored(e)).map((e) => ({ event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
+    events: events
+      .filter((e) => !isIgnored(e))
+      .map((e) => ({ event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }
 
@@ -112,7 +116,11 @@ const FINISHED = ['delivered', 'cancelled', 'failed'];
  * an event that was not ignored), else the delivery time the merchant scheduled, else the quote's estimate from the
  * pickup time (or creation). Null once the delivery is over, or when nothing says.
  */
-export function expectedDeliveryAt(d: DeliveryRow, events: DeliveryEventRow[], quotedEtaMinutes: number | null): Date | null {
+export function expectedDeliveryAt(
+  d: DeliveryRow,
+  events: DeliveryEventRow[],
+  quotedEtaMinutes: number | null,
+): Date | null {
   if (FINISHED.includes(d.status)) return null;
   for (const e of [...events].reverse()) {
     const eta = isIgnored(e) ? undefined : (e.payload?.courier as { eta?: unknown } | undefined)?.eta;

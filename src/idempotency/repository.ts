@@ -46,16 +46,20 @@ export async function findRecord(pool: Pool, claim: IdempotencyClaim): Promise<I
 
 /** Frees the key (the answer was not one to remember). */
 export async function releaseKey(pool: Pool, claim: IdempotencyClaim): Promise<void> {
-  await pool.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND livemode = $4 AND key_scope = $2 AND idempotency_key = $3', [
-    claim.tenantId,
-    claim.scope,
-    claim.key,
-    claim.livemode,
-  ]);
+  await pool.query(
+    'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND livemode = $4 AND key_scope = $2 AND idempotency_key = $3',
+    [claim.tenantId, claim.scope, claim.key, claim.livemode],
+  );
 }
 
 /** Stores the answer a repeat replays. */
-export async function storeAnswer(pool: Pool, claim: IdempotencyClaim, statusCode: number, body: string | null, withheld: string[] | null): Promise<void> {
+export async function storeAnswer(
+  pool: Pool,
+  claim: IdempotencyClaim,
+  statusCode: number,
+  body: string | null,
+  withheld: string[] | null,
+): Promise<void> {
   await pool.query(
     `UPDATE idempotency_keys SET status_code = $4, response_body = $5, withheld_fields = $6
       WHERE tenant_id = $1 AND livemode = $7 AND key_scope = $2 AND idempotency_key = $3`,

@@ -17,17 +17,20 @@ export interface KeyRow {
 
 export async function insertKey(
   pool: Db,
-  key: { id: string; tenantId: string; kind: KeyKind; mode: KeyMode; hash: Buffer; prefix: string; allowedOrigins: string[] },
+  key: {
+    id: string;
+    tenantId: string;
+    kind: KeyKind;
+    mode: KeyMode;
+    hash: Buffer;
+    prefix: string;
+    allowedOrigins: string[];
+  },
 ): Promise<void> {
-  await pool.query(`INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-    key.id,
-    key.tenantId,
-    key.kind,
-    key.mode === 'live',
-    key.hash,
-    key.prefix,
-    key.allowedOrigins,
-  ]);
+  await pool.query(
+    `INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [key.id, key.tenantId, key.kind, key.mode === 'live', key.hash, key.prefix, key.allowedOrigins],
+  );
 }
 
 /** The key of this kind with this hash (revoked ones too: the caller refuses them). */
@@ -59,7 +62,10 @@ export async function revokeKeyRow(pool: Pool, by: { id: string } | { hash: Buff
 
 /** Replaces a publishable key's allowed origins. Returns false when there is no such publishable key. */
 export async function setAllowedOrigins(pool: Pool, keyId: string, origins: string[]): Promise<boolean> {
-  const { rowCount } = await pool.query(`UPDATE api_keys SET allowed_origins = $2 WHERE id = $1 AND kind = 'publishable'`, [keyId, origins]);
+  const { rowCount } = await pool.query(
+    `UPDATE api_keys SET allowed_origins = $2 WHERE id = $1 AND kind = 'publishable'`,
+    [keyId, origins],
+  );
   keyChanged(keyId);
   return rowCount === 1;
 }
@@ -77,20 +83,24 @@ export async function widgetPolicyRow(
   pool: Pool,
   keyId: string,
 ): Promise<{ widget_payment_methods: PaymentMethod[] | null; widget_cod_amount_aoa: string | null } | null> {
-  const { rows } = await pool.query<{ widget_payment_methods: PaymentMethod[] | null; widget_cod_amount_aoa: string | null }>(
-    'SELECT widget_payment_methods, widget_cod_amount_aoa FROM api_keys WHERE id = $1',
-    [keyId],
-  );
+  const { rows } = await pool.query<{
+    widget_payment_methods: PaymentMethod[] | null;
+    widget_cod_amount_aoa: string | null;
+  }>('SELECT widget_payment_methods, widget_cod_amount_aoa FROM api_keys WHERE id = $1', [keyId]);
   return rows[0] ?? null;
 }
 
 /** Stores a publishable key's widget payment policy. Returns false when there is no such publishable key. */
-export async function setWidgetPolicyRow(pool: Pool, keyId: string, methods: PaymentMethod[], codAmountAoa: number | null): Promise<boolean> {
-  const { rowCount } = await pool.query(`UPDATE api_keys SET widget_payment_methods = $2, widget_cod_amount_aoa = $3 WHERE id = $1 AND kind = 'publishable'`, [
-    keyId,
-    methods,
-    codAmountAoa,
-  ]);
+export async function setWidgetPolicyRow(
+  pool: Pool,
+  keyId: string,
+  methods: PaymentMethod[],
+  codAmountAoa: number | null,
+): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE api_keys SET widget_payment_methods = $2, widget_cod_amount_aoa = $3 WHERE id = $1 AND kind = 'publishable'`,
+    [keyId, methods, codAmountAoa],
+  );
   return rowCount === 1;
 }
 
@@ -110,7 +120,12 @@ export interface ApiKeyRow {
 const API_KEY_COLUMNS = 'id, kind, livemode, prefix, allowed_origins, created_at, revoked_at';
 
 /** The scope's keys, newest first (one extra row fetched for has_more). */
-export async function listScopedKeys(pool: Pool, scope: Scope, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; hasMore: boolean }> {
+export async function listScopedKeys(
+  pool: Pool,
+  scope: Scope,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ApiKeyRow[]; hasMore: boolean }> {
   const { rows } = await pool.query<ApiKeyRow>(
     `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND livemode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
     [scope.tenantId, scope.livemode, limit + 1, offset],
@@ -119,11 +134,10 @@ export async function listScopedKeys(pool: Pool, scope: Scope, limit: number, of
 }
 
 export async function findScopedKey(pool: Pool, scope: Scope, id: string): Promise<ApiKeyRow | null> {
-  const { rows } = await pool.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND id = $3`, [
-    scope.tenantId,
-    scope.livemode,
-    id,
-  ]);
+  const { rows } = await pool.query<ApiKeyRow>(
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND id = $3`,
+    [scope.tenantId, scope.livemode, id],
+  );
   return rows[0] ?? null;
 }
 
@@ -134,12 +148,23 @@ export async function findScopedKey(pool: Pool, scope: Scope, id: string): Promi
  */
 export async function insertKeyWithinLimit(
   pool: Pool,
-  key: { id: string; tenantId: string; kind: KeyKind; mode: KeyMode; hash: Buffer; prefix: string; allowedOrigins: string[] },
+  key: {
+    id: string;
+    tenantId: string;
+    kind: KeyKind;
+    mode: KeyMode;
+    hash: Buffer;
+    prefix: string;
+    allowedOrigins: string[];
+  },
   max: number,
 ): Promise<boolean> {
   const livemode = key.mode === 'live';
   return inTransaction(pool, async (client) => {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1 || ':' || $2, 0))`, [key.tenantId, livemode]);
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1 || ':' || $2, 0))`, [
+      key.tenantId,
+      livemode,
+    ]);
     const { rows } = await client.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND revoked_at IS NULL',
       [key.tenantId, livemode],
@@ -161,7 +186,12 @@ export async function revokeScopedKey(pool: Pool, scope: Scope, id: string): Pro
 }
 
 /** Replaces the allowed origins of one of the scope's active publishable keys; null when there is none such. */
-export async function setScopedAllowedOrigins(pool: Pool, scope: Scope, id: string, origins: string[]): Promise<ApiKeyRow | null> {
+export async function setScopedAllowedOrigins(
+  pool: Pool,
+  scope: Scope,
+  id: string,
+  origins: string[],
+): Promise<ApiKeyRow | null> {
   const { rows } = await pool.query<ApiKeyRow>(
     `UPDATE api_keys SET allowed_origins = $4 WHERE tenant_id = $1 AND livemode = $2 AND id = $3 AND kind = 'publishable' AND revoked_at IS NULL
      RETURNING ${API_KEY_COLUMNS}`,

@@ -37,15 +37,24 @@ export const ApiKey = z
     id: z.uuid(),
     kind: z.enum(['secret', 'publishable']).describe('secret: servers, /v1/*; publishable: the widget, /v1/widget/*'),
     livemode: z.boolean().describe('false: a test key (sk_test_ / pk_test_), confined to test objects'),
-    prefix: z.string().describe('The first 12 characters of the key, to tell keys apart; the whole key is shown only when it is created.'),
-    allowed_origins: z.array(z.string()).describe('Publishable keys: the origins allowed to use it; always empty for a secret key.'),
+    prefix: z
+      .string()
+      .describe(
+        'The first 12 characters of the key, to tell keys apart; the whole key is shown only when it is created.',
+      ),
+    allowed_origins: z
+      .array(z.string())
+      .describe('Publishable keys: the origins allowed to use it; always empty for a secret key.'),
     status: z.enum(['active', 'revoked']),
     created_at: Timestamp,
     revoked_at: Timestamp.nullable(),
   })
   .meta({ id: 'ApiKey', examples: [EXAMPLE_KEY] });
 
-export const ApiKeyWithSecret = withSecret(ApiKey, 'ApiKeyWithSecret', SECRET, { ...EXAMPLE_KEY, secret: 'pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2' });
+export const ApiKeyWithSecret = withSecret(ApiKey, 'ApiKeyWithSecret', SECRET, {
+  ...EXAMPLE_KEY,
+  secret: 'pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2',
+});
 
 export const ApiKeyList = pageOf(ApiKey, EXAMPLE_KEY);
 

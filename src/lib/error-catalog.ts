@@ -41,7 +41,8 @@ export const ERROR_CATALOG = {
   },
   bad_request: {
     status: 400,
-    meaning: 'the request could not be handled as sent (malformed HTTP, for one); another 4xx status than 400 when the HTTP layer chose one',
+    meaning:
+      'the request could not be handled as sent (malformed HTTP, for one); another 4xx status than 400 when the HTTP layer chose one',
     todo: 'check the request against the reference',
     example: 'The request could not be parsed as HTTP.',
   },
@@ -73,13 +74,23 @@ export const ERROR_CATALOG = {
       'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or the user list read with a test key',
     todo: 'ask an owner of the account; list users with a live secret key',
     example: 'Your role (developer) cannot do this; it takes an owner.',
-    only: ['listUsers', 'createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink', 'createApiKey', 'updateApiKey', 'revokeApiKey'],
+    only: [
+      'listUsers',
+      'createUser',
+      'updateUser',
+      'deleteUser',
+      'createUserPasswordLink',
+      'createApiKey',
+      'updateApiKey',
+      'revokeApiKey',
+    ],
   },
   csrf_token_invalid: {
     status: 403,
     meaning: 'a dashboard session used from another site, or a change without the session’s CSRF token',
     todo: 'reload the dashboard; use a secret key from servers',
-    example: 'A change made with a dashboard session must carry the session’s CSRF token in x-csrf-token; reload the dashboard.',
+    example:
+      'A change made with a dashboard session must carry the session’s CSRF token in x-csrf-token; reload the dashboard.',
     only: [],
   },
   session_required: {
@@ -87,8 +98,17 @@ export const ERROR_CATALOG = {
     meaning:
       'a secret key asked to invite, change or remove a dashboard user, send a password link, or create, change or revoke an API key: those writes take a dashboard session, so a leaked key cannot outlive its rotation',
     todo: 'do it from the dashboard (an owner for users and live keys; a developer may manage test keys in test mode); secret keys may still list users and keys',
-    example: 'Dashboard users and API keys are managed from a dashboard session only, not with a secret key; use the dashboard.',
-    only: ['createUser', 'updateUser', 'deleteUser', 'createUserPasswordLink', 'createApiKey', 'updateApiKey', 'revokeApiKey'],
+    example:
+      'Dashboard users and API keys are managed from a dashboard session only, not with a secret key; use the dashboard.',
+    only: [
+      'createUser',
+      'updateUser',
+      'deleteUser',
+      'createUserPasswordLink',
+      'createApiKey',
+      'updateApiKey',
+      'revokeApiKey',
+    ],
   },
   not_found: {
     status: 404,
@@ -113,9 +133,11 @@ export const ERROR_CATALOG = {
   },
   delivery_transition_not_allowed: {
     status: 409,
-    meaning: "test helpers: the test delivery's status does not allow the step asked for; `current_status` says the status",
+    meaning:
+      "test helpers: the test delivery's status does not allow the step asked for; `current_status` says the status",
     todo: 'take a step the status allows (docs/test-mode.md), or read the delivery again',
-    example: 'A test delivery in status pending cannot advance to delivered (from in_transit or out_for_delivery only).',
+    example:
+      'A test delivery in status pending cannot advance to delivered (from in_transit or out_for_delivery only).',
     only: TEST_HELPERS,
   },
   idempotency_request_in_progress: {
@@ -215,7 +237,8 @@ export const ERROR_CATALOG = {
   },
   quote_payload_mismatch: {
     status: 422,
-    meaning: 'origin, destination or parcel differs from the quoted one; `errors[]` points at each part that differs (`/origin`, `/destination`, `/parcel`)',
+    meaning:
+      'origin, destination or parcel differs from the quoted one; `errors[]` points at each part that differs (`/origin`, `/destination`, `/parcel`)',
     todo: 'send them exactly as quoted, or quote again',
     example: 'parcel differs from the quoted ones. Send them exactly as quoted, or request a new quote.',
     only: CREATE_DELIVERY,
@@ -260,7 +283,8 @@ export const ERROR_CATALOG = {
     meaning:
       "test helpers: `advance` to `delivered` of a delivery whose courier requires a PIN, without its `delivery_pin`; recorded as a courier's wrong PIN would be",
     todo: "send the delivery's `delivery_pin` as `pin`",
-    example: "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.",
+    example:
+      "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.",
     only: ['advanceTestDelivery'],
   },
   message_not_found: {
@@ -300,7 +324,8 @@ export const ERROR_CATALOG = {
   },
   rate_limited: {
     status: 429,
-    meaning: 'too many requests for this key (or address), or more than 10 replays to one webhook endpoint within an hour',
+    meaning:
+      'too many requests for this key (or address), or more than 10 replays to one webhook endpoint within an hour',
     todo: 'wait `Retry-After` seconds',
     example: 'Rate limit of 6000 requests per minute exceeded; retry after 42 s.',
   },
@@ -340,14 +365,16 @@ export const ERROR_CATALOG = {
     status: 503,
     meaning: 'the cancellation could not be confirmed within 15 s; it may still take effect',
     todo: 'retry after `Retry-After` (safe) or read the delivery',
-    example: 'The cancellation could not be confirmed in time and may still take effect. Check the delivery in a moment, or retry: a retry is safe.',
+    example:
+      'The cancellation could not be confirmed in time and may still take effect. Check the delivery in a moment, or retry: a retry is safe.',
     only: ['cancelDelivery'],
   },
   test_helper_pending: {
     status: 503,
     meaning: "test helpers: the delivery's workflow did not record the step within 10 s; it may still take effect",
     todo: 'read the delivery in a moment',
-    example: "The step was passed to the delivery's workflow but not recorded within 10 s; it may still take effect. Read the delivery in a moment.",
+    example:
+      "The step was passed to the delivery's workflow but not recorded within 10 s; it may still take effect. Read the delivery in a moment.",
     only: TEST_HELPERS,
   },
   password_check_busy: {

@@ -25,7 +25,11 @@ export const EXAMPLE_DESTINATION = {
 };
 export const EXAMPLE_PARCEL = { weight_grams: 1200, description: 'Sapatos', declared_value_aoa: 2_500_000 };
 
-export const EXAMPLE_QUOTE_REQUEST = { origin: EXAMPLE_ORIGIN, destination: EXAMPLE_DESTINATION, parcel: EXAMPLE_PARCEL };
+export const EXAMPLE_QUOTE_REQUEST = {
+  origin: EXAMPLE_ORIGIN,
+  destination: EXAMPLE_DESTINATION,
+  parcel: EXAMPLE_PARCEL,
+};
 
 export const EXAMPLE_QUOTE = {
   quote_id: QUOTE_ID,
@@ -137,7 +141,12 @@ export const EXAMPLE_FLEET_EVENT = {
   tracking_ref: 'KX-20261123-0042',
   event_type: 'in_transit',
   occurred_at: '2026-11-23T09:41:12.000Z',
-  payload: { driver_name: 'Mateus Kiala', vehicle: 'Moto LD-21-34-AB', eta: '2026-11-23T10:05:00.000Z', location: { lat: -8.8201, lng: 13.2355 } },
+  payload: {
+    driver_name: 'Mateus Kiala',
+    vehicle: 'Moto LD-21-34-AB',
+    eta: '2026-11-23T10:05:00.000Z',
+    location: { lat: -8.8201, lng: 13.2355 },
+  },
 };
 
 export const EXAMPLE_WEBHOOK_ENDPOINT = {

@@ -17,7 +17,10 @@ export interface JsonBodyOptions {
   allowEmpty?: boolean;
 }
 
-export function parseJsonBodies(app: Pick<FastifyInstance, 'removeContentTypeParser' | 'addContentTypeParser'>, options: JsonBodyOptions = {}) {
+export function parseJsonBodies(
+  app: Pick<FastifyInstance, 'removeContentTypeParser' | 'addContentTypeParser'>,
+  options: JsonBodyOptions = {},
+) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;

@@ -13,7 +13,9 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = (route) =>
   const schema = (route.schema as { properties?: unknown })?.properties ?? route.schema;
   if (!(schema instanceof z.ZodType)) return zodSerializerCompiler(route as never);
   try {
-    return fastJsonStringify(z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'throw' }) as object);
+    return fastJsonStringify(
+      z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'throw' }) as object,
+    );
   } catch {
     return zodSerializerCompiler(route as never);
   }

@@ -14,6 +14,10 @@ interface Naming {
 export function bothSurfaces(path: string, merchant: Naming, widget: Omit<Naming, 'tags'>) {
   return [
     { url: `/v1${path}`, widget: false, schema: merchant },
-    { url: `/v1/widget${path}`, widget: true, schema: { tags: ['widget'], ...widget, security: [{ publishableKey: [] }] } },
+    {
+      url: `/v1/widget${path}`,
+      widget: true,
+      schema: { tags: ['widget'], ...widget, security: [{ publishableKey: [] }] },
+    },
   ] as const;
 }

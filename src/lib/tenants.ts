@@ -15,10 +15,24 @@ export interface IssuedKey {
 }
 
 /** A new key of this kind and mode (`test`: sk_test_ / pk_test_, confined to test objects). */
-export async function createKey(pool: Pool, tenantId: string, kind: KeyKind, allowedOrigins: string[] = [], mode: KeyMode = 'live'): Promise<IssuedKey> {
+export async function createKey(
+  pool: Pool,
+  tenantId: string,
+  kind: KeyKind,
+  allowedOrigins: string[] = [],
+  mode: KeyMode = 'live',
+): Promise<IssuedKey> {
   const key = generateKey(kind, mode);
   const id = randomUUID();
-  await insertKey(pool, { id, tenantId, kind, mode, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) });
+  await insertKey(pool, {
+    id,
+    tenantId,
+    kind,
+    mode,
+    hash: hashKey(key),
+    prefix: key.slice(0, 12),
+    allowedOrigins: allowedOrigins.map(normaliseOrigin),
+  });
   return { id, key };
 }
 
@@ -26,11 +40,25 @@ export async function createKey(pool: Pool, tenantId: string, kind: KeyKind, all
  * A new key of the scope's tenant and mode, unless it already has `max` active keys of that mode (null then): the
  * limit is checked in the insert's transaction (src/keys/repository.ts insertKeyWithinLimit).
  */
-export async function createKeyWithinLimit(pool: Pool, scope: Scope, kind: KeyKind, allowedOrigins: string[], max: number): Promise<IssuedKey | null> {
+export async function createKeyWithinLimit(
+  pool: Pool,
+  scope: Scope,
+  kind: KeyKind,
+  allowedOrigins: string[],
+  max: number,
+): Promise<IssuedKey | null> {
   const mode: KeyMode = scope.livemode ? 'live' : 'test';
   const key = generateKey(kind, mode);
   const id = randomUUID();
-  const row = { id, tenantId: scope.tenantId, kind, mode, hash: hashKey(key), prefix: key.slice(0, 12), allowedOrigins: allowedOrigins.map(normaliseOrigin) };
+  const row = {
+    id,
+    tenantId: scope.tenantId,
+    kind,
+    mode,
+    hash: hashKey(key),
+    prefix: key.slice(0, 12),
+    allowedOrigins: allowedOrigins.map(normaliseOrigin),
+  };
   return (await insertKeyWithinLimit(pool, row, max)) ? { id, key } : null;
 }
 

@@ -27,7 +27,8 @@ export async function widgetPaymentPolicy(pool: Pool, keyId: string): Promise<Wi
 /** Sets the policy of a publishable key. Returns false when there is no such publishable key. */
 export async function setWidgetPaymentPolicy(pool: Pool, keyId: string, policy: WidgetPaymentPolicy): Promise<boolean> {
   const unknown = policy.payment_methods.filter((m) => !PAYMENT_METHODS.includes(m));
-  if (unknown.length || !policy.payment_methods.length) throw new Error(`payment methods are ${PAYMENT_METHODS.join(', ')} (at least one)`);
+  if (unknown.length || !policy.payment_methods.length)
+    throw new Error(`payment methods are ${PAYMENT_METHODS.join(', ')} (at least one)`);
   if (policy.cod_amount_aoa !== null && (!policy.payment_methods.includes('cod') || !(policy.cod_amount_aoa > 0))) {
     throw new Error('a cod amount goes with the cod payment method and is above zero');
   }
@@ -42,7 +43,11 @@ const refuse = (code: ErrorCode, pointer: string, fieldCode: FieldErrorCode, det
  * a method the key does not allow is 422 payment_method_not_allowed (pointer /payment_method); cod collects the
  * key's configured amount (the body may repeat it or leave it out) or else the body's amount, which must be > 0.
  */
-export function applyWidgetPaymentPolicy(policy: WidgetPaymentPolicy, method: PaymentMethod, cashCollect: number | null | undefined): number | null {
+export function applyWidgetPaymentPolicy(
+  policy: WidgetPaymentPolicy,
+  method: PaymentMethod,
+  cashCollect: number | null | undefined,
+): number | null {
   if (!policy.payment_methods.includes(method)) {
     throw refuse(
       'payment_method_not_allowed',

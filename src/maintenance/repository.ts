@@ -8,7 +8,13 @@ import type { PurgeBatchResult, PurgeKind } from '../../shared/maintenance/defin
 /** The table of each kind and the condition that makes its row deletable; `$1` is the retention in ms. */
 const TARGETS: Record<
   PurgeKind,
-  { table: string; expired: string; retentionMs?: (config: Pick<Config, 'quoteRetentionMs' | 'fleetReceiptRetentionMs' | 'webhookRetentionMs'>) => number }
+  {
+    table: string;
+    expired: string;
+    retentionMs?: (
+      config: Pick<Config, 'quoteRetentionMs' | 'fleetReceiptRetentionMs' | 'webhookRetentionMs'>,
+    ) => number;
+  }
 > = {
   idempotency_keys: { table: 'idempotency_keys', expired: `created_at < now() - ${IDEMPOTENCY_TTL}` },
   quotes: {

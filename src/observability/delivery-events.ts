@@ -4,7 +4,10 @@ import type { Pool } from '../db.js';
 import { deliveryRedispatches, deliveryStalls, deliveryTransitions } from './metrics.js';
 import { courierSlugOfDelivery } from './repository.js';
 
-export function observeRecordedEvent(pool: Pool, event: { deliveryId: string; eventType: string; payload: Record<string, unknown> | null }): void {
+export function observeRecordedEvent(
+  pool: Pool,
+  event: { deliveryId: string; eventType: string; payload: Record<string, unknown> | null },
+): void {
   const payload = event.payload ?? {};
   if (payload.ignored) return;
   deliveryTransitions.inc({ type: event.eventType });
@@ -18,6 +21,9 @@ export function observeRecordedEvent(pool: Pool, event: { deliveryId: string; ev
   } else if (event.eventType === 'delivery.redispatched') {
     // Automatic failover records payload.automatic = true and its reason; an operator's redispatch has neither.
     const automatic = payload.automatic === true;
-    deliveryRedispatches.inc({ automatic: String(automatic), reason: automatic ? String(payload.reason ?? 'unknown') : 'operator' });
+    deliveryRedispatches.inc({
+      automatic: String(automatic),
+      reason: automatic ? String(payload.reason ?? 'unknown') : 'operator',
+    });
   }
 }

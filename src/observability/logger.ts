@@ -42,7 +42,9 @@ const SECRET_FIELDS = [
 
 const SECRET = new Set(SECRET_FIELDS);
 /** A secret field's name as a key in a JSON line. */
-const SECRET_KEY = new RegExp(`"(?:${SECRET_FIELDS.map((f) => f.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})":`);
+const SECRET_KEY = new RegExp(
+  `"(?:${SECRET_FIELDS.map((f) => f.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})":`,
+);
 
 /** `value` with every field named as a secret, at any depth, replaced by `[redacted]`. */
 function censor(value: unknown): unknown {
@@ -83,7 +85,14 @@ export function loggerOptions(level: string, name: string): LoggerOptions {
       err: pino.stdSerializers.err,
       error: pino.stdSerializers.err,
       // Fastify's request serializer, with the query's secrets masked.
-      req: (req: { method?: string; url?: string; hostname?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+      req: (req: {
+        method?: string;
+        url?: string;
+        hostname?: string;
+        host?: string;
+        ip?: string;
+        socket?: { remotePort?: number };
+      }) => ({
         method: req.method,
         url: redactUrl(req.url ?? ''),
         host: req.host ?? req.hostname,
@@ -122,7 +131,8 @@ export class TemporalPinoLogger implements Logger {
     if (!this.pino.isLevelEnabled(method)) return;
     const fields: Record<string, unknown> = {};
     if (meta) {
-      for (const [key, value] of Object.entries(meta)) fields[key === 'error' && value instanceof Error ? 'err' : key] = value;
+      for (const [key, value] of Object.entries(meta))
+        fields[key === 'error' && value instanceof Error ? 'err' : key] = value;
       const workflowId = typeof meta.workflowId === 'string' ? meta.workflowId : undefined;
       const match = workflowId ? DELIVERY_WORKFLOW_ID.exec(workflowId) : null;
       if (match && fields.deliveryId === undefined) fields.deliveryId = match[1];

@@ -21,7 +21,11 @@ async function scrape(url: string, timeoutMs = 2000): Promise<string> {
 }
 
 /** `also`: further Prometheus endpoints whose series are served with this process's (the worker: Temporal Core's). */
-export async function startMetricsServer(options: { port: number; host: string; also?: string[] }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  port: number;
+  host: string;
+  also?: string[];
+}): Promise<MetricsServer> {
   const server = http.createServer(async (req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics\n');
@@ -29,7 +33,9 @@ export async function startMetricsServer(options: { port: number; host: string; 
     }
     try {
       const parts = await Promise.all([registry.metrics(), ...(options.also ?? []).map((url) => scrape(url))]);
-      res.writeHead(200, { 'content-type': registry.contentType }).end(parts.map((p) => (p.endsWith('\n') || p === '' ? p : `${p}\n`)).join(''));
+      res
+        .writeHead(200, { 'content-type': registry.contentType })
+        .end(parts.map((p) => (p.endsWith('\n') || p === '' ? p : `${p}\n`)).join(''));
     } catch (err) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${(err as Error).message}\n`);
     }

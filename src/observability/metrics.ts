@@ -21,16 +21,21 @@ function counter<L extends string>(name: string, help: string, labelNames: reado
   return new Counter({ name, help, labelNames, registers: [registry] });
 }
 /** A histogram in this registry, with its buckets (seconds). */
-function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+function histogram<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets: number[],
+): Histogram<L> {
   return new Histogram({ name, help, labelNames, buckets, registers: [registry] });
 }
 
 // --- API ---------------------------------------------------------------------------------------------------------
-export const httpRequests = counter('http_requests_total', 'API requests answered, by method, matched route pattern and status code.', [
-  'method',
-  'route',
-  'status_code',
-]);
+export const httpRequests = counter(
+  'http_requests_total',
+  'API requests answered, by method, matched route pattern and status code.',
+  ['method', 'route', 'status_code'],
+);
 export const httpRequestDuration = histogram(
   'http_request_duration_seconds',
   'API request latency (received to answered), by method, matched route pattern and status code.',
@@ -57,7 +62,11 @@ export const deliveryTransitions = counter(
   'Delivery events recorded by the delivery workflows (status changes and dispatches; ignored fleet events excluded), by event type.',
   ['type'],
 );
-export const deliveryStalls = counter('delivery_stalls_total', 'Deliveries that went to stalled, by reason and courier slug.', ['reason', 'courier']);
+export const deliveryStalls = counter(
+  'delivery_stalls_total',
+  'Deliveries that went to stalled, by reason and courier slug.',
+  ['reason', 'courier'],
+);
 export const deliveryRedispatches = counter(
   'delivery_redispatches_total',
   'Deliveries moved to another booking: automatic failover (automatic="true", by its reason) or an operator (automatic="false").',
@@ -106,7 +115,10 @@ new Gauge({
   },
 });
 
-export function setDeliveryStatusSource(read: () => Promise<{ status: string; count: number }[]>, cacheMs: number): void {
+export function setDeliveryStatusSource(
+  read: () => Promise<{ status: string; count: number }[]>,
+  cacheMs: number,
+): void {
   statusSource = { read, cacheMs };
   statusCache = null;
 }

@@ -16,8 +16,9 @@ export async function countOpenDeliveriesByStatus(pool: Pool): Promise<{ status:
 
 /** The slug of the company a delivery is booked with now, or null. */
 export async function courierSlugOfDelivery(pool: Pool, deliveryId: string): Promise<string | null> {
-  const { rows } = await pool.query<{ slug: string }>('SELECT c.slug FROM deliveries d JOIN courier_companies c ON c.id = d.company_id WHERE d.id = $1', [
-    deliveryId,
-  ]);
+  const { rows } = await pool.query<{ slug: string }>(
+    'SELECT c.slug FROM deliveries d JOIN courier_companies c ON c.id = d.company_id WHERE d.id = $1',
+    [deliveryId],
+  );
   return rows[0]?.slug ?? null;
 }

@@ -16,7 +16,15 @@ export function installWorkerRuntime(logger: Pino, options: { coreMetricsAddress
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
       ...(options.coreMetricsAddress
-        ? { metrics: { prometheus: { bindAddress: options.coreMetricsAddress, useSecondsForDurations: true, countersTotalSuffix: true } } }
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: options.coreMetricsAddress,
+                useSecondsForDurations: true,
+                countersTotalSuffix: true,
+              },
+            },
+          }
         : {}),
     },
   });

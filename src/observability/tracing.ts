@@ -26,14 +26,23 @@ const NOT_TRACED = ['/healthz', '/readyz', '/metrics'];
 
 /** The span exporter OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL asks for (http/protobuf by default); it reads the endpoint and headers itself. */
 async function otlpExporter(env: NodeJS.ProcessEnv): Promise<SpanExporter> {
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
-  if (protocol === 'http/protobuf') return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
-  if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
-  throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf (the collector's port 4318) or http/json`);
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ||
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ||
+    'http/protobuf'
+  ).trim();
+  if (protocol === 'http/protobuf')
+    return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+  if (protocol === 'http/json')
+    return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  throw new Error(
+    `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf (the collector's port 4318) or http/json`,
+  );
 }
 
 const tracingRequested = (env: NodeJS.ProcessEnv): boolean =>
-  Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true';
+  Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
+  env.OTEL_SDK_DISABLED !== 'true';
 
 /**
  * Starts the OpenTelemetry Node SDK when the environment asks for it (see above); returns whether tracing is on.
@@ -44,7 +53,15 @@ export async function startTracing(serviceName: string): Promise<boolean> {
   const env = process.env;
   if (active) return true;
   if (!tracingRequested(env)) return false;
-  const [core, { NodeSDK }, { BatchSpanProcessor }, resources, { HttpInstrumentation }, { UndiciInstrumentation }, otelTemporal] = await Promise.all([
+  const [
+    core,
+    { NodeSDK },
+    { BatchSpanProcessor },
+    resources,
+    { HttpInstrumentation },
+    { UndiciInstrumentation },
+    otelTemporal,
+  ] = await Promise.all([
     import('@opentelemetry/core'),
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/sdk-trace-base'),
@@ -56,7 +73,9 @@ export async function startTracing(serviceName: string): Promise<boolean> {
   // service.name from here unless OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES say otherwise; the workflows' spans
   // (exported from the worker through a sink) carry the same resource.
   const resource = new resources.Resource({ 'service.name': serviceName }).merge(
-    resources.detectResourcesSync({ detectors: [resources.envDetectorSync, resources.processDetectorSync, resources.hostDetectorSync] }),
+    resources.detectResourcesSync({
+      detectors: [resources.envDetectorSync, resources.processDetectorSync, resources.hostDetectorSync],
+    }),
   );
   const processor: SpanProcessor = new BatchSpanProcessor(await otlpExporter(env));
   const sdk = new NodeSDK({

@@ -57,7 +57,8 @@ export function renderErrorPage(code: string, info: ErrorInfo): string {
 export function renderErrorIndex(entries: [string, ErrorInfo][]): string {
   const rows = entries
     .map(
-      ([code, info]) => `<tr><td><a href="errors/${esc(code)}"><code>${esc(code)}</code></a></td><td>${info.status}</td><td>${prose(info.meaning)}</td></tr>`,
+      ([code, info]) =>
+        `<tr><td><a href="errors/${esc(code)}"><code>${esc(code)}</code></a></td><td>${info.status}</td><td>${prose(info.meaning)}</td></tr>`,
     )
     .join('\n');
   return page(

@@ -77,7 +77,8 @@ export const STRINGS: Record<Lang, PageStrings> = {
     testBanner: 'Entrega de teste',
     testBannerHint: 'Esta entrega foi criada em modo de teste: nenhum estafeta a vai buscar nem entregar.',
     notFoundText: 'Não encontrámos nenhuma entrega com este endereço de acompanhamento.',
-    notFoundHint: 'Confirme que copiou a ligação completa que recebeu da loja. Se o problema continuar, contacte a loja onde fez a compra.',
+    notFoundHint:
+      'Confirme que copiou a ligação completa que recebeu da loja. Se o problema continuar, contacte a loja onde fez a compra.',
     timeZoneNote: 'Horas de Angola (WAT).',
     live: 'Esta página atualiza-se sozinha.',
     shop: 'Loja',
@@ -92,12 +93,18 @@ export const STRINGS: Record<Lang, PageStrings> = {
     progress: 'Progresso',
     steps: ['Pedido recebido', 'Estafeta atribuído', 'A caminho', 'Saiu para entrega', 'Entregue'],
     statuses: {
-      awaiting_payment: { label: 'A aguardar pagamento', hint: 'A entrega começa quando a loja confirmar o pagamento.' },
+      awaiting_payment: {
+        label: 'A aguardar pagamento',
+        hint: 'A entrega começa quando a loja confirmar o pagamento.',
+      },
       pending: { label: 'Pedido recebido', hint: 'Estamos a preparar a recolha com a transportadora.' },
       assigned: { label: 'Estafeta atribuído', hint: 'Um estafeta vai recolher a encomenda.' },
       pickup_ready: { label: 'Pronta para recolha', hint: 'A encomenda está pronta para ser recolhida.' },
       in_transit: { label: 'A caminho', hint: 'A encomenda foi recolhida e está a caminho.' },
-      out_for_delivery: { label: 'Saiu para entrega', hint: 'O estafeta está perto. Tenha o código de entrega (PIN) à mão, se o tiver recebido.' },
+      out_for_delivery: {
+        label: 'Saiu para entrega',
+        hint: 'O estafeta está perto. Tenha o código de entrega (PIN) à mão, se o tiver recebido.',
+      },
       delivered: { label: 'Entregue', hint: 'A encomenda foi entregue.' },
       cancelled: { label: 'Cancelada', hint: 'Esta entrega foi cancelada.' },
       failed: { label: 'Entrega falhada', hint: 'Não foi possível entregar. A loja vai contactá-lo.' },
@@ -137,7 +144,8 @@ export const STRINGS: Record<Lang, PageStrings> = {
     testBanner: 'Test delivery',
     testBannerHint: 'This delivery was made in test mode: no courier will pick it up or deliver it.',
     notFoundText: 'We could not find a delivery at this tracking address.',
-    notFoundHint: 'Check that you copied the whole link you received from the shop. If the problem persists, contact the shop where you bought.',
+    notFoundHint:
+      'Check that you copied the whole link you received from the shop. If the problem persists, contact the shop where you bought.',
     timeZoneNote: 'Angola time (WAT).',
     live: 'This page updates by itself.',
     shop: 'Shop',
@@ -157,7 +165,10 @@ export const STRINGS: Record<Lang, PageStrings> = {
       assigned: { label: 'Courier assigned', hint: 'A courier will pick up the parcel.' },
       pickup_ready: { label: 'Ready for pickup', hint: 'The parcel is ready to be picked up.' },
       in_transit: { label: 'On its way', hint: 'The parcel was picked up and is on its way.' },
-      out_for_delivery: { label: 'Out for delivery', hint: 'The courier is close. Have your delivery code (PIN) ready if you received one.' },
+      out_for_delivery: {
+        label: 'Out for delivery',
+        hint: 'The courier is close. Have your delivery code (PIN) ready if you received one.',
+      },
       delivered: { label: 'Delivered', hint: 'The parcel was delivered.' },
       cancelled: { label: 'Cancelled', hint: 'This delivery was cancelled.' },
       failed: { label: 'Delivery failed', hint: 'The parcel could not be delivered. The shop will contact you.' },

@@ -29,7 +29,8 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 export const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /** The pages' Content-Security-Policy: no scripts, no external anything, inline styles only. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** How often an open tracking page reloads its content (with JavaScript; without, the <noscript> refresh: twice that). */
 export const LIVE_REFRESH_SECONDS = 10;
@@ -140,7 +141,9 @@ function helpSection(view: TrackingPageInput, lang: Lang): string {
   const links = [
     email ? `<li>${esc(t.email)}: <a href="mailto:${esc(email)}">${esc(email)}</a></li>` : '',
     phone ? `<li>${esc(t.phone)}: <a href="tel:${esc(phone.replace(/[^\d+]/g, ''))}">${esc(phone)}</a></li>` : '',
-    url && /^https?:\/\//i.test(url) ? `<li><a href="${esc(url)}" rel="noopener noreferrer">${esc(t.site)}</a></li>` : '',
+    url && /^https?:\/\//i.test(url)
+      ? `<li><a href="${esc(url)}" rel="noopener noreferrer">${esc(t.site)}</a></li>`
+      : '',
   ].join('');
   return `<section class="card help" aria-labelledby="help-heading">
 <h2 id="help-heading">${esc(t.help)}</h2>
@@ -158,7 +161,10 @@ export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath
       ? ''
       : `<h2 id="progress">${esc(t.progress)}</h2>
 <ol class="steps" aria-labelledby="progress">${t.steps
-          .map((label, i) => `<li class="${i <= step ? 'done' : ''}"${i === step ? ' aria-current="step"' : ''}>${esc(label)}</li>`)
+          .map(
+            (label, i) =>
+              `<li class="${i <= step ? 'done' : ''}"${i === step ? ' aria-current="step"' : ''}>${esc(label)}</li>`,
+          )
           .join('')}</ol>`;
   // Newest first: the recipient wants the latest news on top.
   const events = [...view.events].reverse();
@@ -170,7 +176,8 @@ export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath
         )
         .join('\n')}</ol>`
     : `<p>${esc(t.noEvents)}</p>`;
-  const detail = (label: string, value: string | null, attrs = '') => (value ? `<dt>${esc(label)}</dt><dd${attrs}>${esc(value)}</dd>` : '');
+  const detail = (label: string, value: string | null, attrs = '') =>
+    value ? `<dt>${esc(label)}</dt><dd${attrs}>${esc(value)}</dd>` : '';
   const banner = view.livemode
     ? ''
     : `<section class="test-banner" role="note" data-testmode="true"><strong>${esc(t.testBanner)}</strong>${esc(t.testBannerHint)}</section>\n`;

@@ -22,7 +22,8 @@ function newestSourceMtime(): number {
   if (!fs.existsSync(dir)) return 0;
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && /\.(ts|css)$/.test(entry.name)) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && /\.(ts|css)$/.test(entry.name))
+      newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }

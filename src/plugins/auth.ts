@@ -43,7 +43,10 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
   app.decorateRequest('auth', null);
   // The keys this process authenticated, forgotten the moment they change (src/keys/cache.ts).
   const keys = new KeyCache(opts.pool, (err) =>
-    app.log.warn({ err }, 'API key cache: lost its Postgres listener; asking Postgres on every request until it is back'),
+    app.log.warn(
+      { err },
+      'API key cache: lost its Postgres listener; asking Postgres on every request until it is back',
+    ),
   );
   app.addHook('onClose', () => keys.close());
 

@@ -17,14 +17,21 @@ export function findBodyProblem(body: unknown): { pointer: string; code: FieldEr
   while (stack.length > 0) {
     const { value, pointer, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (!storable(value)) return { pointer, code: 'invalid_string', detail: 'Text must be valid Unicode without NUL characters.' };
+      if (!storable(value))
+        return { pointer, code: 'invalid_string', detail: 'Text must be valid Unicode without NUL characters.' };
       continue;
     }
     if (!value || typeof value !== 'object') continue;
-    if (depth >= MAX_DEPTH) return { pointer, code: 'too_deep', detail: `JSON nested deeper than ${MAX_DEPTH} levels is not accepted.` };
+    if (depth >= MAX_DEPTH)
+      return { pointer, code: 'too_deep', detail: `JSON nested deeper than ${MAX_DEPTH} levels is not accepted.` };
     for (const [key, child] of Object.entries(value)) {
       const childPointer = `${pointer}/${escapePointer(key)}`;
-      if (!storable(key)) return { pointer: childPointer, code: 'invalid_string', detail: 'Keys must be valid Unicode without NUL characters.' };
+      if (!storable(key))
+        return {
+          pointer: childPointer,
+          code: 'invalid_string',
+          detail: 'Keys must be valid Unicode without NUL characters.',
+        };
       stack.push({ value: child, pointer: childPointer, depth: depth + 1 });
     }
   }

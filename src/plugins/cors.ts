@@ -65,7 +65,13 @@ export default fp(async (app, opts: { pool: Pool }) => {
             origin: allowed ? origin : false,
             methods: ['GET', 'POST', 'OPTIONS'],
             allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-            exposedHeaders: ['x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+            exposedHeaders: [
+              'x-request-id',
+              'RateLimit-Limit',
+              'RateLimit-Remaining',
+              'RateLimit-Reset',
+              'Retry-After',
+            ],
             maxAge: 600,
           }),
         )

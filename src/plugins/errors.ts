@@ -3,7 +3,14 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ApiError, FIELD_ERROR_CODES, problemBody, type ErrorCode, type FieldError, type FieldErrorCode } from '../lib/problem.js';
+import {
+  ApiError,
+  FIELD_ERROR_CODES,
+  problemBody,
+  type ErrorCode,
+  type FieldError,
+  type FieldErrorCode,
+} from '../lib/problem.js';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -12,10 +19,26 @@ declare module 'fastify' {
 }
 
 const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; detail: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Send the request body as application/json.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_content_length', detail: 'The Content-Length header does not match the body.' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', detail: 'The request body is larger than the API accepts.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The body is empty but Content-Type says application/json.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    detail: 'Send the request body as application/json.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'invalid_content_length',
+    detail: 'The Content-Length header does not match the body.',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'payload_too_large',
+    detail: 'The request body is larger than the API accepts.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'invalid_json',
+    detail: 'The body is empty but Content-Type says application/json.',
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The request body is not valid JSON.' },
 };
 
@@ -24,7 +47,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; detail: s
  * a lone UTF-16 surrogate (\ud800) in a value stored as jsonb, or a character the database encoding lacks.
  * The request is at fault, not the server: 422.
  */
-const UNSTORABLE = 'The request contains a character that cannot be stored (\\u0000 or an unpaired surrogate such as \\ud800).';
+const UNSTORABLE =
+  'The request contains a character that cannot be stored (\\u0000 or an unpaired surrogate such as \\ud800).';
 function unstorableInput(err: { code?: string; detail?: string; statusCode?: number }): boolean {
   if (err.statusCode) return false;
   if (err.code === '22021' || err.code === '22P05') return true; // character_not_in_repertoire, untranslatable_character
@@ -62,7 +86,9 @@ function fieldCode(v: ValidationIssue): FieldErrorCode {
   // A value no member of a union takes: a wrong type when every member refused its type.
   if (v.keyword === 'invalid_union') {
     const branches = v.params?.errors ?? [];
-    return branches.length > 0 && branches.every((issues) => issues.every((i) => i.code === 'invalid_type')) ? 'invalid_type' : 'invalid';
+    return branches.length > 0 && branches.every((issues) => issues.every((i) => i.code === 'invalid_type'))
+      ? 'invalid_type'
+      : 'invalid';
   }
   return ZOD_CODES[v.keyword] ?? 'invalid';
 }
@@ -78,7 +104,8 @@ function unknownFields(v: ValidationIssue, path: string, context: string | undef
   return (v.params?.keys ?? []).map((key) => {
     const where = [...path.split('/').slice(1), key].join('.');
     const detail = `${where} is not a field of this request; check its spelling against the reference.`;
-    if (context === 'querystring' || context === 'headers') return { parameter: path ? path.slice(1).split('/')[0] : key, code: 'unknown_field', detail };
+    if (context === 'querystring' || context === 'headers')
+      return { parameter: path ? path.slice(1).split('/')[0] : key, code: 'unknown_field', detail };
     return { pointer: `${path}/${pointerToken(key)}`, code: 'unknown_field', detail };
   });
 }
@@ -122,7 +149,9 @@ export default fp(async (app, opts: { baseUrl: string }) => {
       if (context === 'params') return send(reply, new ApiError(404, 'not_found', 'Resource not found.'));
       const errors = fieldErrors(err, context);
       const detail =
-        context === 'querystring' ? `Invalid query parameter: ${errors.map((e) => e.parameter).join(', ')}.` : errors.map((e) => e.detail).join(' ');
+        context === 'querystring'
+          ? `Invalid query parameter: ${errors.map((e) => e.parameter).join(', ')}.`
+          : errors.map((e) => e.detail).join(' ');
       return send(reply, new ApiError(422, 'validation_failed', detail, errors));
     }
     const known = err.code ? FASTIFY_CODES[err.code] : undefined;
@@ -141,7 +170,11 @@ export default fp(async (app, opts: { baseUrl: string }) => {
     request.log.error({ err }, 'unhandled error');
     return send(
       reply,
-      new ApiError(500, 'internal_error', 'Something went wrong on our side. Retry later; if it persists, contact support with the x-request-id.'),
+      new ApiError(
+        500,
+        'internal_error',
+        'Something went wrong on our side. Retry later; if it persists, contact support with the x-request-id.',
+      ),
     );
   });
 });

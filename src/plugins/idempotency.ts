@@ -44,7 +44,12 @@ function withoutSecrets(payload: unknown): { body: string | null; withheld: stri
 /** The route's parameters as they name objects: a UUID in lower case (Postgres reads either case as the same id). */
 function operationParams(params: unknown): Record<string, unknown> {
   if (!params || typeof params !== 'object') return {};
-  return Object.fromEntries(Object.entries(params).map(([name, value]) => [name, typeof value === 'string' && isUuid(value) ? value.toLowerCase() : value]));
+  return Object.fromEntries(
+    Object.entries(params).map(([name, value]) => [
+      name,
+      typeof value === 'string' && isUuid(value) ? value.toLowerCase() : value,
+    ]),
+  );
 }
 
 export default fp(async (app, opts: { pool: Pool }) => {
@@ -73,15 +78,29 @@ export default fp(async (app, opts: { pool: Pool }) => {
       return;
     }
     const previous = await findRecord(pool, claim);
-    if (!previous) throw new ApiError(409, 'idempotency_request_in_progress', 'A request with this Idempotency-Key is in progress; retry shortly.');
+    if (!previous)
+      throw new ApiError(
+        409,
+        'idempotency_request_in_progress',
+        'A request with this Idempotency-Key is in progress; retry shortly.',
+      );
     if (previous.request_hash !== requestHash) {
-      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new request.');
+      throw new ApiError(
+        422,
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+      );
     }
     if (previous.status_code === null) {
-      throw new ApiError(409, 'idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly.');
+      throw new ApiError(
+        409,
+        'idempotency_request_in_progress',
+        'A request with this Idempotency-Key is still in progress; retry shortly.',
+      );
     }
     reply.header('idempotent-replayed', 'true');
-    if (previous.withheld_fields?.length) reply.header('idempotent-replay-withheld', previous.withheld_fields.join(', '));
+    if (previous.withheld_fields?.length)
+      reply.header('idempotent-replay-withheld', previous.withheld_fields.join(', '));
     const isProblem = previous.status_code >= 400;
     return reply
       .code(previous.status_code)

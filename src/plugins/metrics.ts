@@ -17,7 +17,11 @@ export default fp(async (app, opts: { token?: string }) => {
     });
   }
   app.addHook('onResponse', async (request, reply) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status_code: String(reply.statusCode),
+    };
     httpRequests.inc(labels);
     httpRequestDuration.observe(labels, reply.elapsedTime / 1000);
   });
@@ -26,7 +30,8 @@ export default fp(async (app, opts: { token?: string }) => {
   const tokenHash = hashKey(opts.token);
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match || !sameHash(hashKey(match[1]), tokenHash)) throw unauthorized('GET /metrics takes the metrics token: "Authorization: Bearer <METRICS_TOKEN>".');
+    if (!match || !sameHash(hashKey(match[1]), tokenHash))
+      throw unauthorized('GET /metrics takes the metrics token: "Authorization: Bearer <METRICS_TOKEN>".');
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return registry.metrics();
   });

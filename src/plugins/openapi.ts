@@ -24,7 +24,8 @@ function* objects(value: unknown): Generator<Json> {
 function renameRefs(value: unknown, renamed: Map<string, string>) {
   for (const node of objects(value)) {
     const ref = node.$ref;
-    if (typeof ref === 'string' && ref.startsWith(REF) && renamed.has(ref.slice(REF.length))) node.$ref = REF + renamed.get(ref.slice(REF.length));
+    if (typeof ref === 'string' && ref.startsWith(REF) && renamed.has(ref.slice(REF.length)))
+      node.$ref = REF + renamed.get(ref.slice(REF.length));
   }
 }
 
@@ -56,19 +57,24 @@ function openLikeInput(source: unknown, target: unknown) {
 function nameSchemasOnce(document: Json): Json {
   const all = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
   const requestNodes = new Set<Json>();
-  for (const [name, schema] of Object.entries(all)) if (name.endsWith('Input')) for (const node of objects(schema)) requestNodes.add(node);
+  for (const [name, schema] of Object.entries(all))
+    if (name.endsWith('Input')) for (const node of objects(schema)) requestNodes.add(node);
   for (const ops of Object.values((document.paths ?? {}) as Json)) {
     for (const op of Object.values((ops ?? {}) as Json)) {
       const body = (op as Json | null)?.requestBody;
       if (body) for (const node of objects(body)) requestNodes.add(node);
     }
   }
-  for (const [name, schema] of Object.entries(all)) if (!name.endsWith('Input') && `${name}Input` in all) openLikeInput(all[`${name}Input`], schema);
-  const twinned = new Set(Object.keys(all).flatMap((name) => (`${name}Input` in all ? [all[name], all[`${name}Input`]] : [])));
+  for (const [name, schema] of Object.entries(all))
+    if (!name.endsWith('Input') && `${name}Input` in all) openLikeInput(all[`${name}Input`], schema);
+  const twinned = new Set(
+    Object.keys(all).flatMap((name) => (`${name}Input` in all ? [all[name], all[`${name}Input`]] : [])),
+  );
   const settled = new Set<Json>();
   for (const schema of twinned) for (const node of objects(schema)) settled.add(node);
   for (const node of objects(document)) {
-    if (node.additionalProperties === false && !requestNodes.has(node) && !settled.has(node)) delete node.additionalProperties;
+    if (node.additionalProperties === false && !requestNodes.has(node) && !settled.has(node))
+      delete node.additionalProperties;
   }
   const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
   const merged = new Map(
@@ -95,9 +101,23 @@ function nameSchemasOnce(document: Json): Json {
 
 /** Field errors of the problem examples that have them. */
 const EXAMPLE_FIELD_ERRORS: Partial<Record<ErrorCode, object[]>> = {
-  validation_failed: [{ pointer: '/parcel/weight_grams', code: 'too_small', detail: 'parcel.weight_grams: Too small: expected number to be >0.' }],
-  quote_payload_mismatch: [{ pointer: '/parcel', code: 'quote_payload_mismatch', detail: 'parcel differs from the quoted parcel.' }],
-  quote_expired: [{ pointer: '/quote_id', code: 'quote_expired', detail: 'This quote has expired. Request a new quote and create the delivery with it.' }],
+  validation_failed: [
+    {
+      pointer: '/parcel/weight_grams',
+      code: 'too_small',
+      detail: 'parcel.weight_grams: Too small: expected number to be >0.',
+    },
+  ],
+  quote_payload_mismatch: [
+    { pointer: '/parcel', code: 'quote_payload_mismatch', detail: 'parcel differs from the quoted parcel.' },
+  ],
+  quote_expired: [
+    {
+      pointer: '/quote_id',
+      code: 'quote_expired',
+      detail: 'This quote has expired. Request a new quote and create the delivery with it.',
+    },
+  ],
 };
 
 /**
@@ -112,27 +132,39 @@ function addExamples(document: Json, baseUrl: string): Json {
   const fromComponent = (media: Json) => {
     const ref = (media.schema as Json | undefined)?.$ref;
     // An inline schema (an optional body: `anyOf` of the object and null) carries its own examples.
-    const examples = typeof ref === 'string' ? schemas[ref.slice(REF.length)]?.examples : (media.schema as Json | undefined)?.examples;
-    if (media.example === undefined && media.examples === undefined && Array.isArray(examples)) media.example = examples[0];
+    const examples =
+      typeof ref === 'string' ? schemas[ref.slice(REF.length)]?.examples : (media.schema as Json | undefined)?.examples;
+    if (media.example === undefined && media.examples === undefined && Array.isArray(examples))
+      media.example = examples[0];
   };
   for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Json>>)) {
     for (const operation of Object.values(item)) {
-      for (const media of Object.values(((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>)) fromComponent(media);
+      for (const media of Object.values(
+        ((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>,
+      ))
+        fromComponent(media);
       for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
         for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
           if (type !== 'application/problem+json') {
             fromComponent(media);
             continue;
           }
-          const idempotent = ((operation.parameters ?? []) as Json[]).some((p) => p.in === 'header' && p.name === 'idempotency-key');
+          const idempotent = ((operation.parameters ?? []) as Json[]).some(
+            (p) => p.in === 'header' && p.name === 'idempotency-key',
+          );
           const codes = catalog.filter(
             ([, info]) =>
-              String(info.status) === status && (!info.only || info.only.includes(operation.operationId as string)) && (!info.idempotent || idempotent),
+              String(info.status) === status &&
+              (!info.only || info.only.includes(operation.operationId as string)) &&
+              (!info.idempotent || idempotent),
           );
           media.examples = Object.fromEntries(
             codes.map(([code, info]) => [
               code,
-              { summary: code, value: problemBody(baseUrl, info.status, code, info.example, EXAMPLE_FIELD_ERRORS[code] as never) },
+              {
+                summary: code,
+                value: problemBody(baseUrl, info.status, code, info.example, EXAMPLE_FIELD_ERRORS[code] as never),
+              },
             ]),
           );
         }
@@ -153,7 +185,9 @@ function audience(document: Json, platform: boolean): Json {
   const copy = structuredClone(document);
   const paths: Record<string, Record<string, Json>> = {};
   for (const [path, item] of Object.entries((copy.paths ?? {}) as Record<string, Record<string, Json>>)) {
-    const kept = Object.entries(item).filter(([, op]) => ((op.tags as string[] | undefined) ?? []).some((t) => PLATFORM_TAGS.has(t)) === platform);
+    const kept = Object.entries(item).filter(
+      ([, op]) => ((op.tags as string[] | undefined) ?? []).some((t) => PLATFORM_TAGS.has(t)) === platform,
+    );
     if (kept.length) paths[path] = Object.fromEntries(kept);
   }
   copy.paths = paths;
@@ -186,12 +220,14 @@ export default fp(async (app, opts: { baseUrl: string }) => {
           secretKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'Secret key `sk_live_...` (merchant servers), or `sk_test_...` in test mode: test keys see and create test objects only.',
+            description:
+              'Secret key `sk_live_...` (merchant servers), or `sk_test_...` in test mode: test keys see and create test objects only.',
           },
           publishableKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'Publishable key `pk_live_...` (browser widget), or `pk_test_...` in test mode; the request `Origin` must be allowed for the key.',
+            description:
+              'Publishable key `pk_live_...` (browser widget), or `pk_test_...` in test mode; the request `Origin` must be allowed for the key.',
           },
         },
       },
@@ -208,8 +244,14 @@ export default fp(async (app, opts: { baseUrl: string }) => {
             'so an integration sees every event and webhook without a real courier (docs/test-mode.md).',
         },
         { name: 'settings', description: "The tenant's settings: the dispatch policy (automatic failover)" },
-        { name: 'api_keys', description: "The tenant's API keys of the calling key's mode: create (shown once), allowed origins, revoke" },
-        { name: 'users', description: 'Merchant dashboard users (docs/dashboard.md): invite, roles, set-password links, remove' },
+        {
+          name: 'api_keys',
+          description: "The tenant's API keys of the calling key's mode: create (shown once), allowed origins, revoke",
+        },
+        {
+          name: 'users',
+          description: 'Merchant dashboard users (docs/dashboard.md): invite, roles, set-password links, remove',
+        },
         { name: 'widget', description: 'Browser-side API (publishable key)' },
         { name: 'tracking', description: 'Public tracking, no authentication' },
         { name: 'fleet', description: 'Courier fleet events coming back to the service' },
@@ -218,7 +260,9 @@ export default fp(async (app, opts: { baseUrl: string }) => {
     },
     transform: jsonSchemaTransform,
     transformObject: (input) =>
-      addExamples(nameSchemasOnce(jsonSchemaTransformObject(input) as Json), opts.baseUrl) as ReturnType<typeof jsonSchemaTransformObject>,
+      addExamples(nameSchemasOnce(jsonSchemaTransformObject(input) as Json), opts.baseUrl) as ReturnType<
+        typeof jsonSchemaTransformObject
+      >,
   });
 
   // The reference at /docs/ui opens on the merchants' document (./json: merchant, widget and tracking routes); its
@@ -239,7 +283,9 @@ export default fp(async (app, opts: { baseUrl: string }) => {
 
   const document = () => app.swagger();
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => document());
-  app.get('/docs/platform.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => audience(document() as Json, true));
+  app.get('/docs/platform.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+    audience(document() as Json, true),
+  );
   app.get('/docs', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     const accept = request.headers.accept ?? '';
     if (/text\/html/.test(accept) && !/application\/json/.test(accept)) return reply.redirect('/docs/ui/');

@@ -15,7 +15,11 @@
 // holds the limits on its own, a Redis outage neither lifts the limits nor takes the API down, and it is logged once.
 import { createRequire } from 'node:module';
 import fp from 'fastify-plugin';
-import rateLimit, { normalizeIP, type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import rateLimit, {
+  normalizeIP,
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
+} from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { ApiError } from '../lib/problem.js';
@@ -51,7 +55,9 @@ function isUnknownApiPath(request: FastifyRequest): boolean {
 }
 
 const tooMany = (detail: string, retryAfterSeconds: number) =>
-  new ApiError(429, 'rate_limited', `${detail}; retry after ${retryAfterSeconds} s.`, undefined, { 'retry-after': String(retryAfterSeconds) });
+  new ApiError(429, 'rate_limited', `${detail}; retry after ${retryAfterSeconds} s.`, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
 
 /** Redis (shared rate-limit counters): the connect timeout and each command's. */
 export const REDIS_CONNECT_TIMEOUT_MS = 2000;
@@ -62,7 +68,10 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
  * fails at once instead of waiting for one), one attempt per command, 500 ms per command, and reconnection in the
  * background every second at most. The limiter then counts the request in memory (fallbackStore).
  */
-function redisClient(url: string, log: { warn: (obj: object, msg: string) => void; info: (msg: string) => void }): Redis {
+function redisClient(
+  url: string,
+  log: { warn: (obj: object, msg: string) => void; info: (msg: string) => void },
+): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -75,7 +84,10 @@ function redisClient(url: string, log: { warn: (obj: object, msg: string) => voi
   redis.on('error', (err) => {
     if (down) return;
     down = true;
-    log.warn({ err }, 'rate limits: Redis is unreachable; counting in this process (limits per replica) until it is back');
+    log.warn(
+      { err },
+      'rate limits: Redis is unreachable; counting in this process (limits per replica) until it is back',
+    );
   });
   redis.on('ready', () => {
     if (!down) return;
@@ -130,7 +142,10 @@ function fallbackStore(redis: Redis, nameSpace?: string): FastifyRateLimitStoreC
     constructor(options: { continueExceeding?: boolean; exponentialBackoff?: boolean; cache?: number }) {
       const continueExceeding = options.continueExceeding ?? false;
       const exponentialBackoff = options.exponentialBackoff ?? false;
-      super(new RedisStore(continueExceeding, exponentialBackoff, redis, nameSpace), new LocalStore(continueExceeding, exponentialBackoff, options.cache));
+      super(
+        new RedisStore(continueExceeding, exponentialBackoff, redis, nameSpace),
+        new LocalStore(continueExceeding, exponentialBackoff, options.cache),
+      );
     }
   };
 }
@@ -167,22 +182,36 @@ export default fp(async (app, opts: RateLimitOptions) => {
     },
     allowList: (request) => !isApiRoute(request),
     errorResponseBuilder: (_request, context) =>
-      new ApiError(429, 'rate_limited', `Rate limit of ${context.max} requests per minute exceeded; retry after ${Math.ceil(context.ttl / 1000)} s.`),
+      new ApiError(
+        429,
+        'rate_limited',
+        `Rate limit of ${context.max} requests per minute exceeded; retry after ${Math.ceil(context.ttl / 1000)} s.`,
+      ),
   });
 
   /** A per-address counter of the requests `applies` picks, checked in onRequest: 429 past `max` a minute. */
   const limitPerAddress = (name: string, max: number, applies: (request: FastifyRequest) => boolean, what: string) => {
-    const limiter = app.createRateLimit({ max, keyGenerator: (request) => `${name}:${addressOf(request)}`, allowList: () => false });
+    const limiter = app.createRateLimit({
+      max,
+      keyGenerator: (request) => `${name}:${addressOf(request)}`,
+      allowList: () => false,
+    });
     app.addHook('onRequest', async (request) => {
       if (!applies(request)) return;
       const limit = await limiter(request);
-      if (!limit.isAllowed && limit.isExceeded) throw tooMany(`Rate limit of ${limit.max} ${what} per minute exceeded`, limit.ttlInSeconds);
+      if (!limit.isAllowed && limit.isExceeded)
+        throw tooMany(`Rate limit of ${limit.max} ${what} per minute exceeded`, limit.ttlInSeconds);
     });
   };
   // Preflights are answered by @fastify/cors in its onRequest hook; this one runs first (registered earlier).
   limitPerAddress('preflight', opts.widgetPerMinute, (request) => request.method === 'OPTIONS', 'preflight requests');
   // Paths under /v1 that match no route: the global limiter only runs on routes, so they are counted here, per address.
-  limitPerAddress('unknown', opts.perMinute, (request) => request.method !== 'OPTIONS' && isUnknownApiPath(request), 'requests');
+  limitPerAddress(
+    'unknown',
+    opts.perMinute,
+    (request) => request.method !== 'OPTIONS' && isUnknownApiPath(request),
+    'requests',
+  );
 
   // Failed authentications: counted when a 401 leaves (onSend, before the client has it), checked before auth runs.
   const authFailures = app.createRateLimit({
@@ -194,7 +223,10 @@ export default fp(async (app, opts: RateLimitOptions) => {
     if (request.method === 'OPTIONS' || !isApiRoute(request)) return;
     const limit = await authFailures(request, { increment: false });
     if (!limit.isAllowed && limit.remaining === 0) {
-      throw tooMany(`More than ${limit.max} failed authentications per minute from this address`, Math.max(1, limit.ttlInSeconds));
+      throw tooMany(
+        `More than ${limit.max} failed authentications per minute from this address`,
+        Math.max(1, limit.ttlInSeconds),
+      );
     }
   });
   app.addHook('onSend', async (request, reply, payload) => {

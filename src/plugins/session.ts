@@ -108,16 +108,22 @@ export default fp(async (app, opts: SessionPluginOptions) => {
     if (!row || row.expired) {
       if (row) await deleteSession(pool, idHash);
       reply.header('set-cookie', clearedSessionCookie(secureCookies));
-      throw unauthorized(row ? 'Your dashboard session expired; sign in again.' : 'Your dashboard session has ended; sign in again.');
+      throw unauthorized(
+        row ? 'Your dashboard session expired; sign in again.' : 'Your dashboard session has ended; sign in again.',
+      );
     }
-    if (!sameOrigin(request, baseUrl)) throw csrfRefused('A dashboard session works only on requests from the dashboard itself.');
+    if (!sameOrigin(request, baseUrl))
+      throw csrfRefused('A dashboard session works only on requests from the dashboard itself.');
     if (!READS.has(request.method)) {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !sameText(sent, row.csrf_token)) {
-        throw csrfRefused(`A change made with a dashboard session must carry the session's CSRF token in ${CSRF_HEADER}; reload the dashboard.`);
+        throw csrfRefused(
+          `A change made with a dashboard session must carry the session's CSRF token in ${CSRF_HEADER}; reload the dashboard.`,
+        );
       }
     }
-    if (Date.now() - row.last_seen_at.getTime() > TOUCH_EVERY_MS) await touchSession(pool, idHash, settings.sessionIdleMs);
+    if (Date.now() - row.last_seen_at.getTime() > TOUCH_EVERY_MS)
+      await touchSession(pool, idHash, settings.sessionIdleMs);
     return {
       idHash,
       userId: row.user_id,

@@ -15,7 +15,8 @@ export function normalisePayload(payload: QuoteRequest): QuoteRequest {
         const v = (value as Record<string, unknown>)[key];
         if (v === undefined || v === null) continue;
         const cleaned = clean(v);
-        if (cleaned && typeof cleaned === 'object' && !Array.isArray(cleaned) && Object.keys(cleaned).length === 0) continue;
+        if (cleaned && typeof cleaned === 'object' && !Array.isArray(cleaned) && Object.keys(cleaned).length === 0)
+          continue;
         out[key] = cleaned;
       }
       return out;
@@ -37,5 +38,7 @@ export function payloadHash(payload: QuoteRequest): string {
 export function differingParts(quoted: QuoteRequest, sent: QuoteRequest): (keyof QuoteRequest)[] {
   const a = normalisePayload(quoted);
   const b = normalisePayload(sent);
-  return (['origin', 'destination', 'parcel'] as const).filter((part) => canonicalJson(a[part]) !== canonicalJson(b[part]));
+  return (['origin', 'destination', 'parcel'] as const).filter(
+    (part) => canonicalJson(a[part]) !== canonicalJson(b[part]),
+  );
 }

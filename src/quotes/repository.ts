@@ -22,7 +22,13 @@ export interface NewQuote {
  * server itself in the next ~0.2 s could lose these rows, and then delivery creation answers quote_not_found and
  * the client re-quotes. Quotes are cheap to redo; deliveries and their events keep full durability.
  */
-export async function insertQuotes(pool: Pool, scope: Scope, payload: QuoteRequest, hash: string, quotes: NewQuote[]): Promise<Map<string, Date>> {
+export async function insertQuotes(
+  pool: Pool,
+  scope: Scope,
+  payload: QuoteRequest,
+  hash: string,
+  quotes: NewQuote[],
+): Promise<Map<string, Date>> {
   const { rows } = await pool.query<{ id: string; valid_until: Date }>(
     `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, upstream_ref, livemode)
      SELECT q.id, $1::uuid, q.company_id, q.fee_aoa, q.eta_minutes, now() + make_interval(secs => q.validity), $7::jsonb, $8::jsonb, $9::jsonb, $10::text, q.upstream_ref,

@@ -30,7 +30,9 @@ export const QuoteEntry = z
 export type QuoteEntry = Required<z.infer<typeof QuoteEntry>>;
 
 export const QuoteResponse = z
-  .object({ data: z.array(QuoteEntry).describe('One entry per courier company that answered with a price, cheapest first.') })
+  .object({
+    data: z.array(QuoteEntry).describe('One entry per courier company that answered with a price, cheapest first.'),
+  })
   .meta({
     examples: [
       {

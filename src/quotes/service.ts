@@ -43,7 +43,10 @@ export interface QuoteServiceDeps {
   log?: Logger;
 }
 
-type Outcome = { kind: 'quoted'; courier: CourierRow; quote: CourierQuote } | { kind: 'cannot_carry' } | { kind: 'failed'; courier: CourierRow; error: string };
+type Outcome =
+  | { kind: 'quoted'; courier: CourierRow; quote: CourierQuote }
+  | { kind: 'cannot_carry' }
+  | { kind: 'failed'; courier: CourierRow; error: string };
 
 /** Belt and braces over the adapters' own timeouts: nothing may hold a quote request longer than timeout + this. */
 const GRACE_MS = 250;
@@ -59,7 +62,10 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const quote = await Promise.race([
         adapterFor(courier, { timeoutMs }).quote(request),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CourierUnavailableError(courier.slug, `no answer within ${timeoutMs} ms`)), timeoutMs + GRACE_MS);
+          timer = setTimeout(
+            () => reject(new CourierUnavailableError(courier.slug, `no answer within ${timeoutMs} ms`)),
+            timeoutMs + GRACE_MS,
+          );
         }),
       ]);
       return quote ? { kind: 'quoted', courier, quote } : { kind: 'cannot_carry' };
@@ -119,7 +125,10 @@ export function createQuoteService(deps: QuoteServiceDeps) {
           require_delivery_pin: q.courier.capabilities?.require_delivery_pin ?? false,
           livemode: scope.livemode,
         }))
-        .sort((a, b) => a.fee_aoa - b.fee_aoa || a.eta_minutes - b.eta_minutes || a.company_name.localeCompare(b.company_name));
+        .sort(
+          (a, b) =>
+            a.fee_aoa - b.fee_aoa || a.eta_minutes - b.eta_minutes || a.company_name.localeCompare(b.company_name),
+        );
       return result;
     },
   };

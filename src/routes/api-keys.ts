@@ -6,7 +6,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../deps.js';
 import { findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from '../keys/repository.js';
-import { ApiKey, ApiKeyList, ApiKeyWithSecret, CreateApiKeyBody, MAX_ACTIVE_KEYS, UpdateApiKeyBody } from '../keys/schemas.js';
+import {
+  ApiKey,
+  ApiKeyList,
+  ApiKeyWithSecret,
+  CreateApiKeyBody,
+  MAX_ACTIVE_KEYS,
+  UpdateApiKeyBody,
+} from '../keys/schemas.js';
 import { toApiKey } from '../keys/view.js';
 import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
@@ -25,7 +32,11 @@ function origins(list: string[] | undefined): string[] {
     try {
       out.push(normaliseOrigin(value));
     } catch {
-      errors.push({ pointer: `/allowed_origins/${i}`, code: 'invalid_format', detail: `"${value}" is not an origin (expected scheme://host[:port]).` });
+      errors.push({
+        pointer: `/allowed_origins/${i}`,
+        code: 'invalid_format',
+        detail: `"${value}" is not an origin (expected scheme://host[:port]).`,
+      });
     }
   });
   if (errors.length) throw validationFailed(errors);
@@ -36,13 +47,20 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
   // revoke may come without a body even when the client says application/json.
   parseJsonBodies(app, { allowEmpty: true });
 
-  listRoute(app, '/v1/api_keys', toApiKey, (request, limit, offset) => listScopedKeys(pool, scopeOf(request), limit, offset), {
-    tags: TAG,
-    operationId: 'listApiKeys',
-    summary: "List the tenant's API keys of the calling key's mode, newest first",
-    description: 'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
-    response: { 200: ApiKeyList, ...problems(401, 422, 429) },
-  });
+  listRoute(
+    app,
+    '/v1/api_keys',
+    toApiKey,
+    (request, limit, offset) => listScopedKeys(pool, scopeOf(request), limit, offset),
+    {
+      tags: TAG,
+      operationId: 'listApiKeys',
+      summary: "List the tenant's API keys of the calling key's mode, newest first",
+      description:
+        'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
+      response: { 200: ApiKeyList, ...problems(401, 422, 429) },
+    },
+  );
 
   app.post(
     '/v1/api_keys',
@@ -62,12 +80,19 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       const scope = scopeOf(request);
       const { kind, allowed_origins: wanted } = request.body;
       if (kind === 'secret' && wanted?.length) {
-        throw validationFailed([{ pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' }]);
+        throw validationFailed([
+          { pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' },
+        ]);
       }
       const list = origins(wanted);
       // The limit is checked in the insert's transaction: parallel creations never pass it together.
       const issued = await createKeyWithinLimit(pool, scope, kind, list, MAX_ACTIVE_KEYS);
-      if (!issued) throw new ApiError(422, 'api_key_limit_reached', `At most ${MAX_ACTIVE_KEYS} active API keys per mode; revoke one first.`);
+      if (!issued)
+        throw new ApiError(
+          422,
+          'api_key_limit_reached',
+          `At most ${MAX_ACTIVE_KEYS} active API keys per mode; revoke one first.`,
+        );
       const row = await findScopedKey(pool, scope, issued.id);
       return reply.code(201).send({ ...toApiKey(row!), secret: issued.key });
     },
@@ -91,7 +116,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       const key = await findScopedKey(pool, scope, request.params.id);
       if (!key) throw notFound('API key');
       if (key.kind !== 'publishable') {
-        throw validationFailed([{ pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' }]);
+        throw validationFailed([
+          { pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' },
+        ]);
       }
       if (key.revoked_at) throw new ApiError(409, 'api_key_revoked', 'This key is revoked; create a new one.');
       const updated = await setScopedAllowedOrigins(pool, scope, key.id, origins(request.body.allowed_origins));

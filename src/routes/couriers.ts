@@ -13,7 +13,9 @@ const { bank_name: _bank, bank_account_holder: _holder, bank_iban: _iban, ...cap
 const widgetCourier = { ...courierShown, capabilities: capabilitiesShown };
 
 export const WidgetCourier = Courier.omit({ active_drivers: true, operating_hours: true })
-  .extend({ capabilities: Capabilities.omit({ bank_name: true, bank_account_holder: true, bank_iban: true }).optional() })
+  .extend({
+    capabilities: Capabilities.omit({ bank_name: true, bank_account_holder: true, bank_iban: true }).optional(),
+  })
   .meta({
     id: 'WidgetCourier',
     description: 'Courier trimmed for browsers: no active_drivers, operating_hours or bank account details.',
@@ -21,7 +23,11 @@ export const WidgetCourier = Courier.omit({ active_drivers: true, operating_hour
   });
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
-  const merchant = { tags: ['couriers'], operationId: 'listCouriers', summary: 'Courier companies available to the tenant' };
+  const merchant = {
+    tags: ['couriers'],
+    operationId: 'listCouriers',
+    summary: 'Courier companies available to the tenant',
+  };
   const widget = { operationId: 'listWidgetCouriers', summary: 'Courier companies, trimmed for the browser' };
   // The widget's list is trimmed: WidgetCourier, not Courier.
   for (const surface of bothSurfaces('/couriers', merchant, widget)) {
@@ -38,7 +44,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
           },
         },
       },
-      async (request) => ({ data: (await tenantCouriers(pool, scopeOf(request))).map(surface.widget ? toWidgetCourier : toCourier) }),
+      async (request) => ({
+        data: (await tenantCouriers(pool, scopeOf(request))).map(surface.widget ? toWidgetCourier : toCourier),
+      }),
     );
   }
 };

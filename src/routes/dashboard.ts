@@ -36,7 +36,9 @@ const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>D
 <p>The dashboard is not built on this server: run <code>npm run build:dashboard</code> (<code>npm run build</code> and <code>npm run dev</code> build it too).</p></html>`;
 
 /** What the dashboard learns about its session. */
-function sessionView(session: Pick<DashboardSession, 'userId' | 'email' | 'role' | 'tenantId' | 'tenantName' | 'csrfToken' | 'expiresAt'>) {
+function sessionView(
+  session: Pick<DashboardSession, 'userId' | 'email' | 'role' | 'tenantId' | 'tenantName' | 'csrfToken' | 'expiresAt'>,
+) {
   return {
     user: { id: session.userId, email: session.email, role: session.role },
     tenant: { id: session.tenantId, name: session.tenantName },
@@ -53,7 +55,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
   const settings = config.dashboard;
   const secure = settings.secureCookies;
   // Counted per client address (the global limiter skips non-/v1 paths); sign-in has its own lockout besides.
-  const perAddress = (max: number) => ({ max, allowList: () => false, keyGenerator: (request: FastifyRequest) => `dashboard:${request.ip}` });
+  const perAddress = (max: number) => ({
+    max,
+    allowList: () => false,
+    keyGenerator: (request: FastifyRequest) => `dashboard:${request.ip}`,
+  });
 
   const send = async (request: FastifyRequest, reply: FastifyReply, relative: string, immutable: boolean) => {
     // A build being swapped in (scripts/lib/dashboard.ts renames folders) leaves no file for a moment: look once more.
@@ -71,9 +77,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       .header('etag', file.etag)
       .header('vary', 'Accept-Encoding')
       .header('cache-control', immutable ? `public, max-age=${YEAR}, immutable` : 'no-cache');
-    if (relative === 'index.html') reply.header('content-security-policy', DASHBOARD_CSP).header('x-robots-tag', 'noindex, nofollow');
+    if (relative === 'index.html')
+      reply.header('content-security-policy', DASHBOARD_CSP).header('x-robots-tag', 'noindex, nofollow');
     if (etagMatches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-    if (file.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(file.gzip);
+    if (file.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')))
+      return reply.header('content-encoding', 'gzip').send(file.gzip);
     return reply.send(file.body);
   };
 
@@ -89,7 +97,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     { config: { auth: 'none', rateLimit: perAddress(60) }, schema: { hide: true, body: SignInBody } },
     async (request, reply) => {
       // Only the dashboard's own page signs in (a JSON body already rules out a cross-site form; this rules out the rest).
-      if (!sameOrigin(request, config.baseUrl)) throw new ApiError(403, 'csrf_token_invalid', 'Sign in from the dashboard itself.');
+      if (!sameOrigin(request, config.baseUrl))
+        throw new ApiError(403, 'csrf_token_invalid', 'Sign in from the dashboard itself.');
       const { email, password, tenant_id } = request.body;
       const session = await signIn(pool, settings, { email, password, tenantId: tenant_id, address: request.ip });
       reply.header('cache-control', 'no-store');
@@ -132,7 +141,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     '/dashboard/api/password',
     { config: { auth: 'none', rateLimit: perAddress(60) }, schema: { hide: true, body: SetPasswordBody } },
     async (request, reply) => {
-      if (!sameOrigin(request, config.baseUrl)) throw new ApiError(403, 'csrf_token_invalid', 'Set your password from the dashboard itself.');
+      if (!sameOrigin(request, config.baseUrl))
+        throw new ApiError(403, 'csrf_token_invalid', 'Set your password from the dashboard itself.');
       await setPasswordWithLink(pool, request.body.token, request.body.password);
       return reply.code(204).send();
     },

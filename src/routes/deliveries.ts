@@ -2,7 +2,12 @@
 // write is confined to the key's scope: its tenant and its mode (a test key's deliveries are test deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { createDelivery, type CreateDeliveryInput } from '../deliveries/create.js';
@@ -51,9 +56,18 @@ function rejectQuoteBypass(request: FastifyRequest) {
   const body = request.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return;
   if ('courier_fee_aoa' in body) {
-    throw new ApiError(422, 'courier_fee_aoa_not_accepted', 'The courier fee is decided by the quote; do not send courier_fee_aoa.', [
-      { pointer: '/courier_fee_aoa', code: 'courier_fee_aoa_not_accepted', detail: 'courier_fee_aoa must not be sent.' },
-    ]);
+    throw new ApiError(
+      422,
+      'courier_fee_aoa_not_accepted',
+      'The courier fee is decided by the quote; do not send courier_fee_aoa.',
+      [
+        {
+          pointer: '/courier_fee_aoa',
+          code: 'courier_fee_aoa_not_accepted',
+          detail: 'courier_fee_aoa must not be sent.',
+        },
+      ],
+    );
   }
   const quoteId = (body as { quote_id?: unknown }).quote_id;
   if (quoteId === undefined || quoteId === null || quoteId === '') {
@@ -67,9 +81,21 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   const load = (scope: Scope, id: string) => loadDelivery(pool, scope, id);
   const loadWithEvents = (scope: Scope, id: string) => loadDeliveryWithEvents(pool, scope, id);
 
-  async function create(request: FastifyRequest, reply: FastifyReply, body: CreateDeliveryInput, source: 'api' | 'widget') {
+  async function create(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: CreateDeliveryInput,
+    source: 'api' | 'widget',
+  ) {
     const key = request.headers['idempotency-key'];
-    const created = await createDelivery(pool, config, scopeOf(request), body, source, typeof key === 'string' && key ? `${source}:${key}` : null);
+    const created = await createDelivery(
+      pool,
+      config,
+      scopeOf(request),
+      body,
+      source,
+      typeof key === 'string' && key ? `${source}:${key}` : null,
+    );
     if (created.replayed) {
       // The delivery an earlier request under this key made (its idempotency record had expired): the same answer, as a
       // replay. A widget delivery's client secret is not kept, so it is left out, as the idempotency plugin does.
@@ -81,7 +107,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     try {
       await temporal.withDeadline(Date.now() + WORKFLOW_START_DEADLINE_MS, () =>
         startCreatedDeliveryWorkflow(temporal, pool, config, created, (err) =>
-          request.log.warn({ err, deliveryId: created.id }, 'workflow started, but recording it failed; the reconciler will record it'),
+          request.log.warn(
+            { err, deliveryId: created.id },
+            'workflow started, but recording it failed; the reconciler will record it',
+          ),
         ),
       );
     } catch (err) {
@@ -187,7 +216,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         operationId: 'listDeliveryEvents',
         summary: "A delivery's events, oldest first",
         params: DeliveryIdParam,
-        response: { 200: z.object({ data: z.array(DeliveryEvent) }).meta({ examples: [{ data: EXAMPLE_DELIVERY.events }] }), ...problems(401, 404, 429) },
+        response: {
+          200: z.object({ data: z.array(DeliveryEvent) }).meta({ examples: [{ data: EXAMPLE_DELIVERY.events }] }),
+          ...problems(401, 404, 429),
+        },
       },
     },
     async (request) => {
@@ -264,7 +296,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         tags: ['deliveries'],
         operationId: 'confirmDeliveryPayment',
         summary: 'Confirm payment of a bank_transfer delivery',
-        description: 'Moves awaiting_payment to pending (then the courier is booked). 409 delivery_not_awaiting_payment in any other state.',
+        description:
+          'Moves awaiting_payment to pending (then the courier is booked). 409 delivery_not_awaiting_payment in any other state.',
         headers: IdempotencyHeaders,
         params: DeliveryId,
         response: { 200: Delivery, ...problems(401, 404, 409, 422, 429) },
@@ -274,14 +307,24 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const scope = scopeOf(request);
       const delivery = await load(scope, request.params.id);
       if (delivery.status !== 'awaiting_payment') {
-        throw new ApiError(409, 'delivery_not_awaiting_payment', `The delivery is ${delivery.status}, not awaiting payment.`);
+        throw new ApiError(
+          409,
+          'delivery_not_awaiting_payment',
+          `The delivery is ${delivery.status}, not awaiting payment.`,
+        );
       }
       await ensureWorkflow(delivery);
       try {
-        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(confirmPaymentUpdate, { args: [{ source: 'api' }] });
+        await temporal.workflow
+          .getHandle(deliveryWorkflowId(delivery.id))
+          .executeUpdate(confirmPaymentUpdate, { args: [{ source: 'api' }] });
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-          throw new ApiError(422, 'payment_confirmation_rejected', 'The payment confirmation was rejected: the delivery is no longer awaiting payment.');
+          throw new ApiError(
+            422,
+            'payment_confirmation_rejected',
+            'The payment confirmation was rejected: the delivery is no longer awaiting payment.',
+          );
         }
         throw err;
       }
@@ -321,7 +364,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const body = request.body;
       const policy = await widgetPaymentPolicy(pool, request.auth!.keyId);
       const cash = applyWidgetPaymentPolicy(policy, body.payment_method, body.cash_collect_aoa);
-      const tagged = { ...body, cash_collect_aoa: cash, options: { ...body.options, metadata: { ...body.options?.metadata, source: 'widget' } } };
+      const tagged = {
+        ...body,
+        cash_collect_aoa: cash,
+        options: { ...body.options, metadata: { ...body.options?.metadata, source: 'widget' } },
+      };
       const created = await create(request, reply, tagged, 'widget');
       if (created.client_secret) clientSecrets.set(request, created.client_secret);
       return reply.code(201).send(toDelivery(created.row, created.events, config.baseUrl));
@@ -346,7 +393,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const scope = scopeOf(request);
       const { delivery, events } = await loadWithEvents(scope, request.params.id);
       const presented = request.query.client_secret;
-      if (presented !== undefined && !clientSecretMatches(delivery.id, await storedClientSecretHash(pool, scope, delivery.id), presented)) {
+      if (
+        presented !== undefined &&
+        !clientSecretMatches(delivery.id, await storedClientSecretHash(pool, scope, delivery.id), presented)
+      ) {
         throw new ApiError(404, 'not_found', 'No delivery with this id and client_secret.');
       }
       return toWidgetDelivery(delivery, events, config.baseUrl, presented !== undefined);

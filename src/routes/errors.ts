@@ -29,7 +29,10 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { config }) => {
     example_detail: info.example,
   });
   const common = (reply: FastifyReply) =>
-    reply.header('vary', 'Accept').header('cache-control', 'public, max-age=3600').header('content-security-policy', PAGE_CSP);
+    reply
+      .header('vary', 'Accept')
+      .header('cache-control', 'public, max-age=3600')
+      .header('content-security-policy', PAGE_CSP);
 
   app.get('/errors', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     common(reply);
@@ -37,13 +40,17 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { config }) => {
     return { data: entries.map(([code, info]) => describe(code, info)) };
   });
 
-  app.get('/errors/:code', { config: { auth: 'none' }, schema: { hide: true } }, async (request: FastifyRequest<{ Params: { code: string } }>, reply) => {
-    const code = request.params.code;
-    const info = Object.hasOwn(ERROR_CATALOG, code) ? ERROR_CATALOG[code as ErrorCode] : undefined;
-    if (!info) throw notFound('Error code');
-    common(reply);
-    if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderErrorPage(code, info));
-    return describe(code as ErrorCode, info);
-  });
+  app.get(
+    '/errors/:code',
+    { config: { auth: 'none' }, schema: { hide: true } },
+    async (request: FastifyRequest<{ Params: { code: string } }>, reply) => {
+      const code = request.params.code;
+      const info = Object.hasOwn(ERROR_CATALOG, code) ? ERROR_CATALOG[code as ErrorCode] : undefined;
+      if (!info) throw notFound('Error code');
+      common(reply);
+      if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderErrorPage(code, info));
+      return describe(code as ErrorCode, info);
+    },
+  );
 };
 export default routes;

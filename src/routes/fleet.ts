@@ -29,7 +29,9 @@ export const FleetEventBody = z
           .union([z.string().max(32), z.number()])
           .nullable()
           .optional()
-          .meta({ description: 'The delivery PIN the recipient told the driver (with `delivered`); checked, never stored.' }),
+          .meta({
+            description: 'The delivery PIN the recipient told the driver (with `delivered`); checked, never stored.',
+          }),
         driver_name: z.string().max(200).nullable().optional(),
         driver_phone: z.string().max(50).nullable().optional(),
         vehicle: z.string().max(200).nullable().optional().meta({ description: 'Vehicle description or plate.' }),
@@ -40,8 +42,18 @@ export const FleetEventBody = z
         eta: DateTimeInput.nullable().optional().meta({ description: 'Expected arrival at the destination.' }),
         eta_minutes: z.int().min(0).max(100_000).nullable().optional(),
         note: z.string().max(1000).nullable().optional(),
-        reason: z.string().max(200).nullable().optional().meta({ description: "The courier's reason, e.g. with `failed`." }),
-        proof: z.string().max(2000).nullable().optional().meta({ description: 'Proof of delivery: a photo or signature URL or reference.' }),
+        reason: z
+          .string()
+          .max(200)
+          .nullable()
+          .optional()
+          .meta({ description: "The courier's reason, e.g. with `failed`." }),
+        proof: z
+          .string()
+          .max(2000)
+          .nullable()
+          .optional()
+          .meta({ description: 'Proof of delivery: a photo or signature URL or reference.' }),
       })
       .nullable()
       .optional()
@@ -80,7 +92,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
         params: z.object({ courier_slug: z.string().max(100) }),
         body: FleetEventBody,
         response: {
-          202: z.object({ received: z.literal(true), duplicate: z.boolean() }).meta({ examples: [{ received: true, duplicate: false }] }),
+          202: z
+            .object({ received: z.literal(true), duplicate: z.boolean() })
+            .meta({ examples: [{ received: true, duplicate: false }] }),
           ...problems(401, 403, 404, 422, 429),
         },
       },
@@ -100,12 +114,32 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
             throw err;
           }
         });
-        if (!verified) throw new ApiError(401, 'unauthorized', 'Missing or invalid webhook signature, or a timestamp older than 5 minutes.');
-        if (!courier.active) throw new ApiError(403, 'courier_inactive', 'This courier company is deactivated; its fleet events are refused.');
+        if (!verified)
+          throw new ApiError(
+            401,
+            'unauthorized',
+            'Missing or invalid webhook signature, or a timestamp older than 5 minutes.',
+          );
+        if (!courier.active)
+          throw new ApiError(
+            403,
+            'courier_inactive',
+            'This courier company is deactivated; its fleet events are refused.',
+          );
         // The courier's payload is capped (measured as sent, before unknown fields are dropped).
         const sentPayload = (request.body as { payload?: unknown } | undefined)?.payload;
-        if (sentPayload !== null && typeof sentPayload === 'object' && Buffer.byteLength(JSON.stringify(sentPayload)) > COURIER_PAYLOAD_MAX_BYTES) {
-          throw validationFailed([{ pointer: '/payload', code: 'too_large', detail: `payload must be at most ${COURIER_PAYLOAD_MAX_BYTES} bytes of JSON.` }]);
+        if (
+          sentPayload !== null &&
+          typeof sentPayload === 'object' &&
+          Buffer.byteLength(JSON.stringify(sentPayload)) > COURIER_PAYLOAD_MAX_BYTES
+        ) {
+          throw validationFailed([
+            {
+              pointer: '/payload',
+              code: 'too_large',
+              detail: `payload must be at most ${COURIER_PAYLOAD_MAX_BYTES} bytes of JSON.`,
+            },
+          ]);
         }
         (request as { courierId?: string }).courierId = courier.id;
       },
@@ -127,7 +161,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       const courierPayload = pickCourierPayload(event.payload);
       try {
         // A job the delivery moved away from (automatic failover) changes nothing either: recorded as ignored.
-        if (isFinal(delivery.status) || delivery.superseded) throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
+        if (isFinal(delivery.status) || delivery.superseded)
+          throw new WorkflowNotFoundError('closed', deliveryWorkflowId(delivery.id), undefined);
         await passFleetEvent(temporal, delivery, {
           eventType: event.event_type,
           occurredAt: event.occurred_at,

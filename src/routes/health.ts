@@ -6,14 +6,26 @@ import { ApiError } from '../lib/problem.js';
 import { problems } from '../schemas.js';
 
 const Health = z
-  .object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional() })
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional(),
+  })
   .meta({ examples: [{ status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }] });
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) => {
   const common = { config: { auth: 'none' as const } };
   app.get(
     '/healthz',
-    { ...common, schema: { tags: ['system'], operationId: 'health', summary: 'The process is up', security: [], response: { 200: Health } } },
+    {
+      ...common,
+      schema: {
+        tags: ['system'],
+        operationId: 'health',
+        summary: 'The process is up',
+        security: [],
+        response: { 200: Health },
+      },
+    },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -35,7 +47,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
           () => 'ok' as const,
           () => 'unavailable' as const,
         );
-      const [postgres, temporalCheck] = await Promise.all([check(pingDatabase(pool)), check(temporal.workflowService.getSystemInfo({}))]);
+      const [postgres, temporalCheck] = await Promise.all([
+        check(pingDatabase(pool)),
+        check(temporal.workflowService.getSystemInfo({})),
+      ]);
       if (postgres !== 'ok' || temporalCheck !== 'ok') {
         throw new ApiError(503, 'not_ready', `Not ready: postgres ${postgres}, temporal ${temporalCheck}.`);
       }

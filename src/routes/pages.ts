@@ -43,7 +43,12 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
         // Loaded by <script src> from merchants' origins: helmet's same-origin CORP would block it.
         .header('cross-origin-resource-policy', 'cross-origin')
         .header('access-control-allow-origin', '*')
-        .header('cache-control', versioned ? `public, max-age=${365 * DAY}, immutable` : `public, max-age=${DAY}, stale-while-revalidate=${7 * DAY}`)
+        .header(
+          'cache-control',
+          versioned
+            ? `public, max-age=${365 * DAY}, immutable`
+            : `public, max-age=${DAY}, stale-while-revalidate=${7 * DAY}`,
+        )
         .header('etag', asset.etag)
         .header('vary', 'Accept-Encoding');
       if (etagMatches(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
@@ -65,7 +70,10 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
       },
       schema: { hide: true },
     },
-    async (request: FastifyRequest<{ Params: { id: string }; Querystring: { lang?: string } }>, reply: FastifyReply) => {
+    async (
+      request: FastifyRequest<{ Params: { id: string }; Querystring: { lang?: string } }>,
+      reply: FastifyReply,
+    ) => {
       const lang = negotiateLang(request.query.lang, request.headers['accept-language']);
       const id = request.params.id;
       const selfPath = `/track/${encodeURIComponent(id)}`;

@@ -19,7 +19,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { temporal, config })
         tags: ['system'],
         operationId: 'roundTrip',
         summary: 'Runs a workflow that writes through an activity to Postgres, and waits for it',
-        response: { 200: z.object({ id: z.uuid(), workflow_id: z.string(), written_at: z.string() }), ...problems(401, 429) },
+        response: {
+          200: z.object({ id: z.uuid(), workflow_id: z.string(), written_at: z.string() }),
+          ...problems(401, 429),
+        },
       },
     },
     async (request) => {

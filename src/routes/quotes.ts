@@ -14,7 +14,11 @@ import { QuoteRequestBody, QuoteResponse } from '../quotes/schemas.js';
 
 function answer(result: QuoteAllResult) {
   if (result.configured === 0) {
-    throw new ApiError(503, 'no_courier_configured', 'No courier company is configured for this account. Link at least one courier company first.');
+    throw new ApiError(
+      503,
+      'no_courier_configured',
+      'No courier company is configured for this account. Link at least one courier company first.',
+    );
   }
   if (result.data.length === 0 && result.failed.length === result.configured) {
     throw new ApiError(502, 'upstream_unavailable', 'No courier company answered in time. Retry shortly.');
@@ -30,7 +34,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
     'A company that fails or does not answer within its timeout is left out; one that cannot carry the parcel (zones, weight, parcel type) too. ' +
     'A body field the contract does not name is 422 validation_failed (code unknown_field).';
 
-  const merchant = { tags: ['quotes'], operationId: 'createQuotes', summary: 'Price a delivery across courier companies' };
+  const merchant = {
+    tags: ['quotes'],
+    operationId: 'createQuotes',
+    summary: 'Price a delivery across courier companies',
+  };
   const widget = { operationId: 'createWidgetQuotes', summary: 'Price a delivery across courier companies (widget)' };
   for (const surface of bothSurfaces('/quotes', merchant, widget)) {
     app.post(

@@ -11,7 +11,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { passFleetEvent } from '../deliveries/fleet-events.js';
@@ -25,7 +30,12 @@ import type { Scope } from '../lib/scope.js';
 import { scopeOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
-import { FLEET_TRANSITIONS, STALL_REASONS, testHelperRefusal, type Status } from '../../shared/deliveries/vocabulary.js';
+import {
+  FLEET_TRANSITIONS,
+  STALL_REASONS,
+  testHelperRefusal,
+  type Status,
+} from '../../shared/deliveries/vocabulary.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 /** How long a helper waits for the workflow to record its step before answering 503 test_helper_pending. */
@@ -42,7 +52,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 function bookingUnderWay(d: DeliveryRow, events: DeliveryEventRow[]): boolean {
   if (d.status !== 'pending') return false;
-  const last = [...events].reverse().find((e) => e.event_type === 'delivery.dispatched' || e.event_type === 'delivery.redispatched');
+  const last = [...events]
+    .reverse()
+    .find((e) => e.event_type === 'delivery.dispatched' || e.event_type === 'delivery.redispatched');
   if (last?.event_type !== 'delivery.dispatched') return true;
   return last.payload?.booking_status === 'accepted';
 }
@@ -57,13 +69,18 @@ const AdvanceBody = z
     pin: z
       .union([z.string().max(32), z.number()])
       .optional()
-      .describe("with `delivered`, when the courier requires a PIN (test-pin): the delivery's delivery_pin, as the recipient tells the driver"),
+      .describe(
+        "with `delivered`, when the courier requires a PIN (test-pin): the delivery's delivery_pin, as the recipient tells the driver",
+      ),
   })
   .meta({ examples: [{ to: 'pickup_ready' }, { to: 'delivered', pin: '4821' }] });
 
 const StallBody = z
   .strictObject({
-    reason: z.enum(STALL_REASONS).default('state_timeout').describe('the `delivery.stalled` payload.reason to simulate (default state_timeout)'),
+    reason: z
+      .enum(STALL_REASONS)
+      .default('state_timeout')
+      .describe('the `delivery.stalled` payload.reason to simulate (default state_timeout)'),
   })
   .meta({ examples: [{ reason: 'state_timeout' }] });
 
@@ -145,11 +162,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       if (delivery.status === to) return answer(scope, delivery.id);
       const rule = FLEET_TRANSITIONS[to];
       if (!rule.from.includes(delivery.status)) {
-        throw notAllowed(delivery.status, `A test delivery in status ${delivery.status} cannot advance to ${to} (from ${ALLOWED_FROM(to)} only).`);
+        throw notAllowed(
+          delivery.status,
+          `A test delivery in status ${delivery.status} cannot advance to ${to} (from ${ALLOWED_FROM(to)} only).`,
+        );
       }
       // `failed` is taken at any moment: while a booking is still under way the workflow records it once the booking ends.
       if (to !== 'failed' && underWay) {
-        throw notAllowed(delivery.status, `The courier of this test delivery is still being booked after ${BOOKING_WAIT_MS / 1000} s: retry in a moment.`);
+        throw notAllowed(
+          delivery.status,
+          `The courier of this test delivery is still being booked after ${BOOKING_WAIT_MS / 1000} s: retry in a moment.`,
+        );
       }
       const webhookId = `test_helper_${randomUUID()}`;
       try {
@@ -174,14 +197,20 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         const event = await eventOfFleetWebhook(pool, delivery.id, webhookId);
         if (event?.payload?.ignored) {
           if (event.payload.reason === 'pin_mismatch') {
-            const detail = "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.";
-            throw new ApiError(422, 'delivery_pin_mismatch', detail, [{ pointer: '/pin', code: 'delivery_pin_mismatch', detail }]);
+            const detail =
+              "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.";
+            throw new ApiError(422, 'delivery_pin_mismatch', detail, [
+              { pointer: '/pin', code: 'delivery_pin_mismatch', detail },
+            ]);
           }
           // It got there by itself meanwhile (the courier's own event came first): the step is done.
           const now = await load(scope, delivery.id);
           if (now.status === to) return answer(scope, delivery.id);
           const status = (event.payload.status as Status | undefined) ?? now.status;
-          throw notAllowed(status, `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`);
+          throw notAllowed(
+            status,
+            `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`,
+          );
         }
         if (event) return answer(scope, delivery.id);
         if (Date.now() > deadline) throw pending();
@@ -212,12 +241,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     try {
       await temporal.withDeadline(Date.now() + STEP_WAIT_MS, async () => {
         await ensureDeliveryWorkflow(temporal, pool, config, delivery);
-        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(testHelperUpdate, { args: [request] });
+        await temporal.workflow
+          .getHandle(deliveryWorkflowId(delivery.id))
+          .executeUpdate(testHelperUpdate, { args: [request] });
       });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
         const now = await load(scope, delivery.id);
-        throw notAllowed(now.status, testHelperRefusal(now.status, request.action) ?? `The test delivery moved on (now ${now.status}).`);
+        throw notAllowed(
+          now.status,
+          testHelperRefusal(now.status, request.action) ?? `The test delivery moved on (now ${now.status}).`,
+        );
       }
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
       throw err;
@@ -243,7 +277,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         response: responses,
       },
     },
-    async (request) => clockStep(scopeOf(request), request.params.id, { action: 'stall', reason: request.body?.reason ?? 'state_timeout' }),
+    async (request) =>
+      clockStep(scopeOf(request), request.params.id, {
+        action: 'stall',
+        reason: request.body?.reason ?? 'state_timeout',
+      }),
   );
 
   app.post(

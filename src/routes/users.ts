@@ -11,7 +11,15 @@ import { ApiError, notFound } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
 import { IdParam, problems } from '../schemas.js';
 import { listUsers } from '../users/repository.js';
-import { CreateUserBody, DeletedUser, PasswordLink, UpdateUserBody, User, UserList, UserWithLink } from '../users/schemas.js';
+import {
+  CreateUserBody,
+  DeletedUser,
+  PasswordLink,
+  UpdateUserBody,
+  User,
+  UserList,
+  UserWithLink,
+} from '../users/schemas.js';
 import { toUser } from '../users/view.js';
 import { changeRole, createUser, newPasswordLink, removeUser } from '../users/service.js';
 import { listRoute } from './route-helpers.js';
@@ -53,7 +61,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       },
     },
     async (request, reply) => {
-      const created = await createUser(pool, config.dashboard, config.baseUrl, { tenantId: tenantOf(request), ...request.body });
+      const created = await createUser(pool, config.dashboard, config.baseUrl, {
+        tenantId: tenantOf(request),
+        ...request.body,
+      });
       return reply.code(201).send({
         ...toUser(created.user),
         set_password_url: created.set_password_url,
@@ -97,7 +108,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     async (request) => {
       const link = await newPasswordLink(pool, config.dashboard, config.baseUrl, tenantOf(request), request.params.id);
       if (!link) throw notFound('User');
-      return { set_password_url: link.set_password_url, set_password_expires_at: link.set_password_expires_at.toISOString() };
+      return {
+        set_password_url: link.set_password_url,
+        set_password_expires_at: link.set_password_expires_at.toISOString(),
+      };
     },
   );
 

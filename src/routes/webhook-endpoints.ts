@@ -105,20 +105,35 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const body = request.body;
       await checkUrl(body.url);
       // The limit is checked in the insert's transaction: parallel creations never pass it together.
-      const endpoint = await createEndpointWithinLimit(pool, scope, { url: body.url, description: body.description, events: body.events }, MAX_ENDPOINTS);
+      const endpoint = await createEndpointWithinLimit(
+        pool,
+        scope,
+        { url: body.url, description: body.description, events: body.events },
+        MAX_ENDPOINTS,
+      );
       if (!endpoint) {
-        throw new ApiError(422, 'webhook_endpoint_limit_reached', `A tenant can register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+        throw new ApiError(
+          422,
+          'webhook_endpoint_limit_reached',
+          `A tenant can register at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`,
+        );
       }
       return reply.code(201).send(toEndpointWithSecret(endpoint));
     },
   );
 
-  listRoute(app, '/v1/webhook_endpoints', toEndpoint, (request, limit, offset) => listEndpoints(pool, scopeOf(request), limit, offset), {
-    tags: TAG,
-    operationId: 'listWebhookEndpoints',
-    summary: "List the tenant's webhook endpoints, newest first",
-    response: { 200: EndpointList, ...problems(401, 422, 429) },
-  });
+  listRoute(
+    app,
+    '/v1/webhook_endpoints',
+    toEndpoint,
+    (request, limit, offset) => listEndpoints(pool, scopeOf(request), limit, offset),
+    {
+      tags: TAG,
+      operationId: 'listWebhookEndpoints',
+      summary: "List the tenant's webhook endpoints, newest first",
+      response: { 200: EndpointList, ...problems(401, 422, 429) },
+    },
+  );
 
   app.get(
     '/v1/webhook_endpoints/:id',
@@ -139,7 +154,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       ...onEndpoint,
       operationId: 'updateWebhookEndpoint',
       summary: 'Change a webhook endpoint',
-      description: 'Change `url`, `events` or `description`; `status: "enabled"` re-enables an endpoint that was disabled (e.g. after a 410 Gone answer).',
+      description:
+        'Change `url`, `events` or `description`; `status: "enabled"` re-enables an endpoint that was disabled (e.g. after a 410 Gone answer).',
       body: UpdateEndpointBody,
       response: { 200: WebhookEndpoint, ...problems(401, 404, 409, 413, 422, 429) },
     }),
@@ -168,16 +184,23 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
   );
 
-  objectAction(app, '/v1/webhook_endpoints/:id/rotate_secret', 'Webhook endpoint', toEndpointWithSecret, (scope, id) => rotateSecret(pool, scope, id), {
-    tags: TAG,
-    operationId: 'rotateWebhookEndpointSecret',
-    summary: "Rotate an endpoint's signing secret",
-    description:
-      'Returns the new `secret` (shown only here). For 24 hours every notification carries two signatures in webhook-signature ' +
-      '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages. ' +
-      'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached.',
-    response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
-  });
+  objectAction(
+    app,
+    '/v1/webhook_endpoints/:id/rotate_secret',
+    'Webhook endpoint',
+    toEndpointWithSecret,
+    (scope, id) => rotateSecret(pool, scope, id),
+    {
+      tags: TAG,
+      operationId: 'rotateWebhookEndpointSecret',
+      summary: "Rotate an endpoint's signing secret",
+      description:
+        'Returns the new `secret` (shown only here). For 24 hours every notification carries two signatures in webhook-signature ' +
+        '(space-separated `v1,<sig>`): one made with the new secret and one with the previous one, so receivers can switch without losing messages. ' +
+        'An Idempotency-Key replay answers without `secret` (header `idempotent-replay-withheld: secret`): secrets are never cached.',
+      response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
+    },
+  );
 
   app.get(
     '/v1/webhook_endpoints/:id/attempts',
@@ -219,7 +242,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       const scope = scopeOf(request);
       const endpoint = await load(scope, request.params.id);
       if (endpoint.status !== 'enabled') {
-        throw new ApiError(409, 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.');
+        throw new ApiError(
+          409,
+          'webhook_endpoint_disabled',
+          'The endpoint is disabled; enable it (PATCH status "enabled") before replaying.',
+        );
       }
       const body = request.body;
       // The endpoint's row stays locked until the replay is recorded: two requests never both pass the bounds.
@@ -230,28 +257,58 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
           const message = await findMessage(pool, scope, body.message_id);
           if (!message) {
             throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
-              { pointer: '/message_id', code: 'message_not_found', detail: 'message_id names no message of this tenant.' },
+              {
+                pointer: '/message_id',
+                code: 'message_not_found',
+                detail: 'message_id names no message of this tenant.',
+              },
             ]);
           }
           messageIds = [message.id];
         } else {
           const until = body.until ? new Date(body.until) : new Date();
-          messageIds = await messagesInRange(pool, scope, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
+          messageIds = await messagesInRange(
+            pool,
+            scope,
+            new Date(body.since!),
+            until,
+            endpoint.events,
+            MAX_REPLAY + 1,
+          );
           if (messageIds.length > MAX_REPLAY) {
-            throw new ApiError(422, 'replay_range_too_large', `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`);
+            throw new ApiError(
+              422,
+              'replay_range_too_large',
+              `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`,
+            );
           }
         }
         const state = await lockReplayState(client, endpoint.id);
         const now = Date.now();
-        const recent = state.startedAt.filter((at) => at.getTime() > now - REPLAY_WINDOW_MS).sort((a, b) => a.getTime() - b.getTime());
+        const recent = state.startedAt
+          .filter((at) => at.getTime() > now - REPLAY_WINDOW_MS)
+          .sort((a, b) => a.getTime() - b.getTime());
         if (recent.length >= MAX_REPLAYS_PER_HOUR) {
-          const retryAfter = Math.max(1, Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000));
-          throw new ApiError(429, 'rate_limited', `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`, undefined, {
-            'retry-after': String(retryAfter),
-          });
+          const retryAfter = Math.max(
+            1,
+            Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000),
+          );
+          throw new ApiError(
+            429,
+            'rate_limited',
+            `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`,
+            undefined,
+            {
+              'retry-after': String(retryAfter),
+            },
+          );
         }
         if (await anyRunning(temporal, state.workflowIds)) {
-          throw new ApiError(409, 'replay_in_progress', 'A replay to this endpoint is still running; retry when it has finished.');
+          throw new ApiError(
+            409,
+            'replay_in_progress',
+            'A replay to this endpoint is still running; retry when it has finished.',
+          );
         }
         const workflowIds: string[] = [];
         for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
@@ -262,7 +319,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
             schedule: config.webhookScheduleMs,
           };
           const workflowId = `webhook-replay-${randomUUID()}`;
-          await temporal.workflow.start(webhookReplayWorkflow, { taskQueue: config.taskQueue, workflowId, args: [input] });
+          await temporal.workflow.start(webhookReplayWorkflow, {
+            taskQueue: config.taskQueue,
+            workflowId,
+            args: [input],
+          });
           workflowIds.push(workflowId);
         }
         await recordReplay(client, endpoint.id, workflowIds, REPLAY_WINDOW_MS);

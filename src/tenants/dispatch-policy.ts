@@ -6,26 +6,46 @@ import type { RedispatchPolicy } from '../../shared/deliveries/definitions.js';
 
 export const DispatchPolicy = z
   .object({
-    auto_redispatch: z.boolean().meta({ description: 'Rebook automatically before pickup (off by default: the delivery stalls for an operator).' }),
+    auto_redispatch: z
+      .boolean()
+      .meta({
+        description: 'Rebook automatically before pickup (off by default: the delivery stalls for an operator).',
+      }),
     max_fee_increase_aoa: z
       .int()
       .min(0)
       .max(100_000_000_00)
       .meta({ description: 'The most a new company may cost over the locked fee, in centavos (0: never more).' }),
-    max_redispatches: z.int().min(0).max(10).meta({ description: 'How many times one delivery may move to another company.' }),
+    max_redispatches: z
+      .int()
+      .min(0)
+      .max(10)
+      .meta({ description: 'How many times one delivery may move to another company.' }),
     assign_timeout_minutes: z
       .int()
       .min(1)
       .max(1440)
-      .meta({ description: 'How long a booked delivery may wait in pending for the courier to assign it before moving on.' }),
+      .meta({
+        description: 'How long a booked delivery may wait in pending for the courier to assign it before moving on.',
+      }),
     preferred_company_ids: z
       .array(z.uuid())
       .max(20)
-      .meta({ description: 'Companies to book first, in this order; the others by fee. Each must be linked to the tenant.' }),
+      .meta({
+        description: 'Companies to book first, in this order; the others by fee. Each must be linked to the tenant.',
+      }),
   })
   .meta({
     id: 'DispatchPolicy',
-    examples: [{ auto_redispatch: true, max_fee_increase_aoa: 50_000, max_redispatches: 2, assign_timeout_minutes: 20, preferred_company_ids: [] }],
+    examples: [
+      {
+        auto_redispatch: true,
+        max_fee_increase_aoa: 50_000,
+        max_redispatches: 2,
+        assign_timeout_minutes: 20,
+        preferred_company_ids: [],
+      },
+    ],
   });
 export type DispatchPolicy = z.infer<typeof DispatchPolicy>;
 

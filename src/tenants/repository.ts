@@ -59,7 +59,12 @@ export async function dispatchPolicyOf(pool: Pool, tenantId: string, livemode: b
 }
 
 /** Stores the whole policy of one mode (the caller merged the change into the current one). */
-export async function saveDispatchPolicy(pool: Pool, tenantId: string, livemode: boolean, policy: DispatchPolicy): Promise<void> {
+export async function saveDispatchPolicy(
+  pool: Pool,
+  tenantId: string,
+  livemode: boolean,
+  policy: DispatchPolicy,
+): Promise<void> {
   await pool.query(
     `INSERT INTO tenant_dispatch_policies (tenant_id, livemode, auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes,
                                            preferred_company_ids)

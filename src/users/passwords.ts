@@ -38,12 +38,21 @@ export function setHashLimits(next: HashLimits): void {
 }
 
 /** Hashes computed and refused so far, and waiting now. */
-export const hashStats = (): { computed: number; refused: number; queued: number } => ({ ...stats, queued: waiting.length });
+export const hashStats = (): { computed: number; refused: number; queued: number } => ({
+  ...stats,
+  queued: waiting.length,
+});
 
 const busy = () =>
-  new ApiError(503, 'password_check_busy', `Too many passwords are being checked right now; try again in ${HASH_BUSY_RETRY_AFTER_S} seconds.`, undefined, {
-    'retry-after': String(HASH_BUSY_RETRY_AFTER_S),
-  });
+  new ApiError(
+    503,
+    'password_check_busy',
+    `Too many passwords are being checked right now; try again in ${HASH_BUSY_RETRY_AFTER_S} seconds.`,
+    undefined,
+    {
+      'retry-after': String(HASH_BUSY_RETRY_AFTER_S),
+    },
+  );
 
 /** Runs `work` in a hashing slot: now, after a wait in the queue, or not at all (throws 503 password_check_busy). */
 async function inSlot<T>(work: () => Promise<T>): Promise<T> {
@@ -70,7 +79,9 @@ function scrypt(password: string, salt: Buffer, logN: number, r: number, p: numb
   return inSlot(() => {
     stats.computed++;
     return new Promise<Buffer>((resolve, reject) =>
-      scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+      scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) =>
+        err ? reject(err) : resolve(key),
+      ),
     );
   });
 }

@@ -20,7 +20,10 @@ const USER_COLUMNS_OF_U = USER_COLUMNS.split(', ')
   .join(', ');
 
 /** Inserts a user; null when the email already has a user in this tenant (other tenants' users do not count). */
-export async function insertUser(db: Db, user: { id: string; tenantId: string; email: string; role: Role }): Promise<UserRow | null> {
+export async function insertUser(
+  db: Db,
+  user: { id: string; tenantId: string; email: string; role: Role },
+): Promise<UserRow | null> {
   const { rows } = await db.query<UserRow>(
     `INSERT INTO users (id, tenant_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, email) DO NOTHING RETURNING ${USER_COLUMNS}`,
     [user.id, user.tenantId, user.email, user.role],
@@ -30,7 +33,10 @@ export async function insertUser(db: Db, user: { id: string; tenantId: string; e
 
 /** The tenant's user with this (normalised) email, or null. */
 export async function userByEmail(db: Db, tenantId: string, email: string): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND email = $2`, [tenantId, email]);
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND email = $2`, [
+    tenantId,
+    email,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -64,28 +70,41 @@ export async function siblingPasswordHash(pool: Pool, email: string, userId: str
 
 /** A user of this tenant (null for another tenant's, or none). */
 export async function userById(db: Db, tenantId: string, id: string): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`, [
+    tenantId,
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
 /** A tenant's users, oldest first (one extra row fetched for has_more). */
-export async function listUsers(pool: Pool, tenantId: string, limit: number, offset: number): Promise<{ rows: UserRow[]; hasMore: boolean }> {
-  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`, [
-    tenantId,
-    limit + 1,
-    offset,
-  ]);
+export async function listUsers(
+  pool: Pool,
+  tenantId: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: UserRow[]; hasMore: boolean }> {
+  const { rows } = await pool.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+    [tenantId, limit + 1, offset],
+  );
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
 /** The ids of the tenant's owners, locked until the transaction ends (so two removals cannot leave none). */
 export async function lockOwners(db: Db, tenantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(`SELECT id FROM users WHERE tenant_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [tenantId]);
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM users WHERE tenant_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`,
+    [tenantId],
+  );
   return rows.map((r) => r.id);
 }
 
 export async function updateUserRole(db: Db, tenantId: string, id: string, role: Role): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(`UPDATE users SET role = $3 WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`, [tenantId, id, role]);
+  const { rows } = await db.query<UserRow>(
+    `UPDATE users SET role = $3 WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
+    [tenantId, id, role],
+  );
   return rows[0] ?? null;
 }
 
@@ -117,7 +136,10 @@ export async function replacePasswordLink(db: Db, userId: string, tokenHash: Buf
 }
 
 /** The user (id and email) of an unexpired link, without using it; null for an unknown or expired token. */
-export async function passwordLinkUser(pool: Pool, tokenHash: Buffer): Promise<{ user_id: string; email: string } | null> {
+export async function passwordLinkUser(
+  pool: Pool,
+  tokenHash: Buffer,
+): Promise<{ user_id: string; email: string } | null> {
   const { rows } = await pool.query<{ user_id: string; email: string }>(
     'SELECT l.user_id, u.email FROM user_password_links l JOIN users u ON u.id = l.user_id WHERE l.token_hash = $1 AND l.expires_at > now()',
     [tokenHash],
@@ -207,9 +229,10 @@ export async function deleteExpired(pool: Pool, batch = 1000): Promise<void> {
        SELECT ctid FROM dashboard_sessions WHERE idle_expires_at <= now() - ${EXPIRED_SESSION_KEPT} LIMIT $1))`,
     [batch],
   );
-  await pool.query(`DELETE FROM user_password_links WHERE ctid = ANY (ARRAY(SELECT ctid FROM user_password_links WHERE expires_at <= now() LIMIT $1))`, [
-    batch,
-  ]);
+  await pool.query(
+    `DELETE FROM user_password_links WHERE ctid = ANY (ARRAY(SELECT ctid FROM user_password_links WHERE expires_at <= now() LIMIT $1))`,
+    [batch],
+  );
 }
 
 // --- failed sign-ins ------------------------------------------------------------------------------
@@ -222,7 +245,10 @@ export async function deleteExpired(pool: Pool, batch = 1000): Promise<void> {
  * each other).
  */
 export async function lockSubjects(db: Db, subjects: string[]): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(s, 0) AS k FROM unnest($1::text[]) s) locks ORDER BY k', [subjects]);
+  await db.query(
+    'SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(s, 0) AS k FROM unnest($1::text[]) s) locks ORDER BY k',
+    [subjects],
+  );
 }
 
 /** How many failures (pending attempts included) each subject had within the last `windowMs`. */

@@ -24,7 +24,8 @@ const READS = new Set(['GET', 'HEAD']);
 export function requiredRole(method: string, route: string, livemode: boolean): Role {
   if (route === '/v1/users' || route.startsWith('/v1/users/')) return 'owner';
   if (READS.has(method)) return 'viewer';
-  if (route === '/v1/api_keys' || route.startsWith('/v1/api_keys/') || route.startsWith('/v1/settings/')) return livemode ? 'owner' : 'developer';
+  if (route === '/v1/api_keys' || route.startsWith('/v1/api_keys/') || route.startsWith('/v1/settings/'))
+    return livemode ? 'owner' : 'developer';
   return 'developer';
 }
 
@@ -35,5 +36,10 @@ export function requiredRole(method: string, route: string, livemode: boolean): 
  */
 export function sessionOnly(method: string, route: string): boolean {
   if (READS.has(method)) return false;
-  return route === '/v1/users' || route.startsWith('/v1/users/') || route === '/v1/api_keys' || route.startsWith('/v1/api_keys/');
+  return (
+    route === '/v1/users' ||
+    route.startsWith('/v1/users/') ||
+    route === '/v1/api_keys' ||
+    route.startsWith('/v1/api_keys/')
+  );
 }

@@ -19,7 +19,9 @@ const EXAMPLE_LINK = {
   set_password_expires_at: '2026-11-26T09:15:04.218Z',
 };
 
-const Role = z.enum(ROLES).describe('viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys');
+const Role = z
+  .enum(ROLES)
+  .describe('viewer: reads; developer: also deliveries, webhooks, test keys; owner: also users and live keys');
 
 export const User = z
   .object({

@@ -64,7 +64,8 @@ export function normaliseEmail(email: string): string {
 }
 
 /** The one-time link that sets a user's password: the token rides in the fragment, so it is never sent to a server log. */
-export const passwordLinkUrl = (baseUrl: string, linkToken: string) => `${baseUrl}${DASHBOARD_PATH}/set-password#token=${linkToken}`;
+export const passwordLinkUrl = (baseUrl: string, linkToken: string) =>
+  `${baseUrl}${DASHBOARD_PATH}/set-password#token=${linkToken}`;
 
 export interface CreatedUser {
   user: UserRow;
@@ -110,7 +111,11 @@ export async function newPasswordLink(
 }
 
 const linkInvalid = () =>
-  new ApiError(422, 'password_link_invalid', 'This set-password link is unknown, already used or expired; ask an owner of your account for a new one.');
+  new ApiError(
+    422,
+    'password_link_invalid',
+    'This set-password link is unknown, already used or expired; ask an owner of your account for a new one.',
+  );
 
 /**
  * Sets the password of the link's user (its sessions end). 422 password_link_invalid for an unknown, used or expired
@@ -166,9 +171,13 @@ export interface NewSession {
 }
 
 /** What a sign-in answers: a session, or the tenants whose accounts the email and password open, to choose from. */
-export type SignInResult = ({ kind: 'session' } & NewSession) | { kind: 'choose_tenant'; tenants: Array<{ id: string; name: string }> };
+export type SignInResult =
+  ({ kind: 'session' } & NewSession) | { kind: 'choose_tenant'; tenants: Array<{ id: string; name: string }> };
 
-const lockedOut = (detail: string) => new ApiError(429, 'sign_in_locked', detail, undefined, { 'retry-after': String(Math.ceil(SIGN_IN_WINDOW_MS / 1000)) });
+const lockedOut = (detail: string) =>
+  new ApiError(429, 'sign_in_locked', detail, undefined, {
+    'retry-after': String(Math.ceil(SIGN_IN_WINDOW_MS / 1000)),
+  });
 
 /**
  * Counts a sign-in attempt as a failure of its email and of its client address before its password is checked,
@@ -176,16 +185,23 @@ const lockedOut = (detail: string) => new ApiError(429, 'sign_in_locked', detail
  * arrive at once, at most MAX_FAILURES_PER_EMAIL passwords are checked per email and MAX_FAILURES_PER_ADDRESS per
  * address in a window. Returns the attempt's id and the email's failures before it.
  */
-async function countAttempt(pool: Pool, subjects: [email: string, address: string]): Promise<{ attempt: string; emailFailures: number }> {
+async function countAttempt(
+  pool: Pool,
+  subjects: [email: string, address: string],
+): Promise<{ attempt: string; emailFailures: number }> {
   const attempt = randomUUID();
   const failures = await inTransaction(pool, async (client) => {
     await lockSubjects(client, subjects);
     const counted = await countFailures(client, subjects, SIGN_IN_WINDOW_MS);
     if ((counted.get(subjects[0]) ?? 0) >= MAX_FAILURES_PER_EMAIL) {
-      throw lockedOut(`Too many failed sign-ins for this email: sign-in is locked for up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`);
+      throw lockedOut(
+        `Too many failed sign-ins for this email: sign-in is locked for up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`,
+      );
     }
     if ((counted.get(subjects[1]) ?? 0) >= MAX_FAILURES_PER_ADDRESS) {
-      throw lockedOut(`Too many failed sign-ins from this address: try again in up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`);
+      throw lockedOut(
+        `Too many failed sign-ins from this address: try again in up to ${SIGN_IN_WINDOW_MS / 60_000} minutes.`,
+      );
     }
     await recordFailure(client, subjects, attempt);
     return counted;
@@ -230,12 +246,15 @@ export async function signIn(
     throw new ApiError(
       401,
       'invalid_credentials',
-      left > 0 ? 'Wrong email or password.' : `Wrong email or password. Sign-in for this email is now locked for ${SIGN_IN_WINDOW_MS / 60_000} minutes.`,
+      left > 0
+        ? 'Wrong email or password.'
+        : `Wrong email or password. Sign-in for this email is now locked for ${SIGN_IN_WINDOW_MS / 60_000} minutes.`,
     );
   }
   await forgetAttempt(pool, attempt);
   await clearFailures(pool, subjects[0]);
-  if (opened.length > 1) return { kind: 'choose_tenant', tenants: opened.map((a) => ({ id: a.tenant_id, name: a.tenant_name })) };
+  if (opened.length > 1)
+    return { kind: 'choose_tenant', tenants: opened.map((a) => ({ id: a.tenant_id, name: a.tenant_name })) };
   const user = opened[0];
   await deleteExpired(pool);
   const sessionToken = token();

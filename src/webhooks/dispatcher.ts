@@ -53,8 +53,21 @@ export async function recordEventWithMessage(
       source: input.source,
       payload: input.payload,
     };
-    const message = await storeWebhookMessage(client, { tenantId: input.tenantId, livemode: recorded.livemode, deliveryId: input.deliveryId, event });
-    return { inserted, message: message && { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId } };
+    const message = await storeWebhookMessage(client, {
+      tenantId: input.tenantId,
+      livemode: recorded.livemode,
+      deliveryId: input.deliveryId,
+      event,
+    });
+    return {
+      inserted,
+      message: message && {
+        ...message,
+        tenantId: input.tenantId,
+        deliveryId: input.deliveryId,
+        eventId: input.eventId,
+      },
+    };
   });
 }
 
@@ -63,7 +76,11 @@ interface Logger {
 }
 
 /** Starts the retry workflow of an event's message (idempotent: one per event). */
-export async function startWebhookRetries(temporal: Client, config: Pick<Config, 'taskQueue'>, input: WebhookFanoutInput): Promise<void> {
+export async function startWebhookRetries(
+  temporal: Client,
+  config: Pick<Config, 'taskQueue'>,
+  input: WebhookFanoutInput,
+): Promise<void> {
   // One run per event, ever: a closed one (an earlier fan-out of the same event) is not run again, and a start that
   // the sweeper or another worker made first counts.
   await startWorkflowOnce(temporal, webhookFanoutWorkflow, {
@@ -90,12 +107,19 @@ export function createWebhookDispatcher(deps: {
     const retryAfterMs: Record<string, number | null> = {};
     await Promise.all(
       message.endpointIds.map(async (endpointId) => {
-        const result = await attempt({ endpointId, messageId: message.messageId, attempt: 1, lastAttempt: schedule.length <= 1, trigger: 'event' }).catch(
-          (err: Error): AttemptResult => {
-            log.warn('webhook first attempt failed to run; the retry workflow takes it', { messageId: message.messageId, error: err.message });
-            return { outcome: 'retry', statusCode: null, retryAfterMs: null };
-          },
-        );
+        const result = await attempt({
+          endpointId,
+          messageId: message.messageId,
+          attempt: 1,
+          lastAttempt: schedule.length <= 1,
+          trigger: 'event',
+        }).catch((err: Error): AttemptResult => {
+          log.warn('webhook first attempt failed to run; the retry workflow takes it', {
+            messageId: message.messageId,
+            error: err.message,
+          });
+          return { outcome: 'retry', statusCode: null, retryAfterMs: null };
+        });
         if (result.outcome === 'retry') {
           failed.push(endpointId);
           retryAfterMs[endpointId] = result.retryAfterMs;
@@ -123,7 +147,12 @@ export function createWebhookDispatcher(deps: {
       if (inFlight >= MAX_IN_FLIGHT) return; // the sweeper sends it
       inFlight++;
       send(message, schedule.length ? schedule : DEFAULT_WEBHOOK_SCHEDULE_MS)
-        .catch((err: Error) => log.warn('webhook dispatch failed; the sweeper sends it', { messageId: message.messageId, error: err.message }))
+        .catch((err: Error) =>
+          log.warn('webhook dispatch failed; the sweeper sends it', {
+            messageId: message.messageId,
+            error: err.message,
+          }),
+        )
         .finally(() => inFlight--);
     },
   };
@@ -134,7 +163,12 @@ export type WebhookDispatcher = ReturnType<typeof createWebhookDispatcher>;
  * Hands every message left undispatched for UNDISPATCHED_AFTER_MS to its retry workflow (all its endpoints, from the
  * first attempt; endpoints that took it already are skipped there). Returns how many it handed over.
  */
-export async function sweepUndispatched(temporal: Client, pool: Pool, config: Pick<Config, 'taskQueue' | 'webhookScheduleMs'>, limit = 100): Promise<number> {
+export async function sweepUndispatched(
+  temporal: Client,
+  pool: Pool,
+  config: Pick<Config, 'taskQueue' | 'webhookScheduleMs'>,
+  limit = 100,
+): Promise<number> {
   const stale = await undispatchedMessages(pool, UNDISPATCHED_AFTER_MS, limit);
   for (const m of stale) {
     await startWebhookRetries(temporal, config, {

@@ -75,7 +75,10 @@ export async function createEndpointWithinLimit(
   max: number,
 ): Promise<EndpointRow | null> {
   return inTransaction(pool, async (client) => {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1 || ':' || $2, 0))`, [scope.tenantId, scope.livemode]);
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1 || ':' || $2, 0))`, [
+      scope.tenantId,
+      scope.livemode,
+    ]);
     const counted = await client.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL',
       [scope.tenantId, scope.livemode],
@@ -94,7 +97,15 @@ export async function createEndpoint(
   const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, secret, livemode, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, date_trunc('milliseconds', now())) RETURNING ${ENDPOINT_COLUMNS}`,
-    [randomUUID(), scope.tenantId, input.url, input.description ?? null, input.events ?? null, generateWebhookSecret(), scope.livemode],
+    [
+      randomUUID(),
+      scope.tenantId,
+      input.url,
+      input.description ?? null,
+      input.events ?? null,
+      generateWebhookSecret(),
+      scope.livemode,
+    ],
   );
   return rows[0];
 }
@@ -110,7 +121,12 @@ export async function findEndpoint(pool: Pool, scope: Scope, id: string): Promis
 }
 
 /** Newest first, one extra row fetched to tell whether there are more. */
-export async function listEndpoints(pool: Pool, scope: Scope, limit: number, offset: number): Promise<{ rows: EndpointRow[]; hasMore: boolean }> {
+export async function listEndpoints(
+  pool: Pool,
+  scope: Scope,
+  limit: number,
+  offset: number,
+): Promise<{ rows: EndpointRow[]; hasMore: boolean }> {
   const { rows } = await pool.query<EndpointRow>(
     `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL
       ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
@@ -152,7 +168,11 @@ export async function updateEndpoint(
 }
 
 export async function deleteEndpoint(pool: Pool, scope: Scope, id: string): Promise<boolean> {
-  const { rowCount } = await pool.query(`UPDATE webhook_endpoints SET deleted_at = now() WHERE ${ENDPOINT_OF_SCOPE}`, [id, scope.tenantId, scope.livemode]);
+  const { rowCount } = await pool.query(`UPDATE webhook_endpoints SET deleted_at = now() WHERE ${ENDPOINT_OF_SCOPE}`, [
+    id,
+    scope.tenantId,
+    scope.livemode,
+  ]);
   return rowCount === 1;
 }
 
@@ -195,16 +215,22 @@ export async function listAttempts(
 
 /** The scope's message (a test delivery's message is not a live key's to replay, nor the reverse), or null. */
 export async function findMessage(pool: Pool, scope: Scope, messageId: string): Promise<MessageRow | null> {
-  const { rows } = await pool.query<MessageRow>('SELECT * FROM webhook_messages WHERE id = $1 AND tenant_id = $2 AND livemode = $3', [
-    messageId,
-    scope.tenantId,
-    scope.livemode,
-  ]);
+  const { rows } = await pool.query<MessageRow>(
+    'SELECT * FROM webhook_messages WHERE id = $1 AND tenant_id = $2 AND livemode = $3',
+    [messageId, scope.tenantId, scope.livemode],
+  );
   return rows[0] ?? null;
 }
 
 /** Ids of the scope's messages created in [since, until] whose type the filter takes, oldest first; at most `limit`. */
-export async function messagesInRange(pool: Pool, scope: Scope, since: Date, until: Date, events: string[] | null, limit: number): Promise<string[]> {
+export async function messagesInRange(
+  pool: Pool,
+  scope: Scope,
+  since: Date,
+  until: Date,
+  events: string[] | null,
+  limit: number,
+): Promise<string[]> {
   const { rows } = await pool.query<{ id: string }>(
     `SELECT id FROM webhook_messages
       WHERE tenant_id = $1 AND livemode = $6 AND created_at >= $2 AND created_at <= $3 AND ($4::text[] IS NULL OR event_type = ANY($4::text[]))
@@ -252,7 +278,9 @@ export async function insertMessageOnce(
 
 /** The message is in the hands of its sender: first attempts made, failures handed to a retry workflow. */
 export async function markMessageDispatched(pool: Pool, messageId: string): Promise<void> {
-  await pool.query('UPDATE webhook_messages SET dispatched_at = now() WHERE id = $1 AND dispatched_at IS NULL', [messageId]);
+  await pool.query('UPDATE webhook_messages SET dispatched_at = now() WHERE id = $1 AND dispatched_at IS NULL', [
+    messageId,
+  ]);
 }
 
 /** Messages stored but not dispatched for `olderThanMs` (their worker died before sending): oldest first. */
@@ -370,11 +398,17 @@ export async function insertAttempt(
 
 /** Disables an enabled endpoint (the receiver answered 410 Gone). */
 export async function disableEndpoint(pool: Pool, endpointId: string, reason: string): Promise<void> {
-  await pool.query("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'", [endpointId, reason]);
+  await pool.query(
+    "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'",
+    [endpointId, reason],
+  );
 }
 
 /** The endpoint's replay bookkeeping, its row locked until the transaction ends (one replay decided at a time). */
-export async function lockReplayState(db: Db, endpointId: string): Promise<{ startedAt: Date[]; workflowIds: string[] }> {
+export async function lockReplayState(
+  db: Db,
+  endpointId: string,
+): Promise<{ startedAt: Date[]; workflowIds: string[] }> {
   const { rows } = await db.query<{ replay_started_at: Date[]; replay_workflow_ids: string[] }>(
     'SELECT replay_started_at, replay_workflow_ids FROM webhook_endpoints WHERE id = $1 FOR UPDATE',
     [endpointId],

@@ -11,8 +11,13 @@ export const EventTypes = z
   .array(z.enum(EVENT_TYPES))
   .superRefine((list, ctx) => {
     if (list.length === 0)
-      ctx.addIssue({ code: 'custom', params: { code: 'too_small' }, message: 'list at least one event type, or leave events out for every type' });
-    else if (new Set(list).size !== list.length) ctx.addIssue({ code: 'custom', message: 'event types must not repeat' });
+      ctx.addIssue({
+        code: 'custom',
+        params: { code: 'too_small' },
+        message: 'list at least one event type, or leave events out for every type',
+      });
+    else if (new Set(list).size !== list.length)
+      ctx.addIssue({ code: 'custom', message: 'event types must not repeat' });
   })
   .describe(`Only these event types are sent; absent or null: every type. One of ${EVENT_TYPES.join(', ')}.`);
 
@@ -51,7 +56,14 @@ export const UpdateEndpointBody = z
         'enabled: notifications are sent (re-enables an endpoint disabled after a 410 or 5 days of failures, and clears `failing_since`); disabled: none are.',
       ),
   })
-  .meta({ examples: [{ events: ['delivery.assigned', 'delivery.delivered', 'delivery.failed', 'delivery.cancelled'], status: 'enabled' }] });
+  .meta({
+    examples: [
+      {
+        events: ['delivery.assigned', 'delivery.delivered', 'delivery.failed', 'delivery.cancelled'],
+        status: 'enabled',
+      },
+    ],
+  });
 
 export const WebhookEndpoint = z
   .object({
@@ -61,22 +73,32 @@ export const WebhookEndpoint = z
     events: z.array(z.enum(EVENT_TYPES)).nullable().describe('null: every event type'),
     status: z
       .enum(['enabled', 'disabled'])
-      .describe('disabled: nothing is sent (after a 410 Gone answer, after 5 days of failed attempts, or by the merchant)'),
+      .describe(
+        'disabled: nothing is sent (after a 410 Gone answer, after 5 days of failed attempts, or by the merchant)',
+      ),
     disabled_reason: z
       .string()
       .nullable()
-      .describe('Why the endpoint is disabled: `failing` (every attempt failed for 5 days), or a sentence (a 410 Gone answer, or disabled by the merchant).'),
+      .describe(
+        'Why the endpoint is disabled: `failing` (every attempt failed for 5 days), or a sentence (a 410 Gone answer, or disabled by the merchant).',
+      ),
     health: z
       .enum(['healthy', 'failing', 'disabled'])
       .meta({ examples: ['healthy', 'failing'] })
       .describe(
         'healthy: attempts succeed, or have failed for less than 24 h. failing: every attempt has failed for 24 h or more (since `failing_since`); after 5 days the endpoint is disabled with reason `failing`. disabled: `status` is disabled.',
       ),
-    failing_since: Timestamp.nullable().describe('When the failed attempts since the last successful one began; null when the last attempt succeeded.'),
-    secret_rotated_until: Timestamp.nullable().describe('Until this time notifications also carry a signature made with the previous secret.'),
+    failing_since: Timestamp.nullable().describe(
+      'When the failed attempts since the last successful one began; null when the last attempt succeeded.',
+    ),
+    secret_rotated_until: Timestamp.nullable().describe(
+      'Until this time notifications also carry a signature made with the previous secret.',
+    ),
     livemode: z
       .boolean()
-      .describe('false: registered with a test key; it receives the notifications of test deliveries only (live ones: live deliveries only).'),
+      .describe(
+        'false: registered with a test key; it receives the notifications of test deliveries only (live ones: live deliveries only).',
+      ),
     created_at: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint', examples: [EXAMPLE_WEBHOOK_ENDPOINT] });
@@ -93,7 +115,9 @@ export const WebhookAttempt = z
     event_id: z.uuid(),
     event_type: z.enum(EVENT_TYPES),
     attempt: z.number().int().describe("1-based within the schedule run (the event's own, or a replay's)"),
-    status: z.enum(['succeeded', 'failed', 'exhausted']).describe('exhausted: no retry is left for this message (no request was made in this row)'),
+    status: z
+      .enum(['succeeded', 'failed', 'exhausted'])
+      .describe('exhausted: no retry is left for this message (no request was made in this row)'),
     status_code: z.number().int().nullable(),
     latency_ms: z.number().int().nullable(),
     error: z.string().nullable(),
@@ -110,7 +134,9 @@ export const AttemptListQuery = PaginationQuery.extend({
 export const ReplayBody = z
   .strictObject({
     message_id: z.string().min(1).max(100).optional().describe('one message (webhook-id) to resend'),
-    since: dateTime.optional().describe('with until: resend every message created in this range (inclusive) whose type the endpoint takes'),
+    since: dateTime
+      .optional()
+      .describe('with until: resend every message created in this range (inclusive) whose type the endpoint takes'),
     until: dateTime.optional().describe('default: now'),
   })
   .superRefine((body, ctx) => {
@@ -122,17 +148,29 @@ export const ReplayBody = z
         message: 'send either message_id or a since/until range, not both',
       });
     } else if (body.message_id === undefined && body.since === undefined) {
-      ctx.addIssue({ code: 'custom', params: { code: 'required' }, path: ['since'], message: 'send message_id, or since (and optionally until)' });
+      ctx.addIssue({
+        code: 'custom',
+        params: { code: 'required' },
+        path: ['since'],
+        message: 'send message_id, or since (and optionally until)',
+      });
     }
     if (body.since && body.until && Date.parse(body.until) < Date.parse(body.since)) {
       ctx.addIssue({ code: 'custom', path: ['until'], message: 'until is before since' });
     }
   })
-  .meta({ examples: [{ message_id: `msg_${EXAMPLE_CREATED_EVENT.id}` }, { since: '2026-11-23T00:00:00Z', until: '2026-11-23T12:00:00Z' }] });
+  .meta({
+    examples: [
+      { message_id: `msg_${EXAMPLE_CREATED_EVENT.id}` },
+      { since: '2026-11-23T00:00:00Z', until: '2026-11-23T12:00:00Z' },
+    ],
+  });
 
 export const ReplayResponse = z
   .object({ replayed: z.number().int().describe('how many messages are being resent') })
   .meta({ id: 'WebhookReplay', examples: [{ replayed: 1 }] });
 export const EndpointList = pageOf(WebhookEndpoint, EXAMPLE_WEBHOOK_ENDPOINT);
 export const AttemptList = pageOf(WebhookAttempt, EXAMPLE_WEBHOOK_ATTEMPT);
-export const DeletedEndpoint = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ examples: [{ id: EXAMPLE_WEBHOOK_ENDPOINT.id, deleted: true }] });
+export const DeletedEndpoint = z
+  .object({ id: z.uuid(), deleted: z.literal(true) })
+  .meta({ examples: [{ id: EXAMPLE_WEBHOOK_ENDPOINT.id, deleted: true }] });

@@ -11,7 +11,12 @@ import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insert
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
 import { webhookAttempts, webhookDelay } from '../observability/metrics.js';
 import type { Status } from '../../shared/deliveries/vocabulary.js';
-import { MAX_RETRY_AFTER_MS, webhookMessageId, type AttemptInput, type AttemptResult } from '../../shared/webhooks/definitions.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  webhookMessageId,
+  type AttemptInput,
+  type AttemptResult,
+} from '../../shared/webhooks/definitions.js';
 
 export interface PrepareInput {
   tenantId: string;
@@ -129,7 +134,10 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
   // Keep-alive connections to receivers. Every connection's resolved address is checked (SSRF, DNS rebinding):
   // no special-use address, loopback only with ALLOW_LOOPBACK_WEBHOOKS.
   const agent = new Agent({
-    connect: { timeout: Math.min(timeoutMs, WEBHOOK_CONNECT_MAX_MS), lookup: guardedLookup(config.allowLoopbackWebhooks, deps.resolve) },
+    connect: {
+      timeout: Math.min(timeoutMs, WEBHOOK_CONNECT_MAX_MS),
+      lookup: guardedLookup(config.allowLoopbackWebhooks, deps.resolve),
+    },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
@@ -171,14 +179,31 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         attempt: input.attempt,
         trigger: input.trigger,
       };
-      const finish = async (result: AttemptResult, statusCode: number | null, latencyMs: number | null, error: string | null): Promise<AttemptResult> => {
+      const finish = async (
+        result: AttemptResult,
+        statusCode: number | null,
+        latencyMs: number | null,
+        error: string | null,
+      ): Promise<AttemptResult> => {
         const succeeded = result.outcome === 'succeeded';
-        const { disabled } = await logAttempt({ ...base, status: succeeded ? 'succeeded' : 'failed', statusCode, latencyMs, error });
+        const { disabled } = await logAttempt({
+          ...base,
+          status: succeeded ? 'succeeded' : 'failed',
+          statusCode,
+          latencyMs,
+          error,
+        });
         if (disabled) {
           // Failing for DISABLE_FAILING_AFTER_MS: this attempt disabled the endpoint (reason `failing`); nothing follows.
           result = { ...result, outcome: 'final' };
         } else if (result.outcome === 'retry' && input.lastAttempt) {
-          await logAttempt({ ...base, status: 'exhausted', statusCode: null, latencyMs: null, error: `no attempt left after ${input.attempt}` });
+          await logAttempt({
+            ...base,
+            status: 'exhausted',
+            statusCode: null,
+            latencyMs: null,
+            error: `no attempt left after ${input.attempt}`,
+          });
           result = { ...result, outcome: 'exhausted' };
         }
         observeAttempt(input, result.outcome, target.body, startedAt);
@@ -202,7 +227,13 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
       let statusCode: number;
       let retryAfterMs: number | null;
       try {
-        const res = await request(target.url, { method: 'POST', headers, body: target.body, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+        const res = await request(target.url, {
+          method: 'POST',
+          headers,
+          body: target.body,
+          dispatcher: agent,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         statusCode = res.statusCode;
         retryAfterMs = parseRetryAfter(res.headers['retry-after']);
         await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
@@ -211,10 +242,16 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         return finish({ outcome: 'retry', statusCode: null, retryAfterMs: null }, null, latency, errorText(err));
       }
       const latency = Math.round(performance.now() - started);
-      if (statusCode >= 200 && statusCode < 300) return finish({ outcome: 'succeeded', statusCode, retryAfterMs: null }, statusCode, latency, null);
+      if (statusCode >= 200 && statusCode < 300)
+        return finish({ outcome: 'succeeded', statusCode, retryAfterMs: null }, statusCode, latency, null);
       if (statusCode === 410) {
         await disableEndpoint(pool, input.endpointId, `the receiver answered 410 Gone on ${now.toISOString()}`);
-        return finish({ outcome: 'final', statusCode, retryAfterMs: null }, statusCode, latency, 'HTTP 410 Gone: endpoint disabled');
+        return finish(
+          { outcome: 'final', statusCode, retryAfterMs: null },
+          statusCode,
+          latency,
+          'HTTP 410 Gone: endpoint disabled',
+        );
       }
       // Every other answer (3xx, 4xx, 5xx) is retried on the schedule, as Stripe and Svix do: a receiver with a wrong
       // secret or a bug answering 400 gets the message again once it is fixed.

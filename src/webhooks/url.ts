@@ -104,7 +104,8 @@ export function checkUrlSyntax(raw: string, allowLoopback: boolean): UrlProblem 
   } catch {
     return { code: 'invalid_url', detail: 'url must be an absolute http(s) URL.' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { code: 'unsupported_scheme', detail: 'url must use http or https.' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { code: 'unsupported_scheme', detail: 'url must use http or https.' };
   if (!url.hostname) return { code: 'invalid_url', detail: 'url must name a host.' };
   const host = bareHost(url.hostname);
   if ((isLocalhostName(host) && !allowLoopback) || isRefusedAddress(host, allowLoopback)) {
@@ -129,19 +130,28 @@ export async function checkWebhookUrl(
   const resolve = options.resolve ?? dns.lookup;
   let timer: NodeJS.Timeout | undefined;
   const addresses = await Promise.race([
-    new Promise<dns.LookupAddress[]>((done) => resolve(host, { all: true }, (err, list) => done(err ? [] : (list as dns.LookupAddress[])))),
+    new Promise<dns.LookupAddress[]>((done) =>
+      resolve(host, { all: true }, (err, list) => done(err ? [] : (list as dns.LookupAddress[]))),
+    ),
     new Promise<dns.LookupAddress[]>((done) => {
       timer = setTimeout(() => done([]), options.timeoutMs ?? 2000);
     }),
   ]).finally(() => clearTimeout(timer));
   // A name that does not resolve (yet) is accepted: every connection is checked again when sending.
   if (addresses.some((a) => isRefusedAddress(a.address, allowLoopback))) {
-    return { code: 'private_address', detail: `url's host ${host} resolves to a loopback, private, link-local or other special-use address.` };
+    return {
+      code: 'private_address',
+      detail: `url's host ${host} resolves to a loopback, private, link-local or other special-use address.`,
+    };
   }
   return null;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for outgoing connections (undici `connect.lookup`) that drops refused addresses from the answer
@@ -154,9 +164,12 @@ export function guardedLookup(allowLoopback: boolean, resolve: Resolver = dns.lo
       if (err) return cb(err, '', undefined);
       const ok = (addresses as dns.LookupAddress[]).filter((a) => !isRefusedAddress(a.address, allowLoopback));
       if (ok.length === 0) {
-        const refused = Object.assign(new Error(`${hostname} resolves to a loopback, private, link-local or other special-use address`), {
-          code: 'EPRIVATEADDRESS',
-        });
+        const refused = Object.assign(
+          new Error(`${hostname} resolves to a loopback, private, link-local or other special-use address`),
+          {
+            code: 'EPRIVATEADDRESS',
+          },
+        );
         return cb(refused, '', undefined);
       }
       if ((options as dns.LookupOptions).all) return cb(null, ok);

@@ -10,7 +10,8 @@ function endpointHealth(row: Pick<EndpointRow, 'status' | 'failing_since'>, now 
 }
 
 export function toEndpoint(row: EndpointRow) {
-  const rotating = row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > Date.now();
+  const rotating =
+    row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > Date.now();
   return {
     id: row.id,
     url: row.url,

@@ -48,7 +48,17 @@ beforeAll(async () => {
   const { dir, databaseUrl, pool } = workspace;
 
   const temporalPort = await freePort();
-  const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(temporalPort), '--headless', '--log-level', 'error'];
+  const temporalArgs = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(temporalPort),
+    '--headless',
+    '--log-level',
+    'error',
+  ];
   temporalArgs.push('--db-filename', path.join(dir, 'temporal.db'));
   for (const name of SEARCH_ATTRIBUTE_NAMES) temporalArgs.push('--search-attribute', `${name}=Keyword`);
   temporal = new Proc('temporal', await ensureTemporalCli(), temporalArgs, { logFile: path.join(dir, 'temporal.log') });
@@ -131,12 +141,21 @@ describe('under fire', () => {
 
     // Create with bounded concurrency, retrying through outages (Idempotency-Key makes retries safe).
     const ids = await client.createMany(DELIVERIES, 8, log);
-    log(`all ${ids.length} created in ${Math.round((Date.now() - started) / 1000)} s; letting chaos run one more round`);
+    log(
+      `all ${ids.length} created in ${Math.round((Date.now() - started) / 1000)} s; letting chaos run one more round`,
+    );
     await sleep(25_000);
     const rounds = await chaos.stop();
     log(`chaos stopped after ${rounds} actions; waiting for every delivery to finish`);
 
-    const events = await expectConverged({ pool: workspace.pool, tenantId: context.tenantId, expected: DELIVERIES, sim, receiver, log });
+    const events = await expectConverged({
+      pool: workspace.pool,
+      tenantId: context.tenantId,
+      expected: DELIVERIES,
+      sim,
+      receiver,
+      log,
+    });
     log(
       `done in ${Math.round((Date.now() - started) / 1000)} s: ${DELIVERIES} deliveries, ${events} events, ${receiver.received.size} webhook events received, ${rounds} chaos actions`,
     );

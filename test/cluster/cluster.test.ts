@@ -122,9 +122,10 @@ afterAll(async () => {
 async function dispatchedWithin(deliveryId: string, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    const { rowCount } = await workspace.pool.query(`SELECT 1 FROM delivery_events WHERE delivery_id = $1 AND event_type <> 'delivery.created' LIMIT 1`, [
-      deliveryId,
-    ]);
+    const { rowCount } = await workspace.pool.query(
+      `SELECT 1 FROM delivery_events WHERE delivery_id = $1 AND event_type <> 'delivery.created' LIMIT 1`,
+      [deliveryId],
+    );
     if (rowCount) return true;
     await sleep(250);
   }
@@ -216,10 +217,18 @@ describe('the production topology under fire', () => {
     await probe;
     log(`${actions} kills and restarts done; waiting for every delivery to finish`);
 
-    const events = await expectConverged({ pool: workspace.pool, tenantId, expected: DELIVERIES + createdWhileWorkerDown.length, sim, receiver, log });
+    const events = await expectConverged({
+      pool: workspace.pool,
+      tenantId,
+      expected: DELIVERIES + createdWhileWorkerDown.length,
+      sim,
+      receiver,
+      log,
+    });
 
     // The rest kept serving: 5xx only while Postgres restarted; transport errors only from API 1 while it was down.
-    const inWindow = (o: Outcome, what: Window['what']) => windows.some((w) => w.what === what && o.at >= w.from && o.at <= w.to);
+    const inWindow = (o: Outcome, what: Window['what']) =>
+      windows.some((w) => w.what === what && o.at >= w.from && o.at <= w.to);
     const serverErrors = outcomes.filter((o) => o.status !== undefined && o.status >= 500);
     const transportErrors = outcomes.filter((o) => o.error !== undefined);
     log(
@@ -227,14 +236,26 @@ describe('the production topology under fire', () => {
         `${transportErrors.length} transport errors (${transportErrors.filter((o) => o.api === 0 && inWindow(o, 'api')).length} from API 1 while it was down)`,
     );
     const slowest = [...outcomes].sort((a, b) => b.ms - a.ms);
-    log(`answer times: p99 ${slowest[Math.floor(slowest.length / 100)]?.ms} ms, slowest ${slowest[0]?.ms} ms (at ${new Date(slowest[0]?.at).toISOString()})`);
-    expect(serverErrors.filter((o) => !inWindow(o, 'postgres')).map((o) => `${o.status} from API ${o.api + 1} at ${new Date(o.at).toISOString()}`)).toEqual([]);
+    log(
+      `answer times: p99 ${slowest[Math.floor(slowest.length / 100)]?.ms} ms, slowest ${slowest[0]?.ms} ms (at ${new Date(slowest[0]?.at).toISOString()})`,
+    );
     expect(
-      transportErrors.filter((o) => !(o.api === 0 && inWindow(o, 'api'))).map((o) => `${o.error} from API ${o.api + 1} at ${new Date(o.at).toISOString()}`),
+      serverErrors
+        .filter((o) => !inWindow(o, 'postgres'))
+        .map((o) => `${o.status} from API ${o.api + 1} at ${new Date(o.at).toISOString()}`),
     ).toEqual([]);
-    const answeredBySurvivor = outcomes.filter((o) => o.api === 1 && inWindow(o, 'api') && o.status !== undefined).length;
+    expect(
+      transportErrors
+        .filter((o) => !(o.api === 0 && inWindow(o, 'api')))
+        .map((o) => `${o.error} from API ${o.api + 1} at ${new Date(o.at).toISOString()}`),
+    ).toEqual([]);
+    const answeredBySurvivor = outcomes.filter(
+      (o) => o.api === 1 && inWindow(o, 'api') && o.status !== undefined,
+    ).length;
     expect(answeredBySurvivor, 'requests API 2 answered while API 1 was down').toBeGreaterThan(0);
-    expect(dispatchedWhileWorkerDown, 'deliveries worker 2 dispatched while worker 1 was down').toBe(createdWhileWorkerDown.length);
+    expect(dispatchedWhileWorkerDown, 'deliveries worker 2 dispatched while worker 1 was down').toBe(
+      createdWhileWorkerDown.length,
+    );
 
     log(
       `done in ${Math.round((Date.now() - started) / 1000)} s: ${DELIVERIES + createdWhileWorkerDown.length} deliveries, ${events} events, ${receiver.received.size} webhook events received, ${actions} kills and restarts`,

@@ -22,7 +22,13 @@ import { createTenant } from '../../src/lib/tenants.js';
 import { waitForPort } from '../../scripts/lib/net.js';
 import { Proc, productionBuild } from '../../scripts/lib/processes.js';
 import { databaseUrlFor } from '../../scripts/lib/postgres.js';
-import { ensureClusterBinaries, freeClusterPort, setupTemporalSchema, startTemporalCluster, type TemporalCluster } from '../../scripts/lib/temporal-server.js';
+import {
+  ensureClusterBinaries,
+  freeClusterPort,
+  setupTemporalSchema,
+  startTemporalCluster,
+  type TemporalCluster,
+} from '../../scripts/lib/temporal-server.js';
 import type { Simulator } from '../../simulator/server.js';
 import {
   CHAOS_ENV,
@@ -60,7 +66,8 @@ let tenantId: string;
 const outcomes: Outcome[] = [];
 
 /** A Proc running `inner` inside a host (a network namespace). */
-const inHost = (exec: string[], inner: Proc) => new Proc(inner.name, exec[0], [...exec.slice(1), inner.command, ...inner.args], inner.options);
+const inHost = (exec: string[], inner: Proc) =>
+  new Proc(inner.name, exec[0], [...exec.slice(1), inner.command, ...inner.args], inner.options);
 
 beforeAll(async () => {
   requireNetns(); // fails, saying why, without root or `ip`
@@ -75,7 +82,9 @@ beforeAll(async () => {
 
   net = createHosts(['db', 'temporal'], ['app1', 'app2']);
   const { db, temporal, app1, app2 } = net.hosts;
-  log(`hosts: db ${db.data}, temporal ${temporal.data}, app1 ${app1.data}/${app1.edge}, app2 ${app2.data}/${app2.edge}`);
+  log(
+    `hosts: db ${db.data}, temporal ${temporal.data}, app1 ${app1.data}/${app1.edge}, app2 ${app2.data}/${app2.edge}`,
+  );
 
   const pgDir = path.join(dir, 'pg');
   const hba = fs.readFileSync(path.join(pgDir, 'pg_hba.conf'), 'utf8');
@@ -87,7 +96,20 @@ beforeAll(async () => {
     new Proc(
       'postgres',
       'runuser',
-      ['-u', 'postgres', '--', PG_BIN, '-D', pgDir, '-p', String(pgPort), '-c', `listen_addresses=${db.data}`, '-c', 'max_connections=200'],
+      [
+        '-u',
+        'postgres',
+        '--',
+        PG_BIN,
+        '-D',
+        pgDir,
+        '-p',
+        String(pgPort),
+        '-c',
+        `listen_addresses=${db.data}`,
+        '-c',
+        'max_connections=200',
+      ],
       {
         logFile: path.join(dir, 'postgres.log'),
       },
@@ -101,7 +123,14 @@ beforeAll(async () => {
   pool.on('error', () => {});
 
   log('the four Temporal services on the temporal host');
-  cluster = await startTemporalCluster({ databases: { serverUrl }, port: await freeClusterPort(), dir, log, host: temporal.data, exec: temporal.exec });
+  cluster = await startTemporalCluster({
+    databases: { serverUrl },
+    port: await freeClusterPort(),
+    dir,
+    log,
+    host: temporal.data,
+    exec: temporal.exec,
+  });
 
   const tenant = await createTenant(pool, 'partition merchant');
   tenantId = tenant.tenant_id;
@@ -125,7 +154,10 @@ beforeAll(async () => {
   };
   const apiUrls = [app1, app2].map((host) => `http://${host.edge}:${API_PORT}`);
   [app1, app2].forEach((host, i) => {
-    const options = { env: { ...env, PORT: String(API_PORT), PUBLIC_BASE_URL: apiUrls[i] }, logFile: path.join(dir, `${host.name}-%.log`) };
+    const options = {
+      env: { ...env, PORT: String(API_PORT), PUBLIC_BASE_URL: apiUrls[i] },
+      logFile: path.join(dir, `${host.name}-%.log`),
+    };
     const of = (kind: string) => ({ ...options, logFile: options.logFile.replace('%', kind) });
     procs.push(
       inHost(host.exec, new Proc(`relay ${host.name}`, process.execPath, ['-e', relay], of('relay'))),
@@ -173,7 +205,9 @@ describe('hosts apart', () => {
     })();
     const ids = await creating;
     await partition;
-    log(`all ${ids.length} created in ${Math.round((Date.now() - started) / 1000)} s; waiting for every delivery to finish`);
+    log(
+      `all ${ids.length} created in ${Math.round((Date.now() - started) / 1000)} s; waiting for every delivery to finish`,
+    );
 
     const events = await expectConverged({ pool, tenantId, expected: DELIVERIES, sim: sim!, receiver: receiver!, log });
 
@@ -199,7 +233,8 @@ describe('hosts apart', () => {
     expect(keys.filter((k) => k === null).length, 'bookings without an Idempotency-Key').toBe(0);
     expect(new Set(keys).size, 'jobs per booking key').toBe(keys.length);
     const live = new Map<string, number>();
-    for (const b of bookings.filter((b) => b.status !== 'cancelled')) live.set(b.delivery_id, (live.get(b.delivery_id) ?? 0) + 1);
+    for (const b of bookings.filter((b) => b.status !== 'cancelled'))
+      live.set(b.delivery_id, (live.get(b.delivery_id) ?? 0) + 1);
     expect(
       [...live].filter(([, n]) => n > 1),
       'deliveries with more than one live courier job',

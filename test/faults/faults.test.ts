@@ -30,7 +30,14 @@ import {
   type Receiver,
   type Workspace,
 } from '../helpers/chaos.js';
-import { bookingCounts, expectOneJobPerBooking, FAULTS, startFault, startFaultProxies, type FaultProxies } from '../helpers/faults.js';
+import {
+  bookingCounts,
+  expectOneJobPerBooking,
+  FAULTS,
+  startFault,
+  startFaultProxies,
+  type FaultProxies,
+} from '../helpers/faults.js';
 
 const PER_PHASE = Number(process.env.FAULT_DELIVERIES ?? 30);
 /** Creations started a second: a phase's deliveries spread over its faults' pulses. */
@@ -52,7 +59,17 @@ beforeAll(async () => {
   const { dir, pool, postgres } = workspace;
 
   const temporalPort = await freePort();
-  const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(temporalPort), '--headless', '--log-level', 'error'];
+  const temporalArgs = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(temporalPort),
+    '--headless',
+    '--log-level',
+    'error',
+  ];
   for (const name of SEARCH_ATTRIBUTE_NAMES) temporalArgs.push('--search-attribute', `${name}=Keyword`);
   temporal = new Proc('temporal', await ensureTemporalCli(), temporalArgs, { logFile: path.join(dir, 'temporal.log') });
   temporal.start();

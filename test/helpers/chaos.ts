@@ -11,7 +11,13 @@ import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
 import { createCourier, linkCouriers } from '../../src/lib/tenants.js';
 import { createSimulator, newFleetSecret, type Simulator } from '../../simulator/server.js';
-import { databaseUrlFor, ensureDatabase, migrate, startEmbeddedPostgres, type EmbeddedServer } from '../../scripts/lib/postgres.js';
+import {
+  databaseUrlFor,
+  ensureDatabase,
+  migrate,
+  startEmbeddedPostgres,
+  type EmbeddedServer,
+} from '../../scripts/lib/postgres.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc } from '../../scripts/lib/processes.js';
 import { ROOT_DIR } from '../../src/config.js';
@@ -19,7 +25,8 @@ import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 import { DESTINATION, ORIGIN, PARCEL } from './fixtures.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const logger = (name: string) => (line: string) => console.log(`[${name} ${new Date().toISOString().slice(11, 19)}] ${line}`);
+export const logger = (name: string) => (line: string) =>
+  console.log(`[${name} ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 export interface Workspace {
   dir: string;
@@ -35,7 +42,11 @@ export interface Workspace {
  * Postgres of the test's own, so restarting it disturbs nothing else on the machine. `maxConnections` as
  * startEmbeddedPostgres.
  */
-export async function chaosWorkspace(name: string, log: (line: string) => void, maxConnections?: number): Promise<Workspace> {
+export async function chaosWorkspace(
+  name: string,
+  log: (line: string) => void,
+  maxConnections?: number,
+): Promise<Workspace> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
   fs.chmodSync(dir, 0o755); // the embedded server runs as the postgres user when we are root
   log(`working folder ${dir}`);
@@ -85,13 +96,21 @@ export interface Receiver {
 /** The merchant's receiver: checks every signature, remembers which webhook-ids each event came under. */
 export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   let bad = 0;
-  const receiver: Receiver = { url: '', received: new Map(), hits: 0, badSignatures: () => bad, close: () => server.close() };
+  const receiver: Receiver = {
+    url: '',
+    received: new Map(),
+    hits: 0,
+    badSignatures: () => bad,
+    close: () => server.close(),
+  };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       try {
-        const payload = new Webhook(receiver.secret!).verify(body, req.headers as Record<string, string>) as { data: { event: { id: string } } };
+        const payload = new Webhook(receiver.secret!).verify(body, req.headers as Record<string, string>) as {
+          data: { event: { id: string } };
+        };
         const ids = receiver.received.get(payload.data.event.id) ?? new Set<string>();
         ids.add(String(req.headers['webhook-id']));
         receiver.received.set(payload.data.event.id, ids);
@@ -140,7 +159,14 @@ export async function startCouriers(
       booking_status: i === 1 ? 'accepted' : 'pending',
       auto_progress: { delay_ms: 400 },
     });
-    await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: endpoint(sim.endpoint(slug)), fleet_secret: secret, timeout_ms: 2000 });
+    await createCourier(pool, {
+      name: slug,
+      slug,
+      adapter: 'http',
+      endpoint: endpoint(sim.endpoint(slug)),
+      fleet_secret: secret,
+      timeout_ms: 2000,
+    });
     await linkCouriers(pool, tenantId, slug);
   }
   return sim;
@@ -181,14 +207,23 @@ export class ChaosClient {
     readonly record: (outcome: Outcome) => void = () => {},
   ) {}
 
-  async persist(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  async persist(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; json: any }> {
     for (let attempt = 0; ; attempt++) {
       const api = this.turn++ % this.apiUrls.length;
       const sent = Date.now();
       try {
         const res = await fetch(this.apiUrls[api] + url, {
           method,
-          headers: { authorization: `Bearer ${this.key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+          headers: {
+            authorization: `Bearer ${this.key}`,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
           body: body ? JSON.stringify(body) : undefined,
           signal: AbortSignal.timeout(30_000),
         });
@@ -207,7 +242,11 @@ export class ChaosClient {
   /** Quote, then create with one Idempotency-Key per quote (a retry whose first attempt committed finds its delivery). */
   async createOne(i: number): Promise<string> {
     for (;;) {
-      const quote = await this.persist('POST', '/v1/quotes', { origin: ORIGIN, destination: DESTINATION, parcel: PARCEL });
+      const quote = await this.persist('POST', '/v1/quotes', {
+        origin: ORIGIN,
+        destination: DESTINATION,
+        parcel: PARCEL,
+      });
       if (quote.status !== 200 || !quote.json.data?.length) {
         await sleep(500);
         continue;
@@ -226,7 +265,12 @@ export class ChaosClient {
   }
 
   /** `count` deliveries, `concurrency` at a time, at most `perSecond` started a second; their ids. */
-  async createMany(count: number, concurrency: number, log: (line: string) => void, perSecond = Infinity): Promise<string[]> {
+  async createMany(
+    count: number,
+    concurrency: number,
+    log: (line: string) => void,
+    perSecond = Infinity,
+  ): Promise<string[]> {
     const ids: string[] = [];
     const started = Date.now();
     let next = 0;
@@ -250,7 +294,12 @@ export type ChaosAction = [name: string, act: () => Promise<void>];
  * Runs the actions in turn, one every `intervalMs`, until stopped; `stop()` waits for the action under way and for at
  * least `minRounds` full rounds, and returns how many actions ran.
  */
-export function chaosLoop(actions: ChaosAction[], intervalMs: number, log: (line: string) => void, minRounds = 0): { stop(): Promise<number> } {
+export function chaosLoop(
+  actions: ChaosAction[],
+  intervalMs: number,
+  log: (line: string) => void,
+  minRounds = 0,
+): { stop(): Promise<number> } {
   let on = true;
   let done = 0;
   const running = (async () => {
@@ -311,15 +360,19 @@ export async function expectConverged(options: {
   const deadline = Date.now() + 15 * 60_000;
   let open = expected;
   while (Date.now() < deadline) {
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status NOT IN ('delivered', 'cancelled', 'failed')`, [
-      tenantId,
-    ]);
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status NOT IN ('delivered', 'cancelled', 'failed')`,
+      [tenantId],
+    );
     open = rows[0].n;
     if (open === 0) break;
     log(`${open} deliveries not final yet`);
     await sleep(5000);
   }
-  const { rows: statuses } = await pool.query(`SELECT status, count(*)::int AS n FROM deliveries WHERE tenant_id = $1 GROUP BY status`, [tenantId]);
+  const { rows: statuses } = await pool.query(
+    `SELECT status, count(*)::int AS n FROM deliveries WHERE tenant_id = $1 GROUP BY status`,
+    [tenantId],
+  );
   log(`statuses: ${JSON.stringify(statuses)}`);
   if (open > 0) {
     // What a stuck delivery went through, and what its courier was told: enough to tell a lost event from a stuck workflow.
@@ -334,12 +387,20 @@ export async function expectConverged(options: {
     for (const d of stuck) {
       const sent = bookings
         .filter((b) => b.delivery_id === d.id)
-        .map((b) => ({ ref: b.tracking_ref, status: b.status, events: b.events.map((e) => `${e.event_type}:${e.response_status ?? e.error}x${e.attempts}`) }));
-      log(`stuck ${d.id} ${d.reference} ${d.status} ref=${d.courier_tracking_ref}: ${JSON.stringify(d.events)}; courier sent ${JSON.stringify(sent)}`);
+        .map((b) => ({
+          ref: b.tracking_ref,
+          status: b.status,
+          events: b.events.map((e) => `${e.event_type}:${e.response_status ?? e.error}x${e.attempts}`),
+        }));
+      log(
+        `stuck ${d.id} ${d.reference} ${d.status} ref=${d.courier_tracking_ref}: ${JSON.stringify(d.events)}; courier sent ${JSON.stringify(sent)}`,
+      );
     }
   }
   expect(open).toBe(0);
-  const { rows: count } = await pool.query('SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1', [tenantId]);
+  const { rows: count } = await pool.query('SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1', [
+    tenantId,
+  ]);
   expect(count[0].n).toBe(expected); // retried creations made no extra delivery
 
   // No duplicated event, no status going backwards.
@@ -363,7 +424,9 @@ export async function expectConverged(options: {
   // Not asserted (a courier may skip a step, e.g. pickup_ready), but worth seeing: chains shorter than the usual seven.
   for (const [deliveryId, list] of byDelivery) {
     if (list.filter((e) => !e.payload?.ignored).length < 7)
-      log(`short chain ${deliveryId}: ${list.map((e) => e.event_type + (e.payload?.ignored ? '(ignored)' : '')).join(' ')}`);
+      log(
+        `short chain ${deliveryId}: ${list.map((e) => e.event_type + (e.payload?.ignored ? '(ignored)' : '')).join(' ')}`,
+      );
   }
 
   // Every webhook event reached the receiver, each under a single webhook-id.
@@ -385,13 +448,21 @@ export async function expectConverged(options: {
  * The API and the worker as processes of their own (`tsx` on src/server.ts and src/worker.ts), the worker on a
  * workflow bundle built for `name`; resolves once the API listens on `apiPort`.
  */
-export async function startApiAndWorker(name: string, dir: string, env: Record<string, string>, apiPort: number): Promise<{ api: Proc; worker: Proc }> {
+export async function startApiAndWorker(
+  name: string,
+  dir: string,
+  env: Record<string, string>,
+  apiPort: number,
+): Promise<{ api: Proc; worker: Proc }> {
   const bundle = await buildWorkflowBundle(path.join(ROOT_DIR, '.build', `workflow-bundle.${name}.js`));
   const worker = new Proc('worker', process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     env: { ...env, WORKFLOW_BUNDLE_PATH: bundle },
     logFile: path.join(dir, 'worker.log'),
   });
-  const api = new Proc('api', process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, logFile: path.join(dir, 'api.log') });
+  const api = new Proc('api', process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env,
+    logFile: path.join(dir, 'api.log'),
+  });
   worker.start();
   api.start();
   await waitForPort(apiPort, '127.0.0.1', 60_000);

@@ -32,7 +32,14 @@ export async function devSetup(name: string): Promise<DevSetup> {
   const base = 20_000 + Math.floor(Math.random() * 1_000) * 10;
   const free: number[] = [];
   for (let port = base; port < base + 10; port++) if (!(await isListening(port))) free.push(port);
-  const ports = { api: free[0], temporal: free[1], ui: free[2], simulator: free[3], metrics: free[4], workerMetrics: free[5] };
+  const ports = {
+    api: free[0],
+    temporal: free[1],
+    ui: free[2],
+    simulator: free[3],
+    metrics: free[4],
+    workerMetrics: free[5],
+  };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `delivery-${name}-`));
   const url = new URL(inject('databaseUrl'));
   url.pathname = `/${url.pathname.slice(1)}_${name}`;
@@ -56,7 +63,12 @@ export async function devSetup(name: string): Promise<DevSetup> {
     env,
     ports,
     async start() {
-      const child = spawn('npm', ['run', 'dev'], { cwd: ROOT_DIR, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('npm', ['run', 'dev'], {
+        cwd: ROOT_DIR,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout!.on('data', (d) => (out += d));
       child.stderr!.on('data', (d) => (out += d));

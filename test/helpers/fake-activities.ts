@@ -36,7 +36,11 @@ export const courier = {
   /** Books the job; `accepted` assigns it at once, `pending` waits for the fleet's `assigned`. */
   books:
     (status: Booking['status'] = 'accepted'): DispatchScript =>
-    async (attempt, deliveryId) => ({ tracking_ref: trackingRefOf(deliveryId, attempt), status, courierName: 'Fake Courier' }),
+    async (attempt, deliveryId) => ({
+      tracking_ref: trackingRefOf(deliveryId, attempt),
+      status,
+      courierName: 'Fake Courier',
+    }),
   /** A 4xx from the courier: final, as the real activity reports it. */
   rejects: (): DispatchScript => async () => {
     throw ApplicationFailure.nonRetryable('fake courier: rejected (422)', CourierRejected, { status: 422 });
@@ -81,7 +85,10 @@ export class FakeDeliveryActivities {
   private readonly changed = new EventEmitter().setMaxListeners(0);
 
   /** Scripts a delivery's courier: its dispatch answer (default: books, accepted) and its cancel answers in order (the last repeats; default: cancelled). */
-  script(deliveryId: string, script: { dispatch?: DispatchScript; cancel?: CancelAnswer[]; redispatch?: RedispatchPlan[] }): void {
+  script(
+    deliveryId: string,
+    script: { dispatch?: DispatchScript; cancel?: CancelAnswer[]; redispatch?: RedispatchPlan[] },
+  ): void {
     if (script.dispatch) this.dispatchScripts.set(deliveryId, script.dispatch);
     if (script.cancel) this.cancelAnswers.set(deliveryId, [...script.cancel]);
     if (script.redispatch) this.redispatchPlans.set(deliveryId, [...script.redispatch]);
@@ -100,7 +107,11 @@ export class FakeDeliveryActivities {
   }
 
   /** Resolves with the delivery's events once `until` holds on them (checked on every new event); rejects after `timeoutMs`. */
-  waitForEvents(deliveryId: string, until: (events: RecordedEvent[]) => boolean, timeoutMs = 10_000): Promise<RecordedEvent[]> {
+  waitForEvents(
+    deliveryId: string,
+    until: (events: RecordedEvent[]) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<RecordedEvent[]> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const events = this.eventsOf(deliveryId);
@@ -112,7 +123,11 @@ export class FakeDeliveryActivities {
       };
       const timer = setTimeout(() => {
         this.changed.off(deliveryId, check);
-        reject(new Error(`timed out waiting on the events of ${deliveryId}; recorded: ${this.eventTypesOf(deliveryId).join(', ') || 'none'}`));
+        reject(
+          new Error(
+            `timed out waiting on the events of ${deliveryId}; recorded: ${this.eventTypesOf(deliveryId).join(', ') || 'none'}`,
+          ),
+        );
       }, timeoutMs);
       if (!check()) this.changed.on(deliveryId, check);
     });
@@ -145,7 +160,15 @@ export class FakeDeliveryActivities {
     recordEvent: async (input: RecordInput) => {
       this.call(input.deliveryId, 'recordEvent', input);
       const { eventId, eventType, source, toStatus, trackingRef, companyId } = input;
-      const inserted = this.append(input.deliveryId, { eventId, eventType, source, payload: input.payload ?? {}, toStatus, trackingRef, companyId });
+      const inserted = this.append(input.deliveryId, {
+        eventId,
+        eventType,
+        source,
+        payload: input.payload ?? {},
+        toStatus,
+        trackingRef,
+        companyId,
+      });
       return { inserted };
     },
     announceEvent: async (input) => {
@@ -169,13 +192,16 @@ export class FakeDeliveryActivities {
       this.call(deliveryId, 'cancelBooking', input);
       const answers = this.cancelAnswers.get(deliveryId) ?? ['cancelled'];
       const answer = answers.length > 1 ? answers.shift()! : answers[0];
-      if (answer === 'no_answer') throw ApplicationFailure.nonRetryable('fake courier: no answer', 'CourierUnavailable');
+      if (answer === 'no_answer')
+        throw ApplicationFailure.nonRetryable('fake courier: no answer', 'CourierUnavailable');
       return answer;
     },
     planRedispatch: async (input) => {
       this.call(input.deliveryId, 'planRedispatch', input);
       // Automatic failover's answers in order (default: no company qualifies).
-      return this.redispatchPlans.get(input.deliveryId)?.shift() ?? { companyId: null, oldFeeAoa: 150_000, candidates: [] };
+      return (
+        this.redispatchPlans.get(input.deliveryId)?.shift() ?? { companyId: null, oldFeeAoa: 150_000, candidates: [] }
+      );
     },
     findRedispatchCompany: async (input) => {
       const slug = this.companies.get(input.companyId);

@@ -48,7 +48,10 @@ async function recordHistories(version: string) {
   let n = 0;
   for (const handle of handles) {
     const history = await handle.fetchHistory();
-    fs.writeFileSync(path.join(folder, `${file}-${String(++n).padStart(2, '0')}.history.bin`), temporal.api.history.v1.History.encode(history).finish());
+    fs.writeFileSync(
+      path.join(folder, `${file}-${String(++n).padStart(2, '0')}.history.bin`),
+      temporal.api.history.v1.History.encode(history).finish(),
+    );
   }
 }
 
@@ -72,7 +75,10 @@ export type StartOptions = Partial<Omit<DeliveryWorkflowInput, 'timeouts'>> & {
 };
 
 /** A delivery workflow's input for the fake activities (fresh ids, a `pending` delivery), with `fields` over it. */
-export function fastDeliveryInput(fields: Partial<Omit<DeliveryWorkflowInput, 'timeouts'>> = {}, t: Partial<DeliveryTimeouts> = {}): DeliveryWorkflowInput {
+export function fastDeliveryInput(
+  fields: Partial<Omit<DeliveryWorkflowInput, 'timeouts'>> = {},
+  t: Partial<DeliveryTimeouts> = {},
+): DeliveryWorkflowInput {
   return {
     deliveryId: randomUUID(),
     tenantId: randomUUID(),
@@ -106,12 +112,19 @@ export async function startDelivery(options: StartOptions = {}) {
     input,
     handle,
     /** The delivery's recorded events once one of `eventType` (matching `payload`) is among them. */
-    waitFor: (eventType: string, payload: Record<string, unknown> = {}) => env.fakes.waitForEvent(id, eventType, payload),
+    waitFor: (eventType: string, payload: Record<string, unknown> = {}) =>
+      env.fakes.waitForEvent(id, eventType, payload),
     /** Once the delivery has recorded `n` events. */
     waitForCount: (n: number) => env.fakes.waitForEvents(id, (events) => events.length >= n),
     types: () => env.fakes.eventTypesOf(id),
     fleet: (eventType: FleetEventType, extra: Partial<FleetEvent> = {}) =>
-      handle.signal(fleetEventSignal, { eventType, occurredAt: new Date().toISOString(), payload: {}, pinVerified: false, ...extra }),
+      handle.signal(fleetEventSignal, {
+        eventType,
+        occurredAt: new Date().toISOString(),
+        payload: {},
+        pinVerified: false,
+        ...extra,
+      }),
   };
 }
 

@@ -71,14 +71,27 @@ const everyLink = (toxic: Toxic): Fault['toxics'] => Object.fromEntries(LINKS.ma
  */
 export const FAULTS: Fault[] = [
   // 500 ms +- 250 on every answer of every link.
-  { name: 'latency', toxics: everyLink({ type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 500, jitter: 250 } }) },
+  {
+    name: 'latency',
+    toxics: everyLink({
+      type: 'latency',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { latency: 500, jitter: 250 },
+    }),
+  },
   // Every answer through a 32 KB/s pipe, and requests through 32 KB/s too.
   {
     name: 'bandwidth',
     toxics: Object.fromEntries(
       LINKS.map((link) => [
         link,
-        (['downstream', 'upstream'] as const).map((stream) => ({ type: 'bandwidth' as const, stream, toxicity: 1, attributes: { rate: 32 } })),
+        (['downstream', 'upstream'] as const).map((stream) => ({
+          type: 'bandwidth' as const,
+          stream,
+          toxicity: 1,
+          attributes: { rate: 32 },
+        })),
       ]),
     ),
   },
@@ -117,12 +130,14 @@ export function startFault(proxies: FaultProxies, fault: Fault): { stop(): Promi
   let pulses = 0;
   let stopped = () => {};
   const stopping = new Promise<void>((r) => (stopped = r));
-  const nap = (ms: number) => Promise.race([stopping, new Promise<void>((r) => setTimeout(r, ms * (0.5 + Math.random())))]);
+  const nap = (ms: number) =>
+    Promise.race([stopping, new Promise<void>((r) => setTimeout(r, ms * (0.5 + Math.random())))]);
   const running = (Object.entries(fault.toxics) as [Link, Toxic[]][]).map(async ([link, toxics]) => {
     if (fault.pulse) await nap(fault.pulse.offMs); // links start out of step
     while (on) {
       const added = [];
-      for (const [i, toxic] of toxics.entries()) added.push(await proxies.proxies[link].addToxic({ ...toxic, name: `${fault.name}-${link}-${i}` }));
+      for (const [i, toxic] of toxics.entries())
+        added.push(await proxies.proxies[link].addToxic({ ...toxic, name: `${fault.name}-${link}-${i}` }));
       pulses++;
       if (!fault.pulse) return;
       await nap(fault.pulse.onMs);

@@ -21,7 +21,14 @@ export const DESTINATION = {
   coordinates: { lat: -8.8521, lng: 13.2655 },
   contact: { name: 'Ana Silva', phone: '+244912345678' },
 };
-export const PARCEL = { weight_grams: 1200, description: 'Sapatos', declared_value_aoa: 2_500_000, length_cm: 30, width_cm: 20, height_cm: 12 };
+export const PARCEL = {
+  weight_grams: 1200,
+  description: 'Sapatos',
+  declared_value_aoa: 2_500_000,
+  length_cm: 30,
+  width_cm: 20,
+  height_cm: 12,
+};
 
 export interface Merchant {
   tenant: CreatedTenant;
@@ -91,13 +98,22 @@ export async function quote(stack: Stack, m: Merchant, slug = m.slug) {
 /** Quote then create a delivery; returns the 201 body. */
 export async function createDeliveryFor(stack: Stack, m: Merchant, extra: Record<string, unknown> = {}, slug = m.slug) {
   const q = await quote(stack, m, slug);
-  const res = await stack.request('POST', '/v1/deliveries', { key: m.tenant.secret_key, body: { quote_id: q.quote_id, ...quoteBody(), ...extra } });
+  const res = await stack.request('POST', '/v1/deliveries', {
+    key: m.tenant.secret_key,
+    body: { quote_id: q.quote_id, ...quoteBody(), ...extra },
+  });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** Polls GET /v1/deliveries/{id} until `predicate` holds. */
-export async function waitFor(stack: Stack, key: string, id: string, predicate: (d: any) => boolean, timeoutMs = 20_000) {
+export async function waitFor(
+  stack: Stack,
+  key: string,
+  id: string,
+  predicate: (d: any) => boolean,
+  timeoutMs = 20_000,
+) {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
@@ -105,7 +121,9 @@ export async function waitFor(stack: Stack, key: string, id: string, predicate: 
     if (predicate(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out waiting; last state: ${JSON.stringify({ status: last?.status, events: last?.events?.map((e: any) => e.event_type) })}`);
+  throw new Error(
+    `timed out waiting; last state: ${JSON.stringify({ status: last?.status, events: last?.events?.map((e: any) => e.event_type) })}`,
+  );
 }
 
 export const waitForStatus = (stack: Stack, key: string, id: string, status: string, timeoutMs?: number) =>
@@ -117,11 +135,18 @@ export const waitForStatus = (stack: Stack, key: string, id: string, status: str
  * (when an endpoint failed) finished with its outcomes. `messageId` null: the event has no message (no endpoint takes
  * it). Call it once the event is recorded (a message is stored with its event).
  */
-export async function webhookOutcome(stack: Stack, eventId: string): Promise<{ messageId: string | null; outcomes: Record<string, string> }> {
+export async function webhookOutcome(
+  stack: Stack,
+  eventId: string,
+): Promise<{ messageId: string | null; outcomes: Record<string, string> }> {
   const messageId = webhookMessageId(eventId);
-  if (!(await stack.pool.query('SELECT 1 FROM webhook_messages WHERE id = $1', [messageId])).rowCount) return { messageId: null, outcomes: {} };
+  if (!(await stack.pool.query('SELECT 1 FROM webhook_messages WHERE id = $1', [messageId])).rowCount)
+    return { messageId: null, outcomes: {} };
   const deadline = Date.now() + 20_000;
-  while (!(await stack.pool.query('SELECT 1 FROM webhook_messages WHERE id = $1 AND dispatched_at IS NOT NULL', [messageId])).rowCount) {
+  while (
+    !(await stack.pool.query('SELECT 1 FROM webhook_messages WHERE id = $1 AND dispatched_at IS NOT NULL', [messageId]))
+      .rowCount
+  ) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${messageId} to be dispatched`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -28,8 +28,22 @@ import { STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
-export const FLEET_TYPES = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed', 'payment.confirmed'];
-export const EVENT_TYPES = ['delivery.created', 'delivery.assigned', 'delivery.in_transit', 'delivery.delivered', 'delivery.cancelled'];
+export const FLEET_TYPES = [
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'failed',
+  'payment.confirmed',
+];
+export const EVENT_TYPES = [
+  'delivery.created',
+  'delivery.assigned',
+  'delivery.in_transit',
+  'delivery.delivered',
+  'delivery.cancelled',
+];
 export const ALLOWED_ORIGIN = 'http://shop.test';
 
 /**
@@ -70,7 +84,12 @@ const authArb = (surface: Surface) =>
         .constant((w: World) => (surface === 'widget' ? w.a.tenant.publishable_key : w.a.tenant.secret_key))
         .map((f) => (w: World) => `Bearer ${f(w)}`),
     },
-    { weight: 2, arbitrary: fc.constant((w: World) => `Bearer ${surface === 'widget' ? w.b.tenant.publishable_key : w.b.tenant.secret_key}`) },
+    {
+      weight: 2,
+      arbitrary: fc.constant(
+        (w: World) => `Bearer ${surface === 'widget' ? w.b.tenant.publishable_key : w.b.tenant.secret_key}`,
+      ),
+    },
     {
       weight: 3,
       arbitrary: fc.constantFrom<(w: World) => string | undefined>(
@@ -183,11 +202,17 @@ const extraHeaderArb = fc.oneof(
 const headersArb = (surface: Surface, withBody: boolean): fc.Arbitrary<HeaderChoice> =>
   fc.record({
     auth: authArb(surface),
-    origin: surface === 'widget' ? originArb : fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: originArb }),
+    origin:
+      surface === 'widget'
+        ? originArb
+        : fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: originArb }),
     idem: idempotencyArb,
     contentType: withBody
       ? contentTypeArb
-      : fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
+      : fc.oneof(
+          { weight: 10, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+        ),
     extra: extraHeaderArb,
   });
 
@@ -198,7 +223,8 @@ function headersOf(w: World, h: HeaderChoice): Record<string, string> {
   if (h.origin !== undefined) out.origin = h.origin;
   if (h.idem !== undefined) out['idempotency-key'] = h.idem;
   if (h.contentType !== undefined) out['content-type'] = h.contentType;
-  if (h.extra && !['transfer-encoding', 'content-encoding', 'expect', 'host'].includes(h.extra[0])) out[h.extra[0]] = h.extra[1];
+  if (h.extra && !['transfer-encoding', 'content-encoding', 'expect', 'host'].includes(h.extra[0]))
+    out[h.extra[0]] = h.extra[1];
   else if (h.extra?.[0] === 'content-encoding') out['content-encoding'] = h.extra[1];
   return out;
 }
@@ -209,17 +235,43 @@ type IdKind = 'delivery' | 'endpoint';
 
 const idArb = (kind: IdKind): fc.Arbitrary<(w: World) => string> =>
   fc.oneof(
-    { weight: 10, arbitrary: fc.nat().map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n)) },
-    { weight: 4, arbitrary: fc.nat().map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.b : w.endpoints.b, n)) },
-    { weight: 1, arbitrary: fc.nat().map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n).toUpperCase()) },
+    {
+      weight: 10,
+      arbitrary: fc.nat().map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n)),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.nat().map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.b : w.endpoints.b, n)),
+    },
     {
       weight: 1,
       arbitrary: fc
         .nat()
-        .map((n) => (w: World) => [...pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n)].map((c) => '%' + c.charCodeAt(0).toString(16)).join('')),
+        .map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n).toUpperCase()),
     },
-    { weight: 1, arbitrary: fc.nat().map((n) => (w: World) => `{${pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n)}}`) },
-    { weight: 1, arbitrary: fc.nat().map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n).replace(/-/g, '')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .nat()
+        .map(
+          (n) => (w: World) =>
+            [...pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n)]
+              .map((c) => '%' + c.charCodeAt(0).toString(16))
+              .join(''),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .nat()
+        .map((n) => (w: World) => `{${pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n)}}`),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .nat()
+        .map((n) => (w: World) => pick(kind === 'delivery' ? w.deliveries.a : w.endpoints.a, n).replace(/-/g, '')),
+    },
     { weight: 2, arbitrary: fc.uuid({ version: [1, 4, 7] }).map((u) => () => u) },
     {
       weight: 2,
@@ -262,11 +314,13 @@ const bodyArb = (valids: fc.Arbitrary<(w: World) => unknown>) =>
   fc.oneof(
     {
       weight: 10,
-      arbitrary: fc.record({ base: valids, mutations: fc.array(mutationArb, { maxLength: 3 }), encoding: bodyEncoding }).map(
-        ({ base, mutations, encoding }) =>
-          (w: World) =>
-            encodeBody(mutate(base(w), mutations), encoding),
-      ),
+      arbitrary: fc
+        .record({ base: valids, mutations: fc.array(mutationArb, { maxLength: 3 }), encoding: bodyEncoding })
+        .map(
+          ({ base, mutations, encoding }) =>
+            (w: World) =>
+              encodeBody(mutate(base(w), mutations), encoding),
+        ),
     },
     { weight: 1, arbitrary: nastyValue.map((v) => () => toJson(v)) },
     {
@@ -315,7 +369,13 @@ const deliveryValid = fc
     payment: fc.constantFrom('prepaid', 'bank_transfer', 'cod', undefined),
     metadata: metadataArb,
     scheduled: fc.boolean(),
-    edge: fc.option(fc.record({ field: fc.constantFrom('scheduled_pickup_at', 'scheduled_delivery_at'), at: fc.constantFrom(...EDGE_DATES) }), { freq: 4 }),
+    edge: fc.option(
+      fc.record({
+        field: fc.constantFrom('scheduled_pickup_at', 'scheduled_delivery_at'),
+        at: fc.constantFrom(...EDGE_DATES),
+      }),
+      { freq: 4 },
+    ),
   })
   .map(({ n, payment, metadata, scheduled, edge }) => (w: World) => ({
     quote_id: pick(w.quoteIds, n),
@@ -323,7 +383,10 @@ const deliveryValid = fc
     ...(payment ? { payment_method: payment } : {}),
     ...(payment === 'cod' ? { cash_collect_aoa: 500_000 } : {}),
     ...(scheduled
-      ? { scheduled_pickup_at: new Date(Date.now() + 3600_000).toISOString(), scheduled_delivery_at: new Date(Date.now() + 7200_000).toISOString() }
+      ? {
+          scheduled_pickup_at: new Date(Date.now() + 3600_000).toISOString(),
+          scheduled_delivery_at: new Date(Date.now() + 7200_000).toISOString(),
+        }
       : {}),
     options: { metadata },
     ...(edge ? { [edge.field]: edge.at } : {}),
@@ -346,10 +409,17 @@ const endpointPatchValid = fc
   .map((r) => () => JSON.parse(JSON.stringify(r)));
 
 const replayValid = fc.oneof(
-  fc.nat().map((n) => (w: World) => ({ message_id: w.messageIds.length ? pick(w.messageIds, n) : `msg_${randomUUID()}` })),
+  fc
+    .nat()
+    .map((n) => (w: World) => ({ message_id: w.messageIds.length ? pick(w.messageIds, n) : `msg_${randomUUID()}` })),
   fc.constant(() => ({ since: new Date(Date.now() - 3600_000).toISOString() })),
   fc.constant(() => ({ since: new Date(Date.now() - 3600_000).toISOString(), until: new Date().toISOString() })),
-  fc.record({ since: fc.constantFrom(...EDGE_DATES), until: fc.option(fc.constantFrom(...EDGE_DATES), { nil: undefined }) }).map((r) => () => ({ ...r })),
+  fc
+    .record({
+      since: fc.constantFrom(...EDGE_DATES),
+      until: fc.option(fc.constantFrom(...EDGE_DATES), { nil: undefined }),
+    })
+    .map((r) => () => ({ ...r })),
 );
 
 const fleetValid = fc
@@ -374,7 +444,13 @@ const fleetValid = fc
 
 // --- operations ----------------------------------------------------------------------------------------
 
-const build = (op: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): FuzzRequest => ({
+const build = (
+  op: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): FuzzRequest => ({
   op,
   method,
   path,
@@ -397,11 +473,18 @@ const postWithBody = (
   method = 'POST',
   kind: IdKind | null = null,
 ) =>
-  fc.record({ id: kind ? idArb(kind) : fc.constant(() => ''), h: headersArb(surface, true), body: bodyArb(valids), noBody: fc.nat(40) }).map(
-    ({ id, h, body, noBody }) =>
-      (w: World) =>
-        build(op, method, path(w, id(w)), headersOf(w, h), noBody === 0 ? undefined : body(w)),
-  );
+  fc
+    .record({
+      id: kind ? idArb(kind) : fc.constant(() => ''),
+      h: headersArb(surface, true),
+      body: bodyArb(valids),
+      noBody: fc.nat(40),
+    })
+    .map(
+      ({ id, h, body, noBody }) =>
+        (w: World) =>
+          build(op, method, path(w, id(w)), headersOf(w, h), noBody === 0 ? undefined : body(w)),
+    );
 
 const statusValue = fc.oneof(
   fc.constantFrom(...STATUSES),
@@ -411,9 +494,20 @@ const statusValue = fc.oneof(
   nastyString,
 );
 const dateValue = fc.oneof(
-  fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc
+    .date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
   fc.date({ noInvalidDate: true }).map((d) => d.toISOString().replace('Z', '+01:00')),
-  fc.constantFrom('2024-01-01T00:00:00Z', '2024-13-01T00:00:00Z', '2024-01-01', 'now', '0', '-1', '1700000000', '+275760-09-13T00:00:00.000Z'),
+  fc.constantFrom(
+    '2024-01-01T00:00:00Z',
+    '2024-13-01T00:00:00Z',
+    '2024-01-01',
+    'now',
+    '0',
+    '-1',
+    '1700000000',
+    '+275760-09-13T00:00:00.000Z',
+  ),
   fc.constantFrom(...EDGE_DATES),
   nastyString,
 );
@@ -448,11 +542,21 @@ const listParams = fc.array(
     { weight: 3, arbitrary: statusValue.map((v): Param => ['status', v]) },
     { weight: 2, arbitrary: dateValue.map((v): Param => ['inserted_at_gte', v]) },
     { weight: 2, arbitrary: dateValue.map((v): Param => ['inserted_at_lte', v]) },
-    { weight: 2, arbitrary: fc.oneof(fc.constantFrom('inserted_at_desc', 'inserted_at_asc'), nastyString).map((v): Param => ['sort', v]) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .oneof(fc.constantFrom('inserted_at_desc', 'inserted_at_asc'), nastyString)
+        .map((v): Param => ['sort', v]),
+    },
     {
       weight: 4,
       arbitrary: fc
-        .oneof(fc.constantFrom(...SQL_STRINGS), nastyString, fc.constantFrom('Luanda', 'Rua', 'DLV', 'luanda', 'LUANDA'), fc.string({ maxLength: 250 }))
+        .oneof(
+          fc.constantFrom(...SQL_STRINGS),
+          nastyString,
+          fc.constantFrom('Luanda', 'Rua', 'DLV', 'luanda', 'LUANDA'),
+          fc.string({ maxLength: 250 }),
+        )
         .map((v): Param => ['search', v]),
     },
     { weight: 3, arbitrary: numberValue.map((v): Param => ['limit', v]) },
@@ -461,7 +565,9 @@ const listParams = fc.array(
     // Names the contract does not have (a misspelling, a later issue's filters): 422 unknown_field.
     {
       weight: 1,
-      arbitrary: fc.constantFrom('stauts', 'metadata[order_id]', 'recipient_phone', 'expand', 'page').map((k): Param => [k, '1']),
+      arbitrary: fc
+        .constantFrom('stauts', 'metadata[order_id]', 'recipient_phone', 'expand', 'page')
+        .map((k): Param => [k, '1']),
     },
   ),
   { maxLength: 6 },
@@ -470,7 +576,9 @@ const listParams = fc.array(
 const queryString = (params: Param[], raw: number) => {
   if (!params.length) return '';
   // One in ten leaves the values as they are (malformed percent-escapes, spaces, '&' and '#' included).
-  const parts = params.map(([k, v]) => (raw === 0 ? `${k.replace(/[^\x21-\x7e]|#/g, '')}=${v.replace(/[^\x21-\x7e]|#/g, '')}` : `${enc(k)}=${enc(v)}`));
+  const parts = params.map(([k, v]) =>
+    raw === 0 ? `${k.replace(/[^\x21-\x7e]|#/g, '')}=${v.replace(/[^\x21-\x7e]|#/g, '')}` : `${enc(k)}=${enc(v)}`,
+  );
   return '?' + parts.join('&');
 };
 
@@ -496,11 +604,18 @@ const listEndpoints = fc.record({ params: pageParams, h: headersArb('merchant', 
       build('GET /v1/webhook_endpoints', 'GET', '/v1/webhook_endpoints' + queryString(params, raw), headersOf(w, h)),
 );
 
-const attempts = fc.record({ id: idArb('endpoint'), params: pageParams, h: headersArb('merchant', false), raw: fc.nat(9) }).map(
-  ({ id, params, h, raw }) =>
-    (w: World) =>
-      build('GET /v1/webhook_endpoints/{id}/attempts', 'GET', `/v1/webhook_endpoints/${id(w)}/attempts` + queryString(params, raw), headersOf(w, h)),
-);
+const attempts = fc
+  .record({ id: idArb('endpoint'), params: pageParams, h: headersArb('merchant', false), raw: fc.nat(9) })
+  .map(
+    ({ id, params, h, raw }) =>
+      (w: World) =>
+        build(
+          'GET /v1/webhook_endpoints/{id}/attempts',
+          'GET',
+          `/v1/webhook_endpoints/${id(w)}/attempts` + queryString(params, raw),
+          headersOf(w, h),
+        ),
+  );
 
 const simpleGet = (op: string, path: string, surface: Surface) =>
   fc.record({ h: headersArb(surface, false) }).map(
@@ -514,11 +629,26 @@ const fleetEvent = fc
   .record({
     slug: fc.oneof(
       { weight: 8, arbitrary: fc.nat().map((n) => (w: World) => pick(w.fleet, n).slug) },
-      { weight: 1, arbitrary: fc.constantFrom('no-such-courier', '', 'A'.repeat(150), '%00', '..%2F', "x'--").map((s) => () => s) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('no-such-courier', '', 'A'.repeat(150), '%00', '..%2F', "x'--").map((s) => () => s),
+      },
       { weight: 1, arbitrary: nastyString.map((s) => () => enc(s.slice(0, 120))) },
     ),
     body: bodyArb(fleetValid),
-    signing: fc.constantFrom('right', 'right', 'right', 'right', 'other', 'tampered', 'old', 'future', 'none', 'garbage', 'partial'),
+    signing: fc.constantFrom(
+      'right',
+      'right',
+      'right',
+      'right',
+      'other',
+      'tampered',
+      'old',
+      'future',
+      'none',
+      'garbage',
+      'partial',
+    ),
     n: fc.nat(),
     contentType: contentTypeArb,
   })
@@ -528,17 +658,28 @@ const fleetEvent = fc
     const text = body(w);
     const str = typeof text === 'string' ? text : text.toString('latin1');
     let headers: Record<string, string> = {};
-    const at = signing === 'old' ? new Date(Date.now() - 10 * 60_000) : signing === 'future' ? new Date(Date.now() + 10 * 60_000) : new Date();
+    const at =
+      signing === 'old'
+        ? new Date(Date.now() - 10 * 60_000)
+        : signing === 'future'
+          ? new Date(Date.now() + 10 * 60_000)
+          : new Date();
     if (signing === 'right' || signing === 'old' || signing === 'future' || signing === 'tampered')
       headers = signFleetEvent(company.secret, str, `msg_${randomUUID()}`, at);
     else if (signing === 'other')
       headers = signFleetEvent(
-        pick(w.fleet, n + 1).secret === company.secret ? 'whsec_' + Buffer.from('x'.repeat(24)).toString('base64') : pick(w.fleet, n + 1).secret,
+        pick(w.fleet, n + 1).secret === company.secret
+          ? 'whsec_' + Buffer.from('x'.repeat(24)).toString('base64')
+          : pick(w.fleet, n + 1).secret,
         str,
       );
-    else if (signing === 'garbage') headers = { 'webhook-id': "'; --", 'webhook-timestamp': 'yesterday', 'webhook-signature': 'v1,AAAA' };
+    else if (signing === 'garbage')
+      headers = { 'webhook-id': "'; --", 'webhook-timestamp': 'yesterday', 'webhook-signature': 'v1,AAAA' };
     else if (signing === 'partial') headers = { 'webhook-id': `msg_${n}`, 'webhook-signature': 'v1,' + 'A'.repeat(44) };
-    const sent = signing === 'tampered' ? str.replace(/(pickup_ready|in_transit|assigned|delivered|failed)/, 'failed').replace(/\}$/, ' }') : text;
+    const sent =
+      signing === 'tampered'
+        ? str.replace(/(pickup_ready|in_transit|assigned|delivered|failed)/, 'failed').replace(/\}$/, ' }')
+        : text;
     if (contentType !== undefined) headers['content-type'] = contentType;
     return build('POST /v1/fleet/{courier_slug}/events', 'POST', `/v1/fleet/${s}/events`, headers, sent);
   });
@@ -546,7 +687,14 @@ const fleetEvent = fc
 /** Bodies beyond the limit (the stack runs with BODY_LIMIT), declared or chunked, on every route that takes one. */
 const oversized = fc
   .record({
-    route: fc.constantFrom('/v1/quotes', '/v1/deliveries', '/v1/widget/quotes', '/v1/widget/deliveries', '/v1/webhook_endpoints', '/v1/fleet/x/events'),
+    route: fc.constantFrom(
+      '/v1/quotes',
+      '/v1/deliveries',
+      '/v1/widget/quotes',
+      '/v1/widget/deliveries',
+      '/v1/webhook_endpoints',
+      '/v1/fleet/x/events',
+    ),
     size: fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT * 4 }),
     shape: fc.constantFrom('string', 'array', 'nested'),
     h: headersArb('merchant', true),
@@ -566,14 +714,26 @@ const oversized = fc
       origin: widget ? ALLOWED_ORIGIN : undefined,
     });
     const route2 = route === '/v1/fleet/x/events' ? `/v1/fleet/${w.fleet[0].slug}/events` : route;
-    return build(`POST ${route === '/v1/fleet/x/events' ? '/v1/fleet/{courier_slug}/events' : route}`, 'POST', route2, headers, body);
+    return build(
+      `POST ${route === '/v1/fleet/x/events' ? '/v1/fleet/{courier_slug}/events' : route}`,
+      'POST',
+      route2,
+      headers,
+      body,
+    );
   });
 
 /** CORS preflights from allowed and other origins, on widget and merchant paths. */
 const preflight = fc
   .record({
     origin: originArb,
-    path: fc.constantFrom('/v1/widget/quotes', '/v1/widget/couriers', '/v1/widget/deliveries', '/v1/quotes', '/v1/deliveries/x'),
+    path: fc.constantFrom(
+      '/v1/widget/quotes',
+      '/v1/widget/couriers',
+      '/v1/widget/deliveries',
+      '/v1/quotes',
+      '/v1/deliveries/x',
+    ),
     method: fc.constantFrom('POST', 'GET', 'DELETE', 'PUT'),
   })
   .map(
@@ -634,12 +794,19 @@ const strays = fc
   );
 
 const pages = fc.oneof(
-  fc.record({ id: idArb('delivery'), lang: fc.constantFrom('', '?lang=pt', '?lang=en', '?lang=xx', '?lang=%00', '?lang=' + 'p'.repeat(500)) }).map(
-    ({ id, lang }) =>
-      (w: World) =>
-        build('GET /track/{id}', 'GET', `/track/${id(w)}${lang}`, { 'accept-language': 'pt-AO,pt;q=0.9' }),
-  ),
-  fc.constantFrom('', '?v=1', '?v=%22x%22').map((q) => () => build('GET /widget.js', 'GET', `/widget.js${q}`, { 'accept-encoding': 'gzip' })),
+  fc
+    .record({
+      id: idArb('delivery'),
+      lang: fc.constantFrom('', '?lang=pt', '?lang=en', '?lang=xx', '?lang=%00', '?lang=' + 'p'.repeat(500)),
+    })
+    .map(
+      ({ id, lang }) =>
+        (w: World) =>
+          build('GET /track/{id}', 'GET', `/track/${id(w)}${lang}`, { 'accept-language': 'pt-AO,pt;q=0.9' }),
+    ),
+  fc
+    .constantFrom('', '?v=1', '?v=%22x%22')
+    .map((q) => () => build('GET /widget.js', 'GET', `/widget.js${q}`, { 'accept-encoding': 'gzip' })),
   fc.constant(() => build('GET /healthz', 'GET', '/healthz', {})),
 );
 
@@ -648,7 +815,10 @@ export const requestArb: fc.Arbitrary<Build> = fc.oneof(
   // merchant surface
   { weight: 140, arbitrary: listDeliveries },
   { weight: 60, arbitrary: getById('GET /v1/deliveries/{id}', 'merchant', (id) => `/v1/deliveries/${id}`) },
-  { weight: 40, arbitrary: getById('GET /v1/deliveries/{delivery_id}/events', 'merchant', (id) => `/v1/deliveries/${id}/events`) },
+  {
+    weight: 40,
+    arbitrary: getById('GET /v1/deliveries/{delivery_id}/events', 'merchant', (id) => `/v1/deliveries/${id}/events`),
+  },
   {
     weight: 20,
     arbitrary: postWithBody(
@@ -676,21 +846,45 @@ export const requestArb: fc.Arbitrary<Build> = fc.oneof(
   { weight: 20, arbitrary: simpleGet('GET /v1/couriers', '/v1/couriers', 'merchant') },
   // widget surface
   { weight: 60, arbitrary: postWithBody('POST /v1/widget/quotes', 'widget', () => '/v1/widget/quotes', quoteValid) },
-  { weight: 60, arbitrary: postWithBody('POST /v1/widget/deliveries', 'widget', () => '/v1/widget/deliveries', deliveryValid) },
+  {
+    weight: 60,
+    arbitrary: postWithBody('POST /v1/widget/deliveries', 'widget', () => '/v1/widget/deliveries', deliveryValid),
+  },
   { weight: 40, arbitrary: getById('GET /v1/widget/deliveries/{id}', 'widget', (id) => `/v1/widget/deliveries/${id}`) },
   { weight: 20, arbitrary: simpleGet('GET /v1/widget/couriers', '/v1/widget/couriers', 'widget') },
   { weight: 20, arbitrary: preflight },
   // public tracking
-  { weight: 50, arbitrary: getById('GET /v1/deliveries/{delivery_id}/tracking', 'none', (id) => `/v1/deliveries/${id}/tracking`) },
+  {
+    weight: 50,
+    arbitrary: getById('GET /v1/deliveries/{delivery_id}/tracking', 'none', (id) => `/v1/deliveries/${id}/tracking`),
+  },
   // fleet
   { weight: 60, arbitrary: fleetEvent },
   // webhook endpoints
-  { weight: 30, arbitrary: postWithBody('POST /v1/webhook_endpoints', 'merchant', () => '/v1/webhook_endpoints', endpointCreateValid) },
-  { weight: 30, arbitrary: listEndpoints },
-  { weight: 30, arbitrary: getById('GET /v1/webhook_endpoints/{id}', 'merchant', (id) => `/v1/webhook_endpoints/${id}`, 'endpoint') },
   {
     weight: 30,
-    arbitrary: postWithBody('PATCH /v1/webhook_endpoints/{id}', 'merchant', (_w, id) => `/v1/webhook_endpoints/${id}`, endpointPatchValid, 'PATCH', 'endpoint'),
+    arbitrary: postWithBody(
+      'POST /v1/webhook_endpoints',
+      'merchant',
+      () => '/v1/webhook_endpoints',
+      endpointCreateValid,
+    ),
+  },
+  { weight: 30, arbitrary: listEndpoints },
+  {
+    weight: 30,
+    arbitrary: getById('GET /v1/webhook_endpoints/{id}', 'merchant', (id) => `/v1/webhook_endpoints/${id}`, 'endpoint'),
+  },
+  {
+    weight: 30,
+    arbitrary: postWithBody(
+      'PATCH /v1/webhook_endpoints/{id}',
+      'merchant',
+      (_w, id) => `/v1/webhook_endpoints/${id}`,
+      endpointPatchValid,
+      'PATCH',
+      'endpoint',
+    ),
   },
   {
     weight: 10,
@@ -734,7 +928,9 @@ export const requestArb: fc.Arbitrary<Build> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(() => build('GET /docs', 'GET', '/docs', { accept: 'application/json' })) },
   {
     weight: 1,
-    arbitrary: simpleGet('POST /v1/diagnostics/round_trip', '/v1/diagnostics/round_trip', 'merchant').map((b) => (w: World) => ({ ...b(w), method: 'POST' })),
+    arbitrary: simpleGet('POST /v1/diagnostics/round_trip', '/v1/diagnostics/round_trip', 'merchant').map(
+      (b) => (w: World) => ({ ...b(w), method: 'POST' }),
+    ),
   },
   { weight: 3, arbitrary: oversized },
 );

@@ -29,13 +29,20 @@ export interface FuzzResult {
 }
 
 /** Runs the job in a worker thread (TypeScript through tsx's loader); `onProgress` gets the count now and then. */
-export function runFuzzWorker(job: FuzzJob, rootDir: string, onProgress: (done: number, seconds: number) => void): Promise<FuzzResult> {
+export function runFuzzWorker(
+  job: FuzzJob,
+  rootDir: string,
+  onProgress: (done: number, seconds: number) => void,
+): Promise<FuzzResult> {
   const tsx = pathToFileURL(path.join(rootDir, 'node_modules/tsx/dist/esm/api/index.mjs')).href;
   const self = pathToFileURL(path.join(rootDir, 'test/helpers/fuzz-worker.ts')).href;
-  const worker = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(self)}); })`, {
-    eval: true,
-    workerData: job,
-  });
+  const worker = new Worker(
+    `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(self)}); })`,
+    {
+      eval: true,
+      workerData: job,
+    },
+  );
   return new Promise((resolve, reject) => {
     worker.on('message', (m: { progress?: [number, number]; result?: FuzzResult; error?: string }) => {
       if (m.progress) onProgress(...m.progress);
@@ -95,7 +102,10 @@ async function main(job: FuzzJob) {
     seconds,
     histogram: [...sender.histogram.entries()],
     perOp: [...sender.perOp.entries()].map(([op, m]) => [op, [...m.entries()]]),
-    violations: violations.map((v) => ({ ...v, request: { ...v.request, body: v.request.body?.toString().slice(0, 2000) } })),
+    violations: violations.map((v) => ({
+      ...v,
+      request: { ...v.request, body: v.request.body?.toString().slice(0, 2000) },
+    })),
     known: [...known.entries()],
     violationCount,
   };
@@ -105,6 +115,10 @@ async function main(job: FuzzJob) {
 if (!isMainThread && parentPort && (workerData as FuzzJob | undefined)?.document) {
   // fast-check keeps the property's own error as `cause`: pass it on, it says what broke.
   const describe = (err: unknown): string =>
-    err instanceof Error ? `${err.stack ?? err.message}${err.cause ? `\nCaused by: ${describe(err.cause)}` : ''}` : String(err);
-  main(workerData as FuzzJob).catch((err) => parentPort!.postMessage({ error: `seed ${(workerData as FuzzJob).seed}: ${describe(err)}` }));
+    err instanceof Error
+      ? `${err.stack ?? err.message}${err.cause ? `\nCaused by: ${describe(err.cause)}` : ''}`
+      : String(err);
+  main(workerData as FuzzJob).catch((err) =>
+    parentPort!.postMessage({ error: `seed ${(workerData as FuzzJob).seed}: ${describe(err)}` }),
+  );
 }

@@ -51,7 +51,9 @@ export class OpenApiResponses {
   constructor(readonly document: any) {
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
     // ajv-formats is CommonJS: its default export is the plugin function, or `{ default }` depending on the loader.
-    const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as unknown as (ajv: Ajv2020) => void;
+    const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as unknown as (
+      ajv: Ajv2020,
+    ) => void;
     addFormats(this.ajv);
     this.operations = new Map();
     for (const [path, item] of Object.entries<any>(document.paths ?? {})) {
@@ -88,7 +90,8 @@ export class OpenApiResponses {
   /** Problem schema of the document (every error body must match it). */
   problem(): ValidateFunction {
     const id = 'problem';
-    if (!this.cache.has(id)) this.cache.set(id, this.ajv.compile(this.linked({ $ref: '#/components/schemas/Problem' })));
+    if (!this.cache.has(id))
+      this.cache.set(id, this.ajv.compile(this.linked({ $ref: '#/components/schemas/Problem' })));
     return this.cache.get(id)!;
   }
 
@@ -119,23 +122,34 @@ const UNDOCUMENTED_OK = /^(GET|HEAD) (\/track\/\{id\}|\/widget\.js|\/docs|\/docs
 /** Pages for people: their 404 is an HTML page (docs/widget.md), not problem+json. */
 const HTML_PAGES = /^(GET|HEAD) \/track\/\{id\}$/;
 
-export function checkResponse(api: OpenApiResponses, baseUrl: string, req: FuzzRequest, res: FuzzResponse): Violation[] {
+export function checkResponse(
+  api: OpenApiResponses,
+  baseUrl: string,
+  req: FuzzRequest,
+  res: FuzzResponse,
+): Violation[] {
   const out: Violation[] = [];
   const contentType = header(res, 'content-type');
-  const fail = (kind: string, detail: string) => out.push({ kind, request: req, status: res.status, contentType, response: res.text.slice(0, 600), detail });
+  const fail = (kind: string, detail: string) =>
+    out.push({ kind, request: req, status: res.status, contentType, response: res.text.slice(0, 600), detail });
 
   // The only 5xx the contract has: quotes' 502 upstream_unavailable and 503 no_courier_configured (spec, Quotes),
   // which the fuzzer provokes on purpose with a tenant that has no courier. Anything else is a server bug.
   const documented5xx =
-    (res.status === 502 && /"error":"upstream_unavailable"/.test(res.text)) || (res.status === 503 && /"error":"no_courier_configured"/.test(res.text));
-  if (res.status >= 500 && !(documented5xx && /^POST \/v1\/(widget\/)?quotes$/.test(api.match(req.method, req.path) ?? ''))) {
+    (res.status === 502 && /"error":"upstream_unavailable"/.test(res.text)) ||
+    (res.status === 503 && /"error":"no_courier_configured"/.test(res.text));
+  if (
+    res.status >= 500 &&
+    !(documented5xx && /^POST \/v1\/(widget\/)?quotes$/.test(api.match(req.method, req.path) ?? ''))
+  ) {
     fail('5xx', `server answered ${res.status}`);
   }
   if (!header(res, 'x-request-id')) fail('no-request-id', 'response without x-request-id');
 
   if (res.status >= 400 && res.status < 500 && HTML_PAGES.test(req.op) && /^text\/html/.test(contentType)) return out;
   if (res.status >= 400) {
-    if (!/^application\/problem\+json(;|$)/i.test(contentType)) fail('not-problem-json', `content-type "${contentType}"`);
+    if (!/^application\/problem\+json(;|$)/i.test(contentType))
+      fail('not-problem-json', `content-type "${contentType}"`);
     if (req.method === 'HEAD') return out; // no body to look at
     let body: any;
     try {
@@ -147,12 +161,14 @@ export function checkResponse(api: OpenApiResponses, baseUrl: string, req: FuzzR
     const problems: string[] = [];
     if (!body || typeof body !== 'object' || Array.isArray(body)) problems.push('not an object');
     else {
-      if (typeof body.type !== 'string' || !body.type.startsWith(`${baseUrl}/errors/`)) problems.push(`type ${JSON.stringify(body.type)}`);
+      if (typeof body.type !== 'string' || !body.type.startsWith(`${baseUrl}/errors/`))
+        problems.push(`type ${JSON.stringify(body.type)}`);
       if (typeof body.title !== 'string' || !body.title) problems.push('title');
       if (body.status !== res.status) problems.push(`status ${JSON.stringify(body.status)} != ${res.status}`);
       if (typeof body.detail !== 'string' || !body.detail) problems.push('detail');
       if (typeof body.error !== 'string' || !body.error) problems.push('error');
-      else if (body.type !== `${baseUrl}/errors/${body.error}`) problems.push(`type ${body.type} does not end with error code ${body.error}`);
+      else if (body.type !== `${baseUrl}/errors/${body.error}`)
+        problems.push(`type ${body.type} does not end with error code ${body.error}`);
       const validate = api.problem();
       if (!validate(body)) problems.push(`Problem schema: ${api.errorsText(validate)}`);
     }
@@ -167,7 +183,10 @@ export function checkResponse(api: OpenApiResponses, baseUrl: string, req: FuzzR
     const op = api.match(req.method, req.path);
     if (!op) {
       if (/^(\/track\/|\/widget\.js|\/docs|\/v1\/openapi\.json)/.test(req.path)) return out;
-      fail('undocumented-success', `${res.status} for ${req.method} ${req.path.slice(0, 100)}, which the OpenAPI document does not describe`);
+      fail(
+        'undocumented-success',
+        `${res.status} for ${req.method} ${req.path.slice(0, 100)}, which the OpenAPI document does not describe`,
+      );
       return out;
     }
     const validate = api.validator(op, res.status);
@@ -202,7 +221,13 @@ export class Sender {
     readonly url: string,
     connections: number,
   ) {
-    this.pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
+    this.pool = new Pool(url, {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
   }
 
   private count(op: string, key: number | string) {
@@ -333,7 +358,18 @@ export const NASTY_STRINGS = [
   ...SQL_STRINGS,
 ];
 
-const RAW_NUMBERS = ['1e400', '-1e400', '-0', '1e-400', '123456789012345678901234567890', '1.0', '1.5e3', '9007199254740993', '-9007199254740993', '0.1e1'];
+const RAW_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '-0',
+  '1e-400',
+  '123456789012345678901234567890',
+  '1.0',
+  '1.5e3',
+  '9007199254740993',
+  '-9007199254740993',
+  '0.1e1',
+];
 
 export const nastyNumber = fc.oneof(
   fc.constantFrom(
@@ -382,7 +418,9 @@ export const nastyString = fc.oneof(
 /** Deeply nested arrays or objects (depth up to 3000, still a few KB of JSON), as raw JSON text spliced in by `toJson`. */
 export const deepValue = fc
   .tuple(fc.integer({ min: 10, max: 3000 }), fc.boolean())
-  .map(([depth, arrays]) => rawJson(arrays ? '['.repeat(depth) + '1' + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+  .map(([depth, arrays]) =>
+    rawJson(arrays ? '['.repeat(depth) + '1' + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+  );
 
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: nastyString },
@@ -432,14 +470,31 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.record({
   at: fc.nat(),
   value: nastyValue,
   name: fc.oneof(
-    fc.constantFrom('courier_fee_aoa', 'extra', '__proto__', 'constructor', 'tenant_id', 'id', 'status', 'fee_aoa', '', 'payment_methd', 'floor', 'metadata'),
+    fc.constantFrom(
+      'courier_fee_aoa',
+      'extra',
+      '__proto__',
+      'constructor',
+      'tenant_id',
+      'id',
+      'status',
+      'fee_aoa',
+      '',
+      'payment_methd',
+      'floor',
+      'metadata',
+    ),
     fc.string({ maxLength: 50 }),
     fc.constantFrom(...NASTY_STRINGS),
   ),
 }) as fc.Arbitrary<Mutation>;
 
 /** Every container and leaf path of a JSON value, down to 6 levels (inserted deep values are not descended into). */
-function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+function paths(
+  value: unknown,
+  prefix: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
   out.push(prefix);
   if (value && typeof value === 'object' && prefix.length < 6) {
     for (const [k, v] of Object.entries(value)) paths(v, [...prefix, Array.isArray(value) ? Number(k) : k], out);
@@ -454,7 +509,8 @@ const clone = <T>(value: T): T => (value === undefined ? value : JSON.parse(JSON
 export function mutate(base: unknown, mutations: Mutation[]): unknown {
   let root: any = clone(base);
   for (const mutation of mutations) {
-    const m = mutation.value && typeof mutation.value === 'object' ? { ...mutation, value: clone(mutation.value) } : mutation;
+    const m =
+      mutation.value && typeof mutation.value === 'object' ? { ...mutation, value: clone(mutation.value) } : mutation;
     const all = paths(root);
     const path = all[m.at % all.length];
     if (path.length === 0) {
@@ -561,7 +617,9 @@ export const enc = (s: string) => {
     return encodeURIComponent(s);
   } catch {
     // Lone surrogates: encode the UTF-16 code units' replacement.
-    return encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+    return encodeURIComponent(
+      s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+    );
   }
 };
 

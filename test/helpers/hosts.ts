@@ -35,12 +35,16 @@ const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe', enco
 /** Fails (never skips) without root or without `ip`, saying so. */
 export function requireNetns(): void {
   if (process.getuid?.() !== 0) {
-    throw new Error('The cluster test puts its processes on network namespaces (ip netns, veth pairs) and needs root. Next: run it as root (CI does).');
+    throw new Error(
+      'The cluster test puts its processes on network namespaces (ip netns, veth pairs) and needs root. Next: run it as root (CI does).',
+    );
   }
   try {
     ip('-V');
   } catch {
-    throw new Error('The cluster test needs the `ip` command (iproute2) for its network namespaces. Next: apt-get install iproute2.');
+    throw new Error(
+      'The cluster test needs the `ip` command (iproute2) for its network namespaces. Next: apt-get install iproute2.',
+    );
   }
 }
 

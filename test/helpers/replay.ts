@@ -11,11 +11,19 @@ import type { Stack } from './stack.js';
 /** Replays every run of `deliveryWorkflow` on the stack's task queue; each must replay without nondeterminism. */
 export async function expectDeliveryWorkflowsReplay(stack: Stack, atLeast = 1): Promise<void> {
   const histories = [];
-  for await (const wf of stack.temporal.workflow.list({ query: `WorkflowType = "deliveryWorkflow" AND TaskQueue = "${stack.config.taskQueue}"` })) {
-    histories.push({ workflowId: `${wf.workflowId}/${wf.runId}`, history: await stack.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory() });
+  for await (const wf of stack.temporal.workflow.list({
+    query: `WorkflowType = "deliveryWorkflow" AND TaskQueue = "${stack.config.taskQueue}"`,
+  })) {
+    histories.push({
+      workflowId: `${wf.workflowId}/${wf.runId}`,
+      history: await stack.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
+    });
   }
   expect(histories.length).toBeGreaterThanOrEqual(atLeast);
-  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('bundlePath') } }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: { codePath: inject('bundlePath') } },
+    histories,
+  )) {
     if (result.error) {
       // Keep the history that did not replay, for `temporal workflow show`-style reading and for a fixture.
       const history = histories.find((h) => h.workflowId === result.workflowId)!.history;
@@ -24,7 +32,10 @@ export async function expectDeliveryWorkflowsReplay(stack: Stack, atLeast = 1): 
       fs.writeFileSync(
         file,
         JSON.stringify(
-          temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history as never), { enums: String, longs: String }),
+          temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history as never), {
+            enums: String,
+            longs: String,
+          }),
           null,
           1,
         ),

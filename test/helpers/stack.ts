@@ -75,7 +75,13 @@ export async function startStack(overrides: Partial<Config> = {}, options: { log
   const connection = await Connection.connect({ address: config.temporalAddress });
   const temporal = temporalClient(connection, config.temporalNamespace);
   const nativeConnection = await NativeConnection.connect({ address: config.temporalAddress });
-  const worker = await createWorker({ config, pool, connection: nativeConnection, bundlePath: inject('bundlePath'), temporal });
+  const worker = await createWorker({
+    config,
+    pool,
+    connection: nativeConnection,
+    bundlePath: inject('bundlePath'),
+    temporal,
+  });
   const running = worker.run();
 
   // Pick the port first so error URIs and tracking URLs can name the real address.

@@ -11,14 +11,26 @@ export async function quoteFrom(stack: Stack, key: string, slug: string, body: R
   const res = await stack.request('POST', '/v1/quotes', { key, body });
   if (res.status !== 200) throw new Error(`quote failed: ${res.status} ${JSON.stringify(res.body)}`);
   const entry = res.body.data.find((q: { company_slug: string }) => q.company_slug === slug);
-  if (!entry) throw new Error(`no quote from ${slug}: ${JSON.stringify(res.body.data.map((q: { company_slug: string }) => q.company_slug))}`);
-  return entry as { quote_id: string; company_id: string; fee_aoa: number; livemode: boolean; require_delivery_pin: boolean };
+  if (!entry)
+    throw new Error(
+      `no quote from ${slug}: ${JSON.stringify(res.body.data.map((q: { company_slug: string }) => q.company_slug))}`,
+    );
+  return entry as {
+    quote_id: string;
+    company_id: string;
+    fee_aoa: number;
+    livemode: boolean;
+    require_delivery_pin: boolean;
+  };
 }
 
 /** Quote with `slug` and create a delivery from it with `key`; returns the 201 body. */
 export async function deliveryWith(stack: Stack, key: string, slug: string, extra: Record<string, unknown> = {}) {
   const q = await quoteFrom(stack, key, slug);
-  const res = await stack.request('POST', '/v1/deliveries', { key, body: { quote_id: q.quote_id, ...quoteBody(), ...extra } });
+  const res = await stack.request('POST', '/v1/deliveries', {
+    key,
+    body: { quote_id: q.quote_id, ...quoteBody(), ...extra },
+  });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -32,7 +44,9 @@ export async function until(stack: Stack, key: string, id: string, predicate: (d
     if (predicate(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out; last: ${JSON.stringify({ status: last?.status, events: last?.events?.map((e: any) => e.event_type) })}`);
+  throw new Error(
+    `timed out; last: ${JSON.stringify({ status: last?.status, events: last?.events?.map((e: any) => e.event_type) })}`,
+  );
 }
 
 export const types = (d: { events: { event_type: string }[] }) => d.events.map((e) => e.event_type);
@@ -59,7 +73,10 @@ export class VerifyingReceiver {
         const secret = this.secrets.get(path);
         try {
           if (!secret) throw new Error(`no secret for ${path}`);
-          const body = new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>);
+          const body = new Webhook(secret).verify(
+            Buffer.concat(chunks).toString('utf8'),
+            req.headers as Record<string, string>,
+          );
           this.hits.push({ path, body });
           res.writeHead(200).end('ok');
         } catch (err) {

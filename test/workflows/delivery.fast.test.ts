@@ -6,7 +6,13 @@
 import { WorkflowContinuedAsNewError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { bookingReleaseWorkflowId, cancelUpdate, confirmPaymentUpdate, operatorActionSignal, stateQuery } from '../../shared/deliveries/definitions.js';
+import {
+  bookingReleaseWorkflowId,
+  cancelUpdate,
+  confirmPaymentUpdate,
+  operatorActionSignal,
+  stateQuery,
+} from '../../shared/deliveries/definitions.js';
 import { bookingReleaseWorkflow } from '../../workflows/deliveries/booking-release.js';
 import { courier, gatedDispatch, trackingRefOf } from '../helpers/fake-activities.js';
 import { env, startDelivery, stateWhen, stalledEvent, types, useFakeWorker } from '../helpers/fast-delivery.js';
@@ -51,11 +57,17 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(0);
     });
 
-    it('a payment confirmed within the window makes it pending and dispatches; a second confirmation is rejected', async ({ expect }) => {
+    it('a payment confirmed within the window makes it pending and dispatches; a second confirmation is rejected', async ({
+      expect,
+    }) => {
       const d = await startDelivery({ initialStatus: 'awaiting_payment' });
-      await expect(d.handle.executeUpdate(confirmPaymentUpdate, { args: [{ source: 'api' }] })).resolves.toEqual({ status: 'pending' });
+      await expect(d.handle.executeUpdate(confirmPaymentUpdate, { args: [{ source: 'api' }] })).resolves.toEqual({
+        status: 'pending',
+      });
       await d.waitFor('delivery.assigned');
-      await expect(d.handle.executeUpdate(confirmPaymentUpdate, { args: [{}] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+      await expect(d.handle.executeUpdate(confirmPaymentUpdate, { args: [{}] })).rejects.toBeInstanceOf(
+        WorkflowUpdateFailedError,
+      );
       expect(d.types()).toEqual(['delivery.payment_confirmed', 'delivery.dispatched', 'delivery.assigned']);
       expect(env.fakes.eventsOf(d.id)[0]).toMatchObject({ toStatus: 'pending', source: 'api' });
     });
@@ -63,9 +75,15 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
 
   describe('state budgets and SLA', () => {
     it('pending past its budget (booking not accepted yet) stalls with state_timeout', async ({ expect }) => {
-      const d = await startDelivery({ dispatch: courier.books('pending'), timeouts: { stateBudgetsMs: { pending: 300 } } });
+      const d = await startDelivery({
+        dispatch: courier.books('pending'),
+        timeouts: { stateBudgetsMs: { pending: 300 } },
+      });
       const events = await d.waitFor('delivery.stalled');
-      expect(events).toMatchObject([{ eventType: 'delivery.dispatched', payload: { booking_status: 'pending' } }, stalledEvent('state_timeout', 'pending')]);
+      expect(events).toMatchObject([
+        { eventType: 'delivery.dispatched', payload: { booking_status: 'pending' } },
+        stalledEvent('state_timeout', 'pending'),
+      ]);
       expect(await stateWhen(d.handle, 'stalled')).toEqual({
         status: 'stalled',
         previousStatus: 'pending',
@@ -83,12 +101,19 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         { eventType: 'delivery.dispatched' },
         { eventType: 'delivery.assigned', toStatus: 'assigned' },
         stalledEvent('state_timeout', 'assigned'),
-        { eventType: 'delivery.resumed', toStatus: 'assigned', source: 'operator', payload: { action: 'resume', note: 'driver found', status: 'assigned' } },
+        {
+          eventType: 'delivery.resumed',
+          toStatus: 'assigned',
+          source: 'operator',
+          payload: { action: 'resume', note: 'driver found', status: 'assigned' },
+        },
         stalledEvent('state_timeout', 'assigned'),
       ]);
     });
 
-    it('the SLA deadline stalls with sla_deadline_passed once; after a resume only the state budget applies', async ({ expect }) => {
+    it('the SLA deadline stalls with sla_deadline_passed once; after a resume only the state budget applies', async ({
+      expect,
+    }) => {
       const d = await startDelivery({
         slaDeadlineAt: new Date(Date.now() + 300).toISOString(),
         // Later than the SLA whatever the timing: the budget starts when `assigned` is entered, after the start.
@@ -140,7 +165,9 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       ]);
       // The courier's Idempotency-Key is `<delivery id>.<booking number>`: the same on every retry of the first booking
       // (one activity, retried), the next number for the redispatch.
-      expect(env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => (c.input as { bookingNumber: number }).bookingNumber)).toEqual([1, 1, 1, 2]);
+      expect(
+        env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => (c.input as { bookingNumber: number }).bookingNumber),
+      ).toEqual([1, 1, 1, 2]);
     });
 
     it('retries exhausted: stalled with dispatch_failed; an operator resume books it again', async ({ expect }) => {
@@ -151,7 +178,12 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       const events = await d.waitFor('delivery.assigned');
       expect(events).toMatchObject([
         stalledEvent('dispatch_failed', 'pending'),
-        { eventType: 'delivery.resumed', toStatus: 'pending', source: 'operator', payload: { action: 'resume', status: 'pending' } },
+        {
+          eventType: 'delivery.resumed',
+          toStatus: 'pending',
+          source: 'operator',
+          payload: { action: 'resume', status: 'pending' },
+        },
         { eventType: 'delivery.dispatched', payload: { tracking_ref: trackingRefOf(d.id, 4) } },
         { eventType: 'delivery.assigned', toStatus: 'assigned' },
       ]);
@@ -163,12 +195,22 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       env.fakes.script(d.id, { dispatch: courier.books() });
       await d.handle.signal(operatorActionSignal, { action: 'resume' });
       const events = await d.waitFor('delivery.assigned');
-      expect(types(events)).toEqual(['delivery.stalled', 'delivery.resumed', 'delivery.dispatched', 'delivery.assigned']);
+      expect(types(events)).toEqual([
+        'delivery.stalled',
+        'delivery.resumed',
+        'delivery.dispatched',
+        'delivery.assigned',
+      ]);
       expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(2);
     });
 
-    it('pending past its budget with a job booked: a resume waits for the courier again, without booking twice', async ({ expect }) => {
-      const d = await startDelivery({ dispatch: courier.books('pending'), timeouts: { stateBudgetsMs: { pending: 300 } } });
+    it('pending past its budget with a job booked: a resume waits for the courier again, without booking twice', async ({
+      expect,
+    }) => {
+      const d = await startDelivery({
+        dispatch: courier.books('pending'),
+        timeouts: { stateBudgetsMs: { pending: 300 } },
+      });
       await d.waitFor('delivery.stalled');
       await d.handle.signal(operatorActionSignal, { action: 'resume' });
       const events = await d.waitForCount(4);
@@ -181,7 +223,9 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(1);
     });
 
-    it('a courier rejection is final: one attempt, stalled with courier_rejected; mark_failed ends it', async ({ expect }) => {
+    it('a courier rejection is final: one attempt, stalled with courier_rejected; mark_failed ends it', async ({
+      expect,
+    }) => {
       const d = await startDelivery({ dispatch: courier.rejects() });
       await d.waitFor('delivery.stalled');
       expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(1);
@@ -189,7 +233,12 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       await expect(d.handle.result()).resolves.toEqual({ status: 'failed' });
       expect(env.fakes.eventsOf(d.id)).toMatchObject([
         stalledEvent('courier_rejected', 'pending'),
-        { eventType: 'delivery.failed', toStatus: 'failed', source: 'operator', payload: { action: 'mark_failed', reason: 'operator', note: 'no courier' } },
+        {
+          eventType: 'delivery.failed',
+          toStatus: 'failed',
+          source: 'operator',
+          payload: { action: 'mark_failed', reason: 'operator', note: 'no courier' },
+        },
       ]);
     });
   });
@@ -212,7 +261,10 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         },
         { eventType: 'delivery.in_transit', toStatus: 'in_transit' },
       ]);
-      expect(await stateWhen(d.handle, 'in_transit')).toMatchObject({ status: 'in_transit', trackingRef: trackingRefOf(d.id) });
+      expect(await stateWhen(d.handle, 'in_transit')).toMatchObject({
+        status: 'in_transit',
+        trackingRef: trackingRefOf(d.id),
+      });
     });
 
     it('cancel on a stalled delivery cancels it and releases the booking in the background', async ({ expect }) => {
@@ -220,17 +272,31 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       await d.waitFor('delivery.stalled');
       await d.handle.signal(operatorActionSignal, { action: 'cancel' });
       await expect(d.handle.result()).resolves.toEqual({ status: 'cancelled' });
-      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(bookingReleaseWorkflowId(d.id, trackingRefOf(d.id)));
+      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(
+        bookingReleaseWorkflowId(d.id, trackingRefOf(d.id)),
+      );
       await expect(release.result()).resolves.toEqual({ released: true });
       expect(env.fakes.eventsOf(d.id).slice(2)).toMatchObject([
         stalledEvent('state_timeout', 'assigned'),
-        { eventType: 'delivery.cancelled', toStatus: 'cancelled', source: 'operator', payload: { action: 'cancel', reason: 'operator' } },
+        {
+          eventType: 'delivery.cancelled',
+          toStatus: 'cancelled',
+          source: 'operator',
+          payload: { action: 'cancel', reason: 'operator' },
+        },
       ]);
-      expect(env.fakes.callsOf(d.id, 'cancelBooking').map((c) => c.input)).toEqual([{ companyId: d.input.companyId, trackingRef: trackingRefOf(d.id) }]);
+      expect(env.fakes.callsOf(d.id, 'cancelBooking').map((c) => c.input)).toEqual([
+        { companyId: d.input.companyId, trackingRef: trackingRefOf(d.id) },
+      ]);
     });
 
-    it('redispatch to an unknown company is ignored; to a linked one it releases the old booking and books the new company', async ({ expect }) => {
-      const d = await startDelivery({ dispatch: courier.books('pending'), timeouts: { stateBudgetsMs: { pending: 300 } } });
+    it('redispatch to an unknown company is ignored; to a linked one it releases the old booking and books the new company', async ({
+      expect,
+    }) => {
+      const d = await startDelivery({
+        dispatch: courier.books('pending'),
+        timeouts: { stateBudgetsMs: { pending: 300 } },
+      });
       await d.waitFor('delivery.stalled');
       const other = randomUUID();
       env.fakes.companies.set(other, 'other-courier');
@@ -241,8 +307,18 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       expect(events).toMatchObject([
         { eventType: 'delivery.dispatched' },
         stalledEvent('state_timeout', 'pending'),
-        { eventType: 'delivery.operator_action', toStatus: null, payload: { action: 'redispatch', ignored: true, reason: 'unknown_company' } },
-        { eventType: 'delivery.redispatched', toStatus: 'pending', companyId: other, trackingRef: null, payload: { company_id: other } },
+        {
+          eventType: 'delivery.operator_action',
+          toStatus: null,
+          payload: { action: 'redispatch', ignored: true, reason: 'unknown_company' },
+        },
+        {
+          eventType: 'delivery.redispatched',
+          toStatus: 'pending',
+          companyId: other,
+          trackingRef: null,
+          payload: { company_id: other },
+        },
         { eventType: 'delivery.dispatched', payload: { tracking_ref: trackingRefOf(d.id, 2) } },
         { eventType: 'delivery.assigned', toStatus: 'assigned' },
       ]);
@@ -252,23 +328,34 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         trackingRef: trackingRefOf(d.id, 2),
         companyId: other,
       });
-      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(bookingReleaseWorkflowId(d.id, trackingRefOf(d.id, 1)));
+      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(
+        bookingReleaseWorkflowId(d.id, trackingRefOf(d.id, 1)),
+      );
       await expect(release.result()).resolves.toEqual({ released: true });
-      expect(env.fakes.callsOf(d.id, 'cancelBooking').map((c) => c.input)).toEqual([{ companyId: d.input.companyId, trackingRef: trackingRefOf(d.id, 1) }]);
+      expect(env.fakes.callsOf(d.id, 'cancelBooking').map((c) => c.input)).toEqual([
+        { companyId: d.input.companyId, trackingRef: trackingRefOf(d.id, 1) },
+      ]);
     });
   });
 
   describe('cancellation (the cancel update)', () => {
-    const cancel = (h: WorkflowHandle) => h.executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] });
+    const cancel = (h: WorkflowHandle) =>
+      h.executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] });
     /** The type of the ApplicationFailure an update was rejected with. */
-    const rejectionOf = (err: unknown) => ((err as WorkflowUpdateFailedError).cause as { type?: string } | undefined)?.type;
+    const rejectionOf = (err: unknown) =>
+      ((err as WorkflowUpdateFailedError).cause as { type?: string } | undefined)?.type;
 
     it('with no courier job yet the delivery is cancelled at once, without asking a courier', async ({ expect }) => {
       const d = await startDelivery({ initialStatus: 'awaiting_payment' });
       await expect(cancel(d.handle)).resolves.toEqual({ status: 'cancelled' });
       await expect(d.handle.result()).resolves.toEqual({ status: 'cancelled' });
       expect(env.fakes.eventsOf(d.id)).toMatchObject([
-        { eventType: 'delivery.cancelled', toStatus: 'cancelled', source: 'api', payload: { reason: 'merchant_request', previous_status: 'awaiting_payment' } },
+        {
+          eventType: 'delivery.cancelled',
+          toStatus: 'cancelled',
+          source: 'api',
+          payload: { reason: 'merchant_request', previous_status: 'awaiting_payment' },
+        },
       ]);
       expect(env.fakes.callsOf(d.id, 'cancelBooking')).toHaveLength(0);
     });
@@ -287,7 +374,9 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       ]);
     });
 
-    it('the courier refuses: the update is rejected and the delivery goes on; once picked up it is no longer cancellable', async ({ expect }) => {
+    it('the courier refuses: the update is rejected and the delivery goes on; once picked up it is no longer cancellable', async ({
+      expect,
+    }) => {
       const d = await startDelivery({ cancel: ['refused'] });
       await d.waitFor('delivery.assigned');
       const refused = await cancel(d.handle).catch((err) => err);
@@ -300,12 +389,16 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       await expect(d.handle.query(stateQuery)).resolves.toMatchObject({ status: 'pickup_ready' });
     });
 
-    it('the courier does not answer: cancelled at once, the release goes on in the background and reports a refusal', async ({ expect }) => {
+    it('the courier does not answer: cancelled at once, the release goes on in the background and reports a refusal', async ({
+      expect,
+    }) => {
       const d = await startDelivery({ cancel: ['no_answer', 'refused'] });
       await d.waitFor('delivery.assigned');
       await expect(cancel(d.handle)).resolves.toEqual({ status: 'cancelled' });
       await expect(d.handle.result()).resolves.toEqual({ status: 'cancelled' });
-      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(bookingReleaseWorkflowId(d.id, trackingRefOf(d.id)));
+      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(
+        bookingReleaseWorkflowId(d.id, trackingRefOf(d.id)),
+      );
       await expect(release.result()).resolves.toEqual({ released: false });
       expect(env.fakes.eventsOf(d.id).slice(2)).toMatchObject([
         { eventType: 'delivery.cancelled', toStatus: 'cancelled', payload: { booking_release: 'retrying' } },
@@ -319,23 +412,33 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
       expect(env.fakes.callsOf(d.id, 'cancelBooking')).toHaveLength(2);
     });
 
-    it('a cancel while the dispatch is in flight: cancelled, and the booking that comes back is released', async ({ expect }) => {
+    it('a cancel while the dispatch is in flight: cancelled, and the booking that comes back is released', async ({
+      expect,
+    }) => {
       const gate = gatedDispatch(courier.books('accepted'));
       const d = await startDelivery({ dispatch: gate.dispatch });
       await gate.started;
       await expect(cancel(d.handle)).resolves.toEqual({ status: 'cancelled' });
       gate.open();
       await expect(d.handle.result()).resolves.toEqual({ status: 'cancelled' });
-      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(bookingReleaseWorkflowId(d.id, trackingRefOf(d.id)));
+      const release = env.client.workflow.getHandle<typeof bookingReleaseWorkflow>(
+        bookingReleaseWorkflowId(d.id, trackingRefOf(d.id)),
+      );
       await expect(release.result()).resolves.toEqual({ released: true });
       // Nothing about the late booking is recorded on the delivery: only the cancellation.
-      expect(env.fakes.eventsOf(d.id)).toMatchObject([{ eventType: 'delivery.cancelled', payload: { previous_status: 'pending' } }]);
+      expect(env.fakes.eventsOf(d.id)).toMatchObject([
+        { eventType: 'delivery.cancelled', payload: { previous_status: 'pending' } },
+      ]);
       expect(env.fakes.eventsOf(d.id)).toHaveLength(1);
-      expect(env.fakes.callsOf(d.id, 'cancelBooking').map((c) => c.input)).toEqual([{ companyId: d.input.companyId, trackingRef: trackingRefOf(d.id) }]);
+      expect(env.fakes.callsOf(d.id, 'cancelBooking').map((c) => c.input)).toEqual([
+        { companyId: d.input.companyId, trackingRef: trackingRefOf(d.id) },
+      ]);
     });
   });
 
-  it('5 wrong PINs stall the delivery (pin_attempts_exceeded); after a resume the right PIN delivers it', async ({ expect }) => {
+  it('5 wrong PINs stall the delivery (pin_attempts_exceeded); after a resume the right PIN delivers it', async ({
+    expect,
+  }) => {
     const d = await startDelivery({ requireDeliveryPin: true });
     await d.waitFor('delivery.assigned');
     await d.fleet('in_transit');

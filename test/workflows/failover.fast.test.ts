@@ -4,7 +4,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { CourierRejected, cancelUpdate, type RedispatchPlan, type RedispatchPolicy } from '../../shared/deliveries/definitions.js';
+import {
+  CourierRejected,
+  cancelUpdate,
+  type RedispatchPlan,
+  type RedispatchPolicy,
+} from '../../shared/deliveries/definitions.js';
 import { courier, gatedDispatch, type DispatchScript } from '../helpers/fake-activities.js';
 import { env, startDelivery, stateWhen, useFakeWorker } from '../helpers/fast-delivery.js';
 
@@ -25,7 +30,8 @@ const next = (fee = 150_000): RedispatchPlan => ({
   oldFeeAoa: 150_000,
   quoteId: randomUUID(),
 });
-const rejected = () => ApplicationFailure.nonRetryable('fake courier: rejected (422)', CourierRejected, { status: 422 });
+const rejected = () =>
+  ApplicationFailure.nonRetryable('fake courier: rejected (422)', CourierRejected, { status: 422 });
 /** The first `n` bookings are refused; later ones (another company) book as `then`. */
 const rejectsFirst =
   (n: number, then: DispatchScript = courier.books()): DispatchScript =>
@@ -37,9 +43,17 @@ const rejectsFirst =
 describe.concurrent('automatic failover (fast tier)', () => {
   it('courier_rejected: the next company is booked; the event says from, to, why and the fees', async ({ expect }) => {
     const plan = next(160_000);
-    const d = await startDelivery({ redispatch: policy({ maxFeeIncreaseAoa: 20_000 }), dispatch: rejectsFirst(1), plans: [plan] });
+    const d = await startDelivery({
+      redispatch: policy({ maxFeeIncreaseAoa: 20_000 }),
+      dispatch: rejectsFirst(1),
+      plans: [plan],
+    });
     const events = await d.waitFor('delivery.assigned');
-    expect(events.map((e) => e.eventType)).toEqual(['delivery.redispatched', 'delivery.dispatched', 'delivery.assigned']);
+    expect(events.map((e) => e.eventType)).toEqual([
+      'delivery.redispatched',
+      'delivery.dispatched',
+      'delivery.assigned',
+    ]);
     expect(events[0]).toMatchObject({
       toStatus: 'pending',
       source: 'system',
@@ -71,10 +85,20 @@ describe.concurrent('automatic failover (fast tier)', () => {
 
   it('assign timeout: a booking the courier took as pending and never assigned moves on', async ({ expect }) => {
     let bookings = 0;
-    const pendingThenAccepted: DispatchScript = async (attempt, id) => courier.books(++bookings === 1 ? 'pending' : 'accepted')(attempt, id);
-    const d = await startDelivery({ redispatch: policy({ assignTimeoutMs: 300 }), dispatch: pendingThenAccepted, plans: [next()] });
+    const pendingThenAccepted: DispatchScript = async (attempt, id) =>
+      courier.books(++bookings === 1 ? 'pending' : 'accepted')(attempt, id);
+    const d = await startDelivery({
+      redispatch: policy({ assignTimeoutMs: 300 }),
+      dispatch: pendingThenAccepted,
+      plans: [next()],
+    });
     const events = await d.waitFor('delivery.assigned');
-    expect(events.map((e) => e.eventType)).toEqual(['delivery.dispatched', 'delivery.redispatched', 'delivery.dispatched', 'delivery.assigned']);
+    expect(events.map((e) => e.eventType)).toEqual([
+      'delivery.dispatched',
+      'delivery.redispatched',
+      'delivery.dispatched',
+      'delivery.assigned',
+    ]);
     expect(events[1].payload).toMatchObject({ reason: 'assign_timeout' });
     // The first job is released in the background.
     await expect.poll(() => env.fakes.callsOf(d.id, 'cancelBooking').length).toBeGreaterThanOrEqual(1);
@@ -93,7 +117,9 @@ describe.concurrent('automatic failover (fast tier)', () => {
     await expect(d.handle.result()).resolves.toEqual({ status: 'failed' });
   });
 
-  it("the first company's events already on their way when it moved on are ignored (superseded_booking); the new company's count", async ({ expect }) => {
+  it("the first company's events already on their way when it moved on are ignored (superseded_booking); the new company's count", async ({
+    expect,
+  }) => {
     const plan = next();
     const d = await startDelivery({ redispatch: policy(), plans: [plan] });
     await d.waitFor('delivery.assigned');
@@ -118,7 +144,10 @@ describe.concurrent('automatic failover (fast tier)', () => {
     // The same event from the company it moved to is taken.
     await d.fleet('pickup_ready', { companyId: plan.companyId!, webhookId: 'wh-new' });
     await d.waitFor('delivery.pickup_ready', { webhook_id: 'wh-new' });
-    expect(await stateWhen(d.handle, 'pickup_ready')).toMatchObject({ status: 'pickup_ready', companyId: plan.companyId });
+    expect(await stateWhen(d.handle, 'pickup_ready')).toMatchObject({
+      status: 'pickup_ready',
+      companyId: plan.companyId,
+    });
   });
 
   it('the failover a courier `failed` causes keeps its webhook-id (the test helper finds it)', async ({ expect }) => {
@@ -131,7 +160,11 @@ describe.concurrent('automatic failover (fast tier)', () => {
 
   it('no company qualifies: stalled as today, with what was tried', async ({ expect }) => {
     const candidates = [{ company_id: randomUUID(), outcome: 'over_fee_ceiling', fee_aoa: 400_000 }];
-    const d = await startDelivery({ redispatch: policy(), dispatch: courier.rejects(), plans: [{ companyId: null, oldFeeAoa: 150_000, candidates }] });
+    const d = await startDelivery({
+      redispatch: policy(),
+      dispatch: courier.rejects(),
+      plans: [{ companyId: null, oldFeeAoa: 150_000, candidates }],
+    });
     const events = await d.waitFor('delivery.stalled');
     expect(events.at(-1)!.payload).toMatchObject({
       reason: 'courier_rejected',
@@ -141,10 +174,17 @@ describe.concurrent('automatic failover (fast tier)', () => {
   });
 
   it('max_redispatches: after that many moves the delivery stalls instead', async ({ expect }) => {
-    const d = await startDelivery({ redispatch: policy({ maxRedispatches: 1 }), dispatch: courier.rejects(), plans: [next(), next()] });
+    const d = await startDelivery({
+      redispatch: policy({ maxRedispatches: 1 }),
+      dispatch: courier.rejects(),
+      plans: [next(), next()],
+    });
     const events = await d.waitFor('delivery.stalled');
     expect(events.map((e) => e.eventType)).toEqual(['delivery.redispatched', 'delivery.stalled']);
-    expect(events[1].payload).toMatchObject({ reason: 'courier_rejected', redispatch: { outcome: 'max_redispatches_reached' } });
+    expect(events[1].payload).toMatchObject({
+      reason: 'courier_rejected',
+      redispatch: { outcome: 'max_redispatches_reached' },
+    });
     expect((events[1].payload.redispatch as { tried_company_ids: string[] }).tried_company_ids).toHaveLength(2);
   });
 
@@ -169,7 +209,9 @@ describe.concurrent('automatic failover (fast tier)', () => {
     };
     const d = await startDelivery({ redispatch: policy(), dispatch: rejectThenGated, plans: [next()] });
     await gate.started; // the new company's booking is in flight
-    await expect(d.handle.executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] })).resolves.toEqual({ status: 'cancelled' });
+    await expect(
+      d.handle.executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] }),
+    ).resolves.toEqual({ status: 'cancelled' });
     gate.open();
     await expect(d.handle.result()).resolves.toEqual({ status: 'cancelled' });
     await expect.poll(() => env.fakes.callsOf(d.id, 'cancelBooking').length).toBeGreaterThanOrEqual(1);

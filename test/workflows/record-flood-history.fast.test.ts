@@ -31,14 +31,21 @@ describe.skipIf(!process.env.RECORD_FLOOD_HISTORY)('record a flooded history of 
     const { code } = await bundleWorkflowCode({
       workflowsPath: path.join(dir, 'workflows', 'index.ts'),
       // Commits before b631c27 had no workflow interceptors (workflows/lib/observability.ts came then).
-      workflowInterceptorModules: [path.join(dir, 'workflows', 'lib', 'observability.ts')].filter((f) => fs.existsSync(f)),
+      workflowInterceptorModules: [path.join(dir, 'workflows', 'lib', 'observability.ts')].filter((f) =>
+        fs.existsSync(f),
+      ),
       logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
     });
     const address = inject('temporalAddress');
     const taskQueue = `old-${randomUUID()}`;
     const fakes = new FakeDeliveryActivities();
     const native = await NativeConnection.connect({ address });
-    const worker = await Worker.create({ connection: native, taskQueue, workflowBundle: { code }, activities: fakes.activities });
+    const worker = await Worker.create({
+      connection: native,
+      taskQueue,
+      workflowBundle: { code },
+      activities: fakes.activities,
+    });
     const running = worker.run();
     const connection = await Connection.connect({ address });
     const client = new Client({ connection });
@@ -55,17 +62,30 @@ describe.skipIf(!process.env.RECORD_FLOOD_HISTORY)('record a flooded history of 
       await fakes.waitForEvent(deliveryId, 'delivery.assigned', {});
       // One at a time, each recorded before the next: every one is an event of its own (an ignored `assigned`).
       for (let i = 0; i < SIGNALS; i++) {
-        await handle.signal(fleetEventSignal, { eventType: 'assigned', occurredAt: new Date().toISOString(), payload: {}, pinVerified: true });
+        await handle.signal(fleetEventSignal, {
+          eventType: 'assigned',
+          occurredAt: new Date().toISOString(),
+          payload: {},
+          pinVerified: true,
+        });
         await fakes.waitForEvents(deliveryId, (events) => events.length >= 3 + i);
       }
       for (const eventType of ['pickup_ready', 'in_transit', 'delivered'] as const) {
-        await handle.signal(fleetEventSignal, { eventType, occurredAt: new Date().toISOString(), payload: {}, pinVerified: true });
+        await handle.signal(fleetEventSignal, {
+          eventType,
+          occurredAt: new Date().toISOString(),
+          payload: {},
+          pinVerified: true,
+        });
       }
       await expect(handle.result()).resolves.toEqual({ status: 'delivered' });
       const history = await handle.fetchHistory();
       const folder = path.join(ROOT_DIR, 'test', 'fixtures', 'histories', 'bbac359');
       fs.mkdirSync(folder, { recursive: true });
-      fs.writeFileSync(path.join(folder, 'flooded.history.bin'), temporal.api.history.v1.History.encode(history).finish());
+      fs.writeFileSync(
+        path.join(folder, 'flooded.history.bin'),
+        temporal.api.history.v1.History.encode(history).finish(),
+      );
     } finally {
       worker.shutdown();
       await running.catch(() => {});

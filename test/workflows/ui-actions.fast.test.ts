@@ -7,7 +7,9 @@ import { env, startDelivery, useFakeWorker } from '../helpers/fast-delivery.js';
 useFakeWorker();
 
 describe.concurrent('Request Cancellation in the Temporal UI', () => {
-  it('a cancellable delivery is cancelled as by the API (source operator), and the booking released', async ({ expect }) => {
+  it('a cancellable delivery is cancelled as by the API (source operator), and the booking released', async ({
+    expect,
+  }) => {
     const d = await startDelivery({ dispatch: courier.books('accepted') });
     await d.waitFor('delivery.assigned');
     await d.handle.cancel();
@@ -27,10 +29,16 @@ describe.concurrent('Request Cancellation in the Temporal UI', () => {
     await d.waitFor('delivery.stalled');
     await d.handle.cancel();
     await expect(d.handle.result()).resolves.toEqual({ status: 'cancelled' });
-    expect(env.fakes.eventsOf(d.id).at(-1)).toMatchObject({ eventType: 'delivery.cancelled', source: 'operator', payload: { reason: 'operator' } });
+    expect(env.fakes.eventsOf(d.id).at(-1)).toMatchObject({
+      eventType: 'delivery.cancelled',
+      source: 'operator',
+      payload: { reason: 'operator' },
+    });
   });
 
-  it('after pickup it is recorded as an ignored operator action, and the delivery goes on to the end', async ({ expect }) => {
+  it('after pickup it is recorded as an ignored operator action, and the delivery goes on to the end', async ({
+    expect,
+  }) => {
     const d = await startDelivery({ dispatch: courier.books('accepted') });
     await d.waitFor('delivery.assigned');
     await d.fleet('in_transit');

@@ -8,7 +8,13 @@ import type { DeliveryActivities } from '../../activities/deliveries/activities.
 import { ignoreAlreadyStarted } from '../lib/children.js';
 import { webhookFanoutWorkflowId } from '../../shared/webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
-import { RECORD_ATTEMPT_MS, RECORD_MAX_INTERVAL_MS, RELEASE_ATTEMPT_MS, RELEASE_INITIAL_INTERVAL_MS, RELEASE_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
+import {
+  RECORD_ATTEMPT_MS,
+  RECORD_MAX_INTERVAL_MS,
+  RELEASE_ATTEMPT_MS,
+  RELEASE_INITIAL_INTERVAL_MS,
+  RELEASE_MAX_INTERVAL_MS,
+} from '../../shared/timeouts.js';
 import type { BookingReleaseInput } from '../../shared/deliveries/definitions.js';
 
 const { recordEvent } = proxyActivities<DeliveryActivities>({
@@ -21,7 +27,11 @@ export async function bookingReleaseWorkflow(input: BookingReleaseInput): Promis
     startToCloseTimeout: RELEASE_ATTEMPT_MS,
     // Every attempt and wait together: after this the courier is given up on.
     scheduleToCloseTimeout: Math.max(input.retryForMs, 1000),
-    retry: { initialInterval: RELEASE_INITIAL_INTERVAL_MS, backoffCoefficient: 2, maximumInterval: RELEASE_MAX_INTERVAL_MS },
+    retry: {
+      initialInterval: RELEASE_INITIAL_INTERVAL_MS,
+      backoffCoefficient: 2,
+      maximumInterval: RELEASE_MAX_INTERVAL_MS,
+    },
   });
   let outcome: 'cancelled' | 'refused' | 'no_answer';
   try {
@@ -39,7 +49,10 @@ export async function bookingReleaseWorkflow(input: BookingReleaseInput): Promis
     eventType: 'delivery.booking_release_failed',
     occurredAt: new Date().toISOString(),
     source: 'system',
-    payload: { reason: outcome === 'refused' ? 'courier_refused' : 'courier_unavailable', tracking_ref: input.trackingRef },
+    payload: {
+      reason: outcome === 'refused' ? 'courier_refused' : 'courier_unavailable',
+      tracking_ref: input.trackingRef,
+    },
     toStatus: null,
   });
   if (input.webhooks) {

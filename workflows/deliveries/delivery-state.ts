@@ -1,6 +1,11 @@
 // The delivery workflow's state, in one place: the columns of design.md's state table that the workflow owns.
 // One run holds it; at continue-as-new it travels to the next run in the input (`continued`).
-import type { DeliveryContinuedState, DeliveryInboxItem, DeliveryStateView, DeliveryWorkflowInput } from '../../shared/deliveries/definitions.js';
+import type {
+  DeliveryContinuedState,
+  DeliveryInboxItem,
+  DeliveryStateView,
+  DeliveryWorkflowInput,
+} from '../../shared/deliveries/definitions.js';
 import type { Status } from '../../shared/deliveries/vocabulary.js';
 
 /** Fleet webhook-ids a run hands over to the next one at continue-as-new (the most recent ones). */
@@ -8,7 +13,10 @@ const SEEN_WEBHOOK_IDS_CARRIED = 1000;
 
 /** The fields of DeliveryContinuedState (definitions.ts), held live by one run; the constructor sets every one. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- declares the class's fields, all set in its constructor
-export interface DeliveryState extends Omit<DeliveryContinuedState, 'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt' | 'bookingNumber'> {
+export interface DeliveryState extends Omit<
+  DeliveryContinuedState,
+  'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt' | 'bookingNumber'
+> {
   redispatchedFrom: string[];
   bookedAt: number | null;
   bookingNumber: number;
@@ -54,7 +62,12 @@ export class DeliveryState {
 
   /** What the `state` query answers. */
   view(): DeliveryStateView {
-    return { status: this.status, previousStatus: this.previousStatus, trackingRef: this.trackingRef, companyId: this.companyId };
+    return {
+      status: this.status,
+      previousStatus: this.previousStatus,
+      trackingRef: this.trackingRef,
+      companyId: this.companyId,
+    };
   }
 
   /** What the next run starts from (continue-as-new). */

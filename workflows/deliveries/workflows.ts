@@ -51,7 +51,13 @@ import {
   type OperatorAction,
   type RedispatchPlan,
 } from '../../shared/deliveries/definitions.js';
-import { CANCELLABLE_STATUSES, FLEET_TRANSITIONS, STALLABLE_STATUSES, isFinal, type Status } from '../../shared/deliveries/vocabulary.js';
+import {
+  CANCELLABLE_STATUSES,
+  FLEET_TRANSITIONS,
+  STALLABLE_STATUSES,
+  isFinal,
+  type Status,
+} from '../../shared/deliveries/vocabulary.js';
 import { pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
 import { webhookFanoutWorkflowId } from '../../shared/webhooks/definitions.js';
 import { webhookFanoutWorkflow } from '../webhooks/workflows.js';
@@ -119,7 +125,9 @@ async function startWebhookFanout(input: DeliveryWorkflowInput, eventId: string,
   await startChild(webhookFanoutWorkflow, {
     workflowId: webhookFanoutWorkflowId(eventId),
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    args: [{ tenantId: input.tenantId, deliveryId: input.deliveryId, eventId, schedule: input.webhooks.schedule, status }],
+    args: [
+      { tenantId: input.tenantId, deliveryId: input.deliveryId, eventId, schedule: input.webhooks.schedule, status },
+    ],
   }).catch(ignoreAlreadyStarted); // already started (same event id): nothing to do
 }
 
@@ -169,7 +177,17 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     extra: { trackingRef?: string | null; companyId?: string; quotedFeeAoa?: number } = {},
   ) {
     const eventId = uuid4();
-    const event = { deliveryId, tenantId, eventId, eventType, occurredAt: new Date().toISOString(), source, payload, toStatus: to, ...extra };
+    const event = {
+      deliveryId,
+      tenantId,
+      eventId,
+      eventType,
+      occurredAt: new Date().toISOString(),
+      source,
+      payload,
+      toStatus: to,
+      ...extra,
+    };
     if (!lean) await recordEvent(event);
     else await (flooded() ? recordEvent : local.recordEvent)({ ...event, webhooks: input.webhooks ?? null });
     if (to && to !== state.status) {
@@ -212,7 +230,10 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       return true;
     }
     if (plan.companyId === null) {
-      await stall(reason, { ...extra, redispatch: { outcome: 'no_company_qualifies', tried_company_ids: tried, candidates: plan.candidates } });
+      await stall(reason, {
+        ...extra,
+        redispatch: { outcome: 'no_company_qualifies', tried_company_ids: tried, candidates: plan.candidates },
+      });
       return true;
     }
     await releaseBooking(); // the first booking, in the background (bounded retries)
@@ -224,7 +245,15 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     await record(
       'pending',
       'delivery.redispatched',
-      { ...extra, reason, automatic: true, from_company_id: from, to_company_id: plan.companyId, old_fee_aoa: plan.oldFeeAoa, new_fee_aoa: plan.feeAoa },
+      {
+        ...extra,
+        reason,
+        automatic: true,
+        from_company_id: from,
+        to_company_id: plan.companyId,
+        old_fee_aoa: plan.oldFeeAoa,
+        new_fee_aoa: plan.feeAoa,
+      },
       'system',
       { companyId: plan.companyId, trackingRef: null, quotedFeeAoa: plan.feeAoa },
     );
@@ -276,15 +305,20 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     if (!patched('cancel-courier-outside-lock')) {
       // Histories recorded before the courier was asked outside the lock replay this way.
       return lock.runExclusive(async () => {
-        if (!CANCELLABLE_STATUSES.includes(state.status)) throw rejected(`A delivery in status ${state.status} cannot be cancelled.`);
-        if (state.trackingRef && (await cancelBooking({ companyId: state.companyId, trackingRef: state.trackingRef })) === 'refused')
+        if (!CANCELLABLE_STATUSES.includes(state.status))
+          throw rejected(`A delivery in status ${state.status} cannot be cancelled.`);
+        if (
+          state.trackingRef &&
+          (await cancelBooking({ companyId: state.companyId, trackingRef: state.trackingRef })) === 'refused'
+        )
           throw rejected('The courier refused to cancel the job.');
         return recordCancelled();
       });
     }
     // 1. Under the lock: with no courier job booked yet, the delivery is cancelled at once.
     const booked = await lock.runExclusive(async () => {
-      if (!CANCELLABLE_STATUSES.includes(state.status)) throw rejected(`A delivery in status ${state.status} cannot be cancelled.`);
+      if (!CANCELLABLE_STATUSES.includes(state.status))
+        throw rejected(`A delivery in status ${state.status} cannot be cancelled.`);
       if (!state.trackingRef) return recordCancelled().then(() => null);
       return { companyId: state.companyId, trackingRef: state.trackingRef };
     });
@@ -299,7 +333,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     if (answer === 'refused') throw rejected('The courier refused to cancel the job.');
     // 3. Under the lock again: a fleet event or a deadline may have moved the delivery on meanwhile.
     return lock.runExclusive(async () => {
-      if (!CANCELLABLE_STATUSES.includes(state.status) || state.trackingRef !== booked.trackingRef || state.companyId !== booked.companyId) {
+      if (
+        !CANCELLABLE_STATUSES.includes(state.status) ||
+        state.trackingRef !== booked.trackingRef ||
+        state.companyId !== booked.companyId
+      ) {
         throw rejected(`The delivery moved on (now ${state.status}) while the courier was being asked to cancel.`);
       }
       const result = await recordCancelled({ booking_release: answer === 'cancelled' ? 'confirmed' : 'retrying' });
@@ -322,7 +360,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
 
   setHandler(cancelUpdate, (request: CancelRequest) => cancel(request), {
     validator: (_request: CancelRequest) => {
-      if (!CANCELLABLE_STATUSES.includes(state.status)) throw new Error(`A delivery in status ${state.status} cannot be cancelled.`);
+      if (!CANCELLABLE_STATUSES.includes(state.status))
+        throw new Error(`A delivery in status ${state.status} cannot be cancelled.`);
     },
   });
 
@@ -331,14 +370,18 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     (request) =>
       lock.runExclusive(async () => {
         if (state.status !== 'awaiting_payment')
-          throw ApplicationFailure.nonRetryable(`The delivery is ${state.status}, not awaiting payment.`, PaymentConfirmationRejected);
+          throw ApplicationFailure.nonRetryable(
+            `The delivery is ${state.status}, not awaiting payment.`,
+            PaymentConfirmationRejected,
+          );
         await record('pending', 'delivery.payment_confirmed', {}, request.source ?? 'api');
         state.needsDispatch = true;
         return { status: state.status };
       }),
     {
       validator: (_request: { source?: string }) => {
-        if (state.status !== 'awaiting_payment') throw new Error(`The delivery is ${state.status}, not awaiting payment.`);
+        if (state.status !== 'awaiting_payment')
+          throw new Error(`The delivery is ${state.status}, not awaiting payment.`);
       },
     },
   );
@@ -355,11 +398,21 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
         if (refusal) throw ApplicationFailure.nonRetryable(refusal, TestHelperRejected, { status: state.status });
         const previous = state.status;
         if (request.action === 'expire_payment_window') {
-          await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: previous }, 'test_helper');
+          await record(
+            'cancelled',
+            'delivery.cancelled',
+            { reason: 'payment_timeout', previous_status: previous },
+            'test_helper',
+          );
         } else {
           if (request.reason === 'sla_deadline_passed') state.slaStalled = true;
           state.previousStatus = previous;
-          await record('stalled', 'delivery.stalled', { reason: request.reason, previous_status: previous }, 'test_helper');
+          await record(
+            'stalled',
+            'delivery.stalled',
+            { reason: request.reason, previous_status: previous },
+            'test_helper',
+          );
         }
         return { status: state.status };
       }),
@@ -402,7 +455,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
           trackingRef: booking.tracking_ref,
         },
       );
-      if (booking.status === 'accepted') await record('assigned', 'delivery.assigned', { tracking_ref: booking.tracking_ref }, 'system');
+      if (booking.status === 'accepted')
+        await record('assigned', 'delivery.assigned', { tracking_ref: booking.tracking_ref }, 'system');
     });
   }
 
@@ -434,7 +488,12 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     const rule = FLEET_TRANSITIONS[event.eventType];
     const payload = fleetPayload(event);
     const ignore = (reason: string, extra: Record<string, unknown> = {}) =>
-      record(null, rule.eventType, { ...payload, ...extra, ignored: true, reason, status: state.status }, 'fleet_webhook');
+      record(
+        null,
+        rule.eventType,
+        { ...payload, ...extra, ignored: true, reason, status: state.status },
+        'fleet_webhook',
+      );
     const refused = ignoredBecause(event);
     if (refused) return ignore(refused);
     // A courier that fails the job before pickup: with automatic failover, the next company takes it. The outcome
@@ -448,7 +507,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     if (pinChecked && !event.pinVerified) {
       await ignore('pin_mismatch', { pin_verified: false });
       // Guessing the 4-digit PIN stops after MAX_PIN_ATTEMPTS wrong ones: the delivery stalls for an operator.
-      if (patched('fleet-pin-attempts') && ++state.pinAttempts >= MAX_PIN_ATTEMPTS) await stall('pin_attempts_exceeded');
+      if (patched('fleet-pin-attempts') && ++state.pinAttempts >= MAX_PIN_ATTEMPTS)
+        await stall('pin_attempts_exceeded');
       return;
     }
     await record(rule.to, rule.eventType, pinChecked ? { ...payload, pin_verified: true } : payload, 'fleet_webhook');
@@ -490,13 +550,24 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
   async function onOperatorAction(action: OperatorAction) {
     const payload = { action: action.action, note: action.note ?? null };
     if (state.status !== 'stalled') {
-      return record(null, 'delivery.operator_action', { ...payload, ignored: true, reason: `not_stalled_${state.status}` }, 'operator');
+      return record(
+        null,
+        'delivery.operator_action',
+        { ...payload, ignored: true, reason: `not_stalled_${state.status}` },
+        'operator',
+      );
     }
     switch (action.action) {
       case 'redispatch': {
         if (action.company_id && action.company_id !== state.companyId) {
           const company = await findRedispatchCompany({ tenantId, companyId: action.company_id });
-          if (!company) return record(null, 'delivery.operator_action', { ...payload, ignored: true, reason: 'unknown_company' }, 'operator');
+          if (!company)
+            return record(
+              null,
+              'delivery.operator_action',
+              { ...payload, ignored: true, reason: 'unknown_company' },
+              'operator',
+            );
           await releaseBooking();
           state.companyId = company.companyId;
           upsertSearchAttributes([{ key: CourierSlugKey, value: company.slug }]);
@@ -531,7 +602,12 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     await lock.runExclusive(async () => {
       if (state.status !== seen) return;
       if (deadline.reason === 'payment_timeout')
-        await record('cancelled', 'delivery.cancelled', { reason: 'payment_timeout', previous_status: state.status }, 'system');
+        await record(
+          'cancelled',
+          'delivery.cancelled',
+          { reason: 'payment_timeout', previous_status: state.status },
+          'system',
+        );
       else if (deadline.reason === 'assign_timeout') {
         if (!(await failover('assign_timeout'))) await stall('assign_timeout');
       } else {
@@ -543,7 +619,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
 
   /** Milliseconds until the current state's budget (or the SLA) runs out, and what happens then. */
   function nextDeadline(): { ms: number; reason: string } | null {
-    if (state.status === 'awaiting_payment') return { ms: state.enteredAt + timeouts.paymentWindowMs - Date.now(), reason: 'payment_timeout' };
+    if (state.status === 'awaiting_payment')
+      return { ms: state.enteredAt + timeouts.paymentWindowMs - Date.now(), reason: 'payment_timeout' };
     if (!STALLABLE_STATUSES.includes(state.status)) return null;
     let deadline: { ms: number; reason: string } | null = null;
     const budget = timeouts.stateBudgetsMs[state.status];
@@ -563,13 +640,17 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
   // The first run announces the creation (recorded by the API); a continued run must not announce it again.
   if (!input.continued) {
     if (!lean) await startWebhookFanout(input, input.createdEventId, input.initialStatus);
-    else if (input.webhooks) await local.announceEvent({ deliveryId, tenantId, eventId: input.createdEventId, webhooks: input.webhooks });
+    else if (input.webhooks)
+      await local.announceEvent({ deliveryId, tenantId, eventId: input.createdEventId, webhooks: input.webhooks });
   }
 
   /** Whether this run's history is long enough to hand over to a new run: Temporal suggests it, or the input's limit. */
   function historyIsLong(): boolean {
     const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= (input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS);
+    return (
+      info.continueAsNewSuggested ||
+      info.historyLength >= (input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS)
+    );
   }
 
   /**
@@ -580,13 +661,19 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
    */
   async function onCancelRequested() {
     const payload = { action: 'cancel', note: 'Request Cancellation in the Temporal UI' };
-    const ignore = (reason: string) => lock.runExclusive(() => record(null, 'delivery.operator_action', { ...payload, ignored: true, reason }, 'operator'));
-    if (state.status === 'stalled') return lock.runExclusive(() => onOperatorAction({ action: 'cancel', note: payload.note }));
+    const ignore = (reason: string) =>
+      lock.runExclusive(() =>
+        record(null, 'delivery.operator_action', { ...payload, ignored: true, reason }, 'operator'),
+      );
+    if (state.status === 'stalled')
+      return lock.runExclusive(() => onOperatorAction({ action: 'cancel', note: payload.note }));
     if (!CANCELLABLE_STATUSES.includes(state.status)) return ignore(`not_cancellable_${state.status}`);
     try {
       await cancel({ reason: 'operator', source: 'operator' });
     } catch (err) {
-      await ignore((err as Error).message === '' ? 'cancellation_rejected' : `cancellation_rejected: ${(err as Error).message}`);
+      await ignore(
+        (err as Error).message === '' ? 'cancellation_rejected' : `cancellation_rejected: ${(err as Error).message}`,
+      );
     }
   }
 
@@ -610,7 +697,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       if (inbox.length <= MAX_CARRIED_INBOX && historyIsLong() && patched('fleet-continue-as-new')) {
         await condition(allHandlersFinished);
         if (!isFinal(state.status) && !lock.isLocked() && inbox.length <= MAX_CARRIED_INBOX) {
-          const continueAsNew = makeContinueAsNewFunc<typeof deliveryWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes });
+          const continueAsNew = makeContinueAsNewFunc<typeof deliveryWorkflow>({
+            typedSearchAttributes: workflowInfo().typedSearchAttributes,
+          });
           await continueAsNew({
             ...input,
             continued: state.handOver(),
@@ -624,7 +713,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
       }
       const deadline = nextDeadline();
       const seen = state.status;
-      const ready = () => inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending');
+      const ready = () =>
+        inbox.length > 0 || state.status !== seen || (state.needsDispatch && state.status === 'pending');
       if (lean) {
         // One alarm for the state budgets and the SLA (workflows/lib/alarm.ts): a status change arms no new timer.
         if (deadline) alarm.set(Date.now() + Math.max(deadline.ms, 1));

@@ -7,7 +7,12 @@
 //    unchanged (test/lifecycle.test.ts). Whether a run is traced comes from its start headers, which are in its
 //    history: the choice is the same on replay.
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
-import { workflowInfo, type WorkflowInboundCallsInterceptor, type WorkflowInterceptors, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import {
+  workflowInfo,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptors,
+  type WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
 import {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryInternalsInterceptor,
@@ -54,7 +59,11 @@ function idsOf(arg: unknown): Record<string, string> {
 interface Run {
   /** Null until the input is seen (then from the search attributes, for a delivery workflow). */
   ids: Record<string, string> | null;
-  otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | null;
+  otel: {
+    inbound: OpenTelemetryInboundInterceptor;
+    outbound: OpenTelemetryOutboundInterceptor;
+    internals: OpenTelemetryInternalsInterceptor;
+  } | null;
 }
 
 /** The run's OpenTelemetry interceptors (once traced). */
@@ -67,10 +76,15 @@ type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
  * traced, and straight to `next` when it is not. They are plain functions returning `next`'s promise (never `async`):
  * passing through adds no yield point.
  */
-function otelWhenTraced<K extends keyof Otel, M extends keyof Otel[K]>(run: Run, kind: K, methods: readonly M[]): Pick<Otel[K], M> {
+function otelWhenTraced<K extends keyof Otel, M extends keyof Otel[K]>(
+  run: Run,
+  kind: K,
+  methods: readonly M[],
+): Pick<Otel[K], M> {
   const picked: Partial<Record<M, Method>> = {};
   for (const method of methods) {
-    picked[method] = (input, next) => (run.otel ? (run.otel[kind] as Record<M, Method>)[method](input, next) : next(input));
+    picked[method] = (input, next) =>
+      run.otel ? (run.otel[kind] as Record<M, Method>)[method](input, next) : next(input);
   }
   return picked as Pick<Otel[K], M>;
 }
@@ -95,7 +109,13 @@ function inbound(run: Run): WorkflowInboundCallsInterceptor {
 /** Adds the ids (and, traced, the span) to every log line; the rest as otelWhenTraced. */
 function outbound(run: Run): WorkflowOutboundCallsInterceptor {
   return {
-    ...otelWhenTraced(run, 'outbound', ['scheduleActivity', 'scheduleLocalActivity', 'startChildWorkflowExecution', 'signalWorkflow', 'continueAsNew']),
+    ...otelWhenTraced(run, 'outbound', [
+      'scheduleActivity',
+      'scheduleLocalActivity',
+      'startChildWorkflowExecution',
+      'signalWorkflow',
+      'continueAsNew',
+    ]),
     getLogAttributes: (input, next) => {
       run.ids ??= idsOfDeliveryWorkflow();
       const attributes = { ...run.ids, ...input };
@@ -107,5 +127,9 @@ function outbound(run: Run): WorkflowOutboundCallsInterceptor {
 
 export const interceptors = (): WorkflowInterceptors => {
   const run: Run = { ids: null, otel: null };
-  return { inbound: [inbound(run)], outbound: [outbound(run)], internals: [otelWhenTraced(run, 'internals', ['dispose'])] };
+  return {
+    inbound: [inbound(run)],
+    outbound: [outbound(run)],
+    internals: [otelWhenTraced(run, 'internals', ['dispose'])],
+  };
 };

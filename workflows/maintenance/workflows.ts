@@ -2,7 +2,12 @@
 // (src/maintenance-schedule.ts): deletes what has outlived its retention, kind by kind, in bounded batches.
 import { proxyActivities } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../../activities/maintenance/activities.js';
-import { DEFAULT_PURGE_MAX_BATCHES, PURGE_KINDS, type PurgeInput, type PurgeResult } from '../../shared/maintenance/definitions.js';
+import {
+  DEFAULT_PURGE_MAX_BATCHES,
+  PURGE_KINDS,
+  type PurgeInput,
+  type PurgeResult,
+} from '../../shared/maintenance/definitions.js';
 
 // A failing batch is retried a few times, then the run fails; the next scheduled run starts over.
 const { purgeBatch } = proxyActivities<MaintenanceActivities>({

@@ -5,7 +5,10 @@ import type { SystemActivities } from '../../activities/system/activities.js';
 
 const { writePing } = proxyActivities<SystemActivities>({ startToCloseTimeout: '10s' });
 
-export async function pingWorkflow(input: { id: string; message: string }): Promise<{ id: string; written_at: string }> {
+export async function pingWorkflow(input: {
+  id: string;
+  message: string;
+}): Promise<{ id: string; written_at: string }> {
   return writePing(input);
 }
 

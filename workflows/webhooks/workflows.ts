@@ -27,7 +27,8 @@ const { attemptWebhook } = proxyActivities<WebhookActivities>({
   retry: { maximumAttempts: 1 },
 });
 
-const jittered = (ms: number) => (ms <= 0 ? 0 : Math.round(ms * (1 - WEBHOOK_JITTER + 2 * WEBHOOK_JITTER * Math.random())));
+const jittered = (ms: number) =>
+  ms <= 0 ? 0 : Math.round(ms * (1 - WEBHOOK_JITTER + 2 * WEBHOOK_JITTER * Math.random()));
 
 /** Sends one message to one endpoint on the schedule, until it succeeds, fails for good, or the schedule runs out. */
 async function deliverToEndpoint(
@@ -55,18 +56,32 @@ async function deliverToEndpoint(
   return 'exhausted';
 }
 
-export async function webhookFanoutWorkflow(input: WebhookFanoutInput): Promise<{ messageId: string | null; outcomes: Record<string, string> }> {
+export async function webhookFanoutWorkflow(
+  input: WebhookFanoutInput,
+): Promise<{ messageId: string | null; outcomes: Record<string, string> }> {
   const schedule = input.schedule?.length ? input.schedule : DEFAULT_WEBHOOK_SCHEDULE_MS;
   // Started by the outbox (src/webhooks/dispatcher.ts) the message is stored already, its endpoints given.
   const message = input.endpointIds
     ? { messageId: webhookMessageId(input.eventId), endpointIds: input.endpointIds }
-    : await prepareWebhookMessage({ tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId, status: input.status });
+    : await prepareWebhookMessage({
+        tenantId: input.tenantId,
+        deliveryId: input.deliveryId,
+        eventId: input.eventId,
+        status: input.status,
+      });
   if (!message) return { messageId: null, outcomes: {} };
   const outcomes: Record<string, string> = {};
   await Promise.all(
     message.endpointIds.map(async (endpointId) => {
       const after = input.retryAfterMs?.[endpointId] ?? null;
-      outcomes[endpointId] = await deliverToEndpoint(endpointId, message.messageId, schedule, 'event', input.startAt ?? 0, after);
+      outcomes[endpointId] = await deliverToEndpoint(
+        endpointId,
+        message.messageId,
+        schedule,
+        'event',
+        input.startAt ?? 0,
+        after,
+      );
     }),
   );
   return { messageId: message.messageId, outcomes };

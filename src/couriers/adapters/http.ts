@@ -91,7 +91,12 @@ export class HttpCourierAdapter implements CourierAdapter {
   }
 
   /** One protocol call. Resolves with the status and the parsed JSON body (undefined when not JSON); throws CourierUnavailableError on transport failures. */
-  private async call(method: 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer> {
+  private async call(
+    method: 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<Answer> {
     const url = this.url(path);
     const signal = AbortSignal.timeout(this.timeoutMs);
     let res;
@@ -109,7 +114,9 @@ export class HttpCourierAdapter implements CourierAdapter {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
-      throw this.unavailable(signal.aborted ? `no answer within ${this.timeoutMs} ms` : `request failed: ${(err as Error).message}`);
+      throw this.unavailable(
+        signal.aborted ? `no answer within ${this.timeoutMs} ms` : `request failed: ${(err as Error).message}`,
+      );
     }
     let text = '';
     try {
@@ -125,7 +132,11 @@ export class HttpCourierAdapter implements CourierAdapter {
       }
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
-      throw this.unavailable(signal.aborted ? `no complete answer within ${this.timeoutMs} ms` : `reading the answer failed: ${(err as Error).message}`);
+      throw this.unavailable(
+        signal.aborted
+          ? `no complete answer within ${this.timeoutMs} ms`
+          : `reading the answer failed: ${(err as Error).message}`,
+      );
     }
     let parsed: unknown;
     try {
@@ -137,7 +148,11 @@ export class HttpCourierAdapter implements CourierAdapter {
   }
 
   async quote(request: QuoteRequest): Promise<CourierQuote | null> {
-    const { status, body } = await this.call('POST', '/quotes', { origin: request.origin, destination: request.destination, parcel: request.parcel });
+    const { status, body } = await this.call('POST', '/quotes', {
+      origin: request.origin,
+      destination: request.destination,
+      parcel: request.parcel,
+    });
     if (status === 409 || status === 422) return null;
     if (status < 200 || status >= 300) throw this.unavailable(`quote answered HTTP ${status}`);
     const parsed = UpstreamQuote.safeParse(body);
@@ -168,7 +183,10 @@ export class HttpCourierAdapter implements CourierAdapter {
       { 'idempotency-key': request.idempotency_key },
     );
     if (status >= 400 && status < 500 && ![408, 425, 429].includes(status)) {
-      const reason = body && typeof body === 'object' && 'error' in body ? `: ${String((body as { error: unknown }).error).slice(0, 200)}` : '';
+      const reason =
+        body && typeof body === 'object' && 'error' in body
+          ? `: ${String((body as { error: unknown }).error).slice(0, 200)}`
+          : '';
       throw new CourierRejectedError(this.courier.slug, status, `booking refused with HTTP ${status}${reason}`);
     }
     if (status < 200 || status >= 300) throw this.unavailable(`booking answered HTTP ${status}`);

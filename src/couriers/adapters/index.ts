@@ -27,6 +27,8 @@ function adapterOf(courier: CourierRow, options: AdapterOptions): CourierAdapter
     case 'simulated':
       return new SimulatedCourierAdapter(courier);
     default:
-      throw new Error(`Unknown courier adapter "${String((courier as { adapter: unknown }).adapter)}" for ${courier.slug}`);
+      throw new Error(
+        `Unknown courier adapter "${String((courier as { adapter: unknown }).adapter)}" for ${courier.slug}`,
+      );
   }
 }

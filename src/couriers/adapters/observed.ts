@@ -8,7 +8,8 @@ import { CourierRejectedError, CourierUnavailableError, type CourierAdapter } fr
 
 type Operation = 'quote' | 'book' | 'cancel';
 
-const errorKind = (err: unknown) => (err instanceof CourierUnavailableError ? 'unavailable' : err instanceof CourierRejectedError ? 'rejected' : 'error');
+const errorKind = (err: unknown) =>
+  err instanceof CourierUnavailableError ? 'unavailable' : err instanceof CourierRejectedError ? 'rejected' : 'error';
 
 async function measured<T>(courier: string, operation: Operation, call: () => Promise<T>): Promise<T> {
   const started = performance.now();

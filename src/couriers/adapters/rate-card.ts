@@ -16,7 +16,14 @@
 import { z } from 'zod';
 import type { CourierRow } from '../repository.js';
 import type { Address, Parcel } from '../../schemas.js';
-import { CourierUnavailableError, type BookingRequest, type BookingResult, type CourierAdapter, type CourierQuote, type QuoteRequest } from './adapter.js';
+import {
+  CourierUnavailableError,
+  type BookingRequest,
+  type BookingResult,
+  type CourierAdapter,
+  type CourierQuote,
+  type QuoteRequest,
+} from './adapter.js';
 import { HttpCourierAdapter, type HttpAdapterOptions } from './http.js';
 
 const centavos = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -42,7 +49,13 @@ export interface PricingInput {
 }
 
 export type Priced =
-  | { ok: true; fee_aoa: number; eta_minutes: number; distance_km: number | null; breakdown: { base: number; distance: number; weight: number } }
+  | {
+      ok: true;
+      fee_aoa: number;
+      eta_minutes: number;
+      distance_km: number | null;
+      breakdown: { base: number; distance: number; weight: number };
+    }
   | { ok: false; reason: 'zone' | 'weight' | 'parcel_type' };
 
 const EARTH_RADIUS_KM = 6371.0088;
@@ -93,10 +106,15 @@ function covers(zones: string[] | undefined, address: Address): boolean {
 }
 
 /** Prices one request from a rate card. Pure: the unit tests check its arithmetic on known cases. */
-export function priceFromRateCard(input: PricingInput, request: { origin: Address; destination: Address; parcel: Parcel }): Priced {
+export function priceFromRateCard(
+  input: PricingInput,
+  request: { origin: Address; destination: Address; parcel: Parcel },
+): Priced {
   const { origin, destination, parcel } = request;
-  if (!covers(input.service_zones, origin) || !covers(input.service_zones, destination)) return { ok: false, reason: 'zone' };
-  if (input.max_weight_grams != null && parcel.weight_grams > input.max_weight_grams) return { ok: false, reason: 'weight' };
+  if (!covers(input.service_zones, origin) || !covers(input.service_zones, destination))
+    return { ok: false, reason: 'zone' };
+  if (input.max_weight_grams != null && parcel.weight_grams > input.max_weight_grams)
+    return { ok: false, reason: 'weight' };
   if (parcel.parcel_type && input.parcel_types && input.parcel_types.length > 0) {
     const wanted = placeKey(parcel.parcel_type);
     if (!input.parcel_types.some((t) => placeKey(t) === wanted)) return { ok: false, reason: 'parcel_type' };
@@ -117,8 +135,15 @@ export function priceFromRateCard(input: PricingInput, request: { origin: Addres
   const above = parcel.weight_grams - threshold;
   const weight = above > 0 ? (card.per_kg_aoa ?? 0) * Math.ceil(above / 1000) : 0;
 
-  const eta = (input.base_eta_minutes ?? 0) + (distanceKm === null ? 0 : ceilClean((card.eta_minutes_per_km ?? 0) * distanceKm));
-  return { ok: true, fee_aoa: base + distance + weight, eta_minutes: eta, distance_km: distanceKm, breakdown: { base, distance, weight } };
+  const eta =
+    (input.base_eta_minutes ?? 0) + (distanceKm === null ? 0 : ceilClean((card.eta_minutes_per_km ?? 0) * distanceKm));
+  return {
+    ok: true,
+    fee_aoa: base + distance + weight,
+    eta_minutes: eta,
+    distance_km: distanceKm,
+    breakdown: { base, distance, weight },
+  };
 }
 
 export class RateCardAdapter implements CourierAdapter {
@@ -147,7 +172,11 @@ export class RateCardAdapter implements CourierAdapter {
     );
     if (!priced.ok) return null;
     // An absurd card (e.g. a huge per-km fee) must not reach the bigint/integer columns as an unsafe number.
-    if (!Number.isSafeInteger(priced.fee_aoa) || !Number.isSafeInteger(priced.eta_minutes) || priced.eta_minutes > 2_147_483_647) {
+    if (
+      !Number.isSafeInteger(priced.fee_aoa) ||
+      !Number.isSafeInteger(priced.eta_minutes) ||
+      priced.eta_minutes > 2_147_483_647
+    ) {
       throw new CourierUnavailableError(this.courier.slug, 'rate card yields a price out of range');
     }
     return { fee_aoa: priced.fee_aoa, eta_minutes: priced.eta_minutes, upstream_ref: null };

@@ -15,7 +15,14 @@
 // the fleet events a courier's POST /v1/fleet/{slug}/events would.
 import type { CourierRow } from '../repository.js';
 import type { FleetEventType } from '../../../shared/deliveries/vocabulary.js';
-import { CourierRejectedError, type BookingRequest, type BookingResult, type CourierAdapter, type CourierQuote, type QuoteRequest } from './adapter.js';
+import {
+  CourierRejectedError,
+  type BookingRequest,
+  type BookingResult,
+  type CourierAdapter,
+  type CourierQuote,
+  type QuoteRequest,
+} from './adapter.js';
 import { RateCardAdapter } from './rate-card.js';
 
 /** How long test-slow-quotes takes to answer a quote (its row's timeout is 5 s). */
@@ -71,7 +78,11 @@ export class SimulatedCourierAdapter implements CourierAdapter {
 
   async book(request: BookingRequest): Promise<BookingResult> {
     if (this.behaviour.booking === 'rejected') {
-      throw new CourierRejectedError(this.courier.slug, 422, `booking refused with HTTP 422: ${this.courier.slug} refuses every booking (test mode)`);
+      throw new CourierRejectedError(
+        this.courier.slug,
+        422,
+        `booking refused with HTTP 422: ${this.courier.slug} refuses every booking (test mode)`,
+      );
     }
     return { tracking_ref: simulatedTrackingRef(request.reference), status: this.behaviour.booking };
   }

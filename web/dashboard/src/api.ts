@@ -57,7 +57,11 @@ export async function call<T>(promise: Promise<{ data?: T; error?: unknown; resp
   }
   if (result.error !== undefined || !result.response.ok) {
     const problem = (result.error ?? {}) as Partial<Problem>;
-    const error = new ApiProblem({ ...problem, status: result.response.status, detail: problem.detail ?? result.response.statusText });
+    const error = new ApiProblem({
+      ...problem,
+      status: result.response.status,
+      detail: problem.detail ?? result.response.statusText,
+    });
     if (result.response.status === 401) onSessionEnded(error.problem.detail);
     throw error;
   }
@@ -69,7 +73,10 @@ async function own<T>(method: string, path: string, body?: unknown): Promise<T> 
   try {
     response = await fetch(`/dashboard/api/${path}`, {
       method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}) },
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -77,7 +84,8 @@ async function own<T>(method: string, path: string, body?: unknown): Promise<T> 
   }
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new ApiProblem({ ...(parsed ?? {}), status: response.status, detail: parsed?.detail ?? response.statusText });
+  if (!response.ok)
+    throw new ApiProblem({ ...(parsed ?? {}), status: response.status, detail: parsed?.detail ?? response.statusText });
   return parsed as T;
 }
 

@@ -1,7 +1,15 @@
 // The dashboard's shell: the session (or the sign-in page), the language and live/test mode, the header and the
 // page the path names. Pages load their own data from the /v1 routes (./api.ts).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiProblem, currentSession, handleSessionEnded, setCsrfToken, setMode as setApiMode, signOut, type Session } from './api';
+import {
+  ApiProblem,
+  currentSession,
+  handleSessionEnded,
+  setCsrfToken,
+  setMode as setApiMode,
+  signOut,
+  type Session,
+} from './api';
 import { translate, type Lang } from './i18n';
 import { navigate, useRoute } from './router';
 import { AppContext, LangPicker, Link, Loading, roleAllows, useApp, type AppState } from './ui';
@@ -61,7 +69,8 @@ export function App() {
       },
       (err) => {
         setSession(null);
-        if (err instanceof ApiProblem && err.status === 401 && /expired|ended/.test(err.problem.detail)) setEnded(err.problem.detail);
+        if (err instanceof ApiProblem && err.status === 401 && /expired|ended/.test(err.problem.detail))
+          setEnded(err.problem.detail);
       },
     );
   }, []);
@@ -75,7 +84,8 @@ export function App() {
     setApiMode(value);
     setModeState(value);
   };
-  const t = (key: Parameters<typeof translate>[1], params?: Record<string, string | number>) => translate(lang, key, params);
+  const t = (key: Parameters<typeof translate>[1], params?: Record<string, string | number>) =>
+    translate(lang, key, params);
 
   if (route.path === '/set-password') return <SetPasswordPage lang={lang} setLang={setLang} />;
   if (session === undefined) return <Loading label={t('loading')} />;
@@ -94,7 +104,16 @@ export function App() {
       />
     );
   }
-  return <Shell session={session} lang={lang} setLang={setLang} mode={mode} setMode={setMode} onSignedOut={() => setSession(null)} />;
+  return (
+    <Shell
+      session={session}
+      lang={lang}
+      setLang={setLang}
+      mode={mode}
+      setMode={setMode}
+      onSignedOut={() => setSession(null)}
+    />
+  );
 }
 
 interface ShellProps {
@@ -157,7 +176,13 @@ function Shell({ session, lang, setLang, mode, setMode, onSignedOut }: ShellProp
       <header class={`top ${mode === 'test' ? 'test' : ''}`}>
         <div class="bar">
           <span class="brand">{session.tenant.name || t('app_name')}</span>
-          <button type="button" class="menu-toggle secondary" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          <button
+            type="button"
+            class="menu-toggle secondary"
+            aria-expanded={menuOpen}
+            aria-controls="nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
             {t('menu')}
           </button>
         </div>
@@ -184,7 +209,9 @@ function Shell({ session, lang, setLang, mode, setMode, onSignedOut }: ShellProp
               {t('mode_test')}
             </label>
             <LangPicker class="lang" lang={lang} setLang={setLang} label={t('language')} />
-            <span class="who">{t('signed_in_as', { email: session.user.email, role: t(`role_${session.user.role}`) })}</span>
+            <span class="who">
+              {t('signed_in_as', { email: session.user.email, role: t(`role_${session.user.role}`) })}
+            </span>
             <button
               type="button"
               class="secondary"

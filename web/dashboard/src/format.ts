@@ -19,7 +19,9 @@ export function formatAoa(centavos: number | null | undefined): string {
 export function parseAoa(text: string): number | null {
   const cleaned = text.trim().replace(/\s|Kz/gi, '');
   if (!cleaned) return null;
-  const normalised = /,\d{1,2}$/.test(cleaned) ? cleaned.replace(/\./g, '').replace(',', '.') : cleaned.replace(/,/g, '');
+  const normalised = /,\d{1,2}$/.test(cleaned)
+    ? cleaned.replace(/\./g, '').replace(',', '.')
+    : cleaned.replace(/,/g, '');
   const value = Number(normalised);
   return Number.isFinite(value) && value >= 0 ? Math.round(value * 100) : null;
 }
@@ -28,7 +30,11 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(lang: Lang, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   const key = lang + JSON.stringify(options);
   let f = formatters.get(key);
-  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(lang === 'pt' ? 'pt-AO' : 'en-GB', { timeZone: TIME_ZONE, ...options })));
+  if (!f)
+    formatters.set(
+      key,
+      (f = new Intl.DateTimeFormat(lang === 'pt' ? 'pt-AO' : 'en-GB', { timeZone: TIME_ZONE, ...options })),
+    );
   return f;
 }
 
@@ -49,7 +55,8 @@ export function formatDateTime(lang: Lang, iso: string | null | undefined): stri
 }
 
 /** The time of day in Luanda: `10:15:04`. */
-export const formatTime = (lang: Lang, date: Date) => formatter(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(date);
+export const formatTime = (lang: Lang, date: Date) =>
+  formatter(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(date);
 
 /** A `YYYY-MM-DD` typed in Luanda as the instant its day starts (or ends) there. */
 export const luandaDayStart = (day: string) => `${day}T00:00:00.000${LUANDA_OFFSET}`;
@@ -57,4 +64,5 @@ export const luandaDayEnd = (day: string) => `${day}T23:59:59.999${LUANDA_OFFSET
 /** A datetime-local value (`YYYY-MM-DDTHH:MM`) typed in Luanda as an instant. */
 export const luandaLocal = (local: string) => new Date(`${local}:00${LUANDA_OFFSET}`).toISOString();
 
-export const formatGrams = (grams: number) => (grams >= 1000 ? `${(grams / 1000).toLocaleString('pt-AO')} kg` : `${grams} g`);
+export const formatGrams = (grams: number) =>
+  grams >= 1000 ? `${(grams / 1000).toLocaleString('pt-AO')} kg` : `${grams} g`;

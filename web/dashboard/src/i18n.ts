@@ -449,4 +449,5 @@ export function translate(lang: Lang, key: MessageKey, params: Record<string, st
 export const statusLabel = (lang: Lang, status: string) => STATUS[lang][status] ?? status;
 
 /** `delivery.in_transit` reads as its status; the other event types have their own words. */
-export const eventLabel = (lang: Lang, type: string) => EVENTS[lang][type] ?? STATUS[lang][type.replace(/^delivery\./, '')] ?? type;
+export const eventLabel = (lang: Lang, type: string) =>
+  EVENTS[lang][type] ?? STATUS[lang][type.replace(/^delivery\./, '')] ?? type;

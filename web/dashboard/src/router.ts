@@ -13,7 +13,10 @@ export interface Route {
   query: URLSearchParams;
 }
 
-const current = (): Route => ({ path: location.pathname.slice(BASE.length).replace(/\/+$/, '') || '/', query: new URLSearchParams(location.search) });
+const current = (): Route => ({
+  path: location.pathname.slice(BASE.length).replace(/\/+$/, '') || '/',
+  query: new URLSearchParams(location.search),
+});
 
 export function navigate(to: string, options: { replace?: boolean } = {}) {
   const url = to.startsWith('/') ? BASE + to : to;
@@ -35,7 +38,8 @@ export function useRoute(): Route {
 
 /** An in-app link's click handler: navigates unless a modifier key asks the browser for a new tab or window. */
 export function follow(event: MouseEvent, to: string) {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return;
   event.preventDefault();
   navigate(to);
 }
@@ -43,7 +47,8 @@ export function follow(event: MouseEvent, to: string) {
 /** `/deliveries?status=pending` with empty values left out. */
 export function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(name, String(value));
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }

@@ -22,9 +22,15 @@ const RANK: Record<Role, number> = { viewer: 0, developer: 1, owner: 2 };
 export const roleAllows = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
 
 /** The words of a language without a session (sign-in, password pages). */
-export const useWords = (lang: Lang) => useCallback((key: MessageKey, params?: Record<string, string | number>) => translate(lang, key, params), [lang]);
+export const useWords = (lang: Lang) =>
+  useCallback((key: MessageKey, params?: Record<string, string | number>) => translate(lang, key, params), [lang]);
 
-export function Link(props: { to: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' | undefined }) {
+export function Link(props: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-current'?: 'page' | undefined;
+}) {
   const { to, children, ...rest } = props;
   return (
     <a href={BASE + to} onClick={(e) => follow(e as unknown as MouseEvent, to)} {...rest}>
@@ -60,7 +66,8 @@ export function Loading({ label }: { label: string }) {
 
 /** What went wrong, in the API's own words (`detail`), with the status and code beside it. */
 export function ErrorBox({ error, t, onRetry }: { error: unknown; t: AppState['t']; onRetry?: () => void }) {
-  const problem = error instanceof ApiProblem ? error.problem : { status: 0, detail: String((error as Error)?.message ?? error) };
+  const problem =
+    error instanceof ApiProblem ? error.problem : { status: 0, detail: String((error as Error)?.message ?? error) };
   const detail = problem.detail === NETWORK_ERROR ? t('network_error') : problem.detail;
   return (
     <div class="error" role="alert">
@@ -98,7 +105,9 @@ export function ListTable<R>(props: {
   class?: string;
 }) {
   const { loaded, t, row, empty } = props;
-  const columns = props.columns.filter((c): c is Column => c !== false).map((c) => (typeof c === 'string' ? { label: c } : c));
+  const columns = props.columns
+    .filter((c): c is Column => c !== false)
+    .map((c) => (typeof c === 'string' ? { label: c } : c));
   const rows = loaded.data?.data;
   return (
     <>
@@ -134,7 +143,11 @@ export interface Loaded<T> {
 
 /** Runs `load` when `deps` change; keeps the last data while refreshing in the background. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
+    data: undefined,
+    error: null,
+    loading: true,
+  });
   const seq = useRef(0);
   const run = useCallback((quiet: boolean) => {
     const mine = ++seq.current;
@@ -183,7 +196,12 @@ export function useAction() {
 type Action = ReturnType<typeof useAction>;
 
 /** A button that runs `change` as `action`, disabled while the action is busy. */
-export function ActionButton(props: { action: Action; change: () => Promise<unknown>; class: string; children: ComponentChildren }) {
+export function ActionButton(props: {
+  action: Action;
+  change: () => Promise<unknown>;
+  class: string;
+  children: ComponentChildren;
+}) {
   const { action, change } = props;
   return (
     <button type="button" class={props.class} disabled={action.busy} onClick={() => action.run(change)}>
@@ -236,7 +254,14 @@ export function FieldInput<F extends object>(props: {
 }
 
 /** A button that asks first, in a modal dialog (Escape or "go back" closes it; focus returns to the button). */
-export function ConfirmButton(props: { label: string; question: string; onConfirm: () => void; danger?: boolean; disabled?: boolean; class?: string }) {
+export function ConfirmButton(props: {
+  label: string;
+  question: string;
+  onConfirm: () => void;
+  danger?: boolean;
+  disabled?: boolean;
+  class?: string;
+}) {
   const { t } = useApp();
   const dialog = useRef<HTMLDialogElement>(null);
   const close = () => dialog.current?.close();
@@ -273,10 +298,22 @@ export function ConfirmButton(props: { label: string; question: string; onConfir
 }
 
 /** A list row's dangerous change (remove, revoke): asks first, then runs `change` as `action`. */
-export function RowDangerButton(props: { label: string; question: string; action: Action; change: () => Promise<unknown> }) {
+export function RowDangerButton(props: {
+  label: string;
+  question: string;
+  action: Action;
+  change: () => Promise<unknown>;
+}) {
   const { action, change } = props;
   return (
-    <ConfirmButton danger class="danger small" label={props.label} question={props.question} disabled={action.busy} onConfirm={() => action.run(change)} />
+    <ConfirmButton
+      danger
+      class="danger small"
+      label={props.label}
+      question={props.question}
+      disabled={action.busy}
+      onConfirm={() => action.run(change)}
+    />
   );
 }
 
@@ -291,7 +328,13 @@ export function SecretBox({ label, value, note }: { label: string; value: string
       <p class="note">{note}</p>
       <label>
         {label}
-        <input readOnly value={value} class="mono" data-secret onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <input
+          readOnly
+          value={value}
+          class="mono"
+          data-secret
+          onFocus={(e) => (e.target as HTMLInputElement).select()}
+        />
       </label>
       <button
         type="button"

@@ -3,7 +3,18 @@
 import { useState } from 'preact/hooks';
 import { api, call, type ApiKey } from '../api';
 import { formatDateTime } from '../format';
-import { ErrorBox, ListTable, RoleNote, RowDangerButton, SecretBox, SubmitActions, useAction, useApp, useLoad, useTitle } from '../ui';
+import {
+  ErrorBox,
+  ListTable,
+  RoleNote,
+  RowDangerButton,
+  SecretBox,
+  SubmitActions,
+  useAction,
+  useApp,
+  useLoad,
+  useTitle,
+} from '../ui';
 
 const lines = (text: string) =>
   text
@@ -29,7 +40,12 @@ function OriginsEditor({ apiKey, onSaved }: { apiKey: ApiKey; onSaved: () => voi
       onSubmit={(e) => {
         e.preventDefault();
         void save.run(async () => {
-          await call(api.PATCH('/v1/api_keys/{id}', { params: { path: { id: apiKey.id } }, body: { allowed_origins: lines(text) } }));
+          await call(
+            api.PATCH('/v1/api_keys/{id}', {
+              params: { path: { id: apiKey.id } },
+              body: { allowed_origins: lines(text) },
+            }),
+          );
           setOpen(false);
           onSaved();
         });
@@ -72,7 +88,11 @@ export function ApiKeysPage() {
   const submit = (event: Event) => {
     event.preventDefault();
     void create.run(async () => {
-      const key = await call(api.POST('/v1/api_keys', { body: { kind, ...(kind === 'publishable' ? { allowed_origins: lines(origins) } : {}) } }));
+      const key = await call(
+        api.POST('/v1/api_keys', {
+          body: { kind, ...(kind === 'publishable' ? { allowed_origins: lines(origins) } : {}) },
+        }),
+      );
       setCreated(key.secret ?? null);
       setOrigins('');
       list.refresh();
@@ -89,7 +109,14 @@ export function ApiKeysPage() {
         loaded={list}
         t={t}
         empty={t('no_keys')}
-        columns={[t('key'), t('kind'), t('status'), t('allowed_origins'), t('created'), mayManage && { label: t('revoke'), hidden: true }]}
+        columns={[
+          t('key'),
+          t('kind'),
+          t('status'),
+          t('allowed_origins'),
+          t('created'),
+          mayManage && { label: t('revoke'), hidden: true },
+        ]}
         row={(k) => (
           <tr key={k.id} data-key={k.id} data-status={k.status}>
             <th scope="row" data-label={t('key')} class="mono">
@@ -97,7 +124,9 @@ export function ApiKeysPage() {
             </th>
             <td data-label={t('kind')}>{k.kind === 'secret' ? t('kind_secret') : t('kind_publishable')}</td>
             <td data-label={t('status')}>
-              <span class={`badge ${k.status === 'active' ? 'ok' : 'off'}`}>{k.status === 'active' ? t('active') : t('revoked')}</span>
+              <span class={`badge ${k.status === 'active' ? 'ok' : 'off'}`}>
+                {k.status === 'active' ? t('active') : t('revoked')}
+              </span>
               {k.revoked_at ? <span class="muted block">{formatDateTime(lang, k.revoked_at)}</span> : null}
             </td>
             <td data-label={t('allowed_origins')}>
@@ -114,7 +143,12 @@ export function ApiKeysPage() {
             {mayManage ? (
               <td>
                 {k.status === 'active' ? (
-                  <RowDangerButton label={t('revoke')} question={t('revoke_confirm', { prefix: k.prefix })} action={revoke} change={() => revokeKey(k.id)} />
+                  <RowDangerButton
+                    label={t('revoke')}
+                    question={t('revoke_confirm', { prefix: k.prefix })}
+                    action={revoke}
+                    change={() => revokeKey(k.id)}
+                  />
                 ) : null}
               </td>
             ) : null}
@@ -127,7 +161,11 @@ export function ApiKeysPage() {
           <h2 id="h-create-key">{t('create_key')}</h2>
           <label>
             {t('kind')}
-            <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as typeof kind)}>
+            <select
+              name="kind"
+              value={kind}
+              onChange={(e) => setKind((e.target as HTMLSelectElement).value as typeof kind)}
+            >
               <option value="secret">{t('kind_secret')}</option>
               <option value="publishable">{t('kind_publishable')}</option>
             </select>

@@ -46,8 +46,10 @@ export function DeliveriesPage() {
   }, [filters.search, filters.status, filters.from, filters.to, offset]);
   useInterval(list.refresh, LIVE_MS, !list.error);
 
-  const go = (next: typeof filters, nextOffset = 0) => navigate(withQuery('/deliveries', { ...next, offset: nextOffset || undefined }));
-  const input = (name: keyof typeof filters) => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
+  const go = (next: typeof filters, nextOffset = 0) =>
+    navigate(withQuery('/deliveries', { ...next, offset: nextOffset || undefined }));
+  const input = (name: keyof typeof filters) => (e: Event) =>
+    setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
 
   const rows = list.data?.data ?? [];
   return (
@@ -70,7 +72,13 @@ export function DeliveriesPage() {
       >
         <label class="grow">
           {t('search')}
-          <input type="search" name="search" placeholder={t('search_hint')} value={form.search} onInput={input('search')} />
+          <input
+            type="search"
+            name="search"
+            placeholder={t('search_hint')}
+            value={form.search}
+            onInput={input('search')}
+          />
         </label>
         <label>
           {t('status')}
@@ -121,7 +129,9 @@ export function DeliveriesPage() {
             <p class="empty">{t('no_deliveries')}</p>
           ) : (
             <table class="list">
-              <caption class="visually-hidden">{t('page_range', { from: offset + 1, to: offset + rows.length })}</caption>
+              <caption class="visually-hidden">
+                {t('page_range', { from: offset + 1, to: offset + rows.length })}
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">{t('reference')}</th>
@@ -146,7 +156,9 @@ export function DeliveriesPage() {
                       <StatusBadge status={d.status} />
                     </td>
                     <td data-label={t('created')}>{formatDateTime(lang, d.inserted_at)}</td>
-                    <td data-label={t('destination')}>{d.destination ? `${d.destination.city} · ${d.destination.address_line}` : t('none')}</td>
+                    <td data-label={t('destination')}>
+                      {d.destination ? `${d.destination.city} · ${d.destination.address_line}` : t('none')}
+                    </td>
                     <td data-label={t('courier')}>{d.courier?.name ?? t('none')}</td>
                     <td data-label={t('fee')} class="num">
                       {formatAoa(d.quoted_fee_aoa)}
@@ -157,11 +169,21 @@ export function DeliveriesPage() {
             </table>
           )}
           <nav class="pager" aria-label={t('pagination')}>
-            <button type="button" class="secondary" disabled={offset === 0} onClick={() => go(filters, Math.max(0, offset - PAGE_SIZE))}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={offset === 0}
+              onClick={() => go(filters, Math.max(0, offset - PAGE_SIZE))}
+            >
               {t('previous')}
             </button>
             <span>{rows.length ? t('page_range', { from: offset + 1, to: offset + rows.length }) : ''}</span>
-            <button type="button" class="secondary" disabled={!list.data.pagination.has_more} onClick={() => go(filters, offset + PAGE_SIZE)}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!list.data.pagination.has_more}
+              onClick={() => go(filters, offset + PAGE_SIZE)}
+            >
               {t('next')}
             </button>
           </nav>

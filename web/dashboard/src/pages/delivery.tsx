@@ -7,7 +7,18 @@ import { useState } from 'preact/hooks';
 import { api, call, type Delivery } from '../api';
 import { formatAoa, formatDateTime, formatGrams } from '../format';
 import { eventLabel } from '../i18n';
-import { ConfirmButton, ErrorBox, Link, Loading, StatusBadge, useAction, useApp, useInterval, useLoad, useTitle } from '../ui';
+import {
+  ConfirmButton,
+  ErrorBox,
+  Link,
+  Loading,
+  StatusBadge,
+  useAction,
+  useApp,
+  useInterval,
+  useLoad,
+  useTitle,
+} from '../ui';
 
 const FINAL = new Set(['delivered', 'cancelled', 'failed']);
 /** The statuses DELETE /v1/deliveries/{id} accepts (design.md); any other answers 409 delivery_not_cancellable. */
@@ -106,7 +117,9 @@ export function DeliveryPage({ id }: { id: string }) {
           </div>
         ) : null}
       </div>
-      {can('developer') && !FINAL.has(d.status) && !CANCELLABLE.has(d.status) ? <p class="muted">{t('cancel_hint')}</p> : null}
+      {can('developer') && !FINAL.has(d.status) && !CANCELLABLE.has(d.status) ? (
+        <p class="muted">{t('cancel_hint')}</p>
+      ) : null}
       {cancel.error ? <ErrorBox error={cancel.error} t={t} /> : null}
       {cancelled && !cancel.error ? (
         <p class="notice" role="status">
@@ -124,11 +137,18 @@ export function DeliveryPage({ id }: { id: string }) {
               [t('created'), formatDateTime(lang, d.inserted_at)],
               [t('fee'), formatAoa(d.quoted_fee_aoa)],
               [t('payment_method'), pm],
-              ...(d.payment_method === 'cod' ? ([[t('cash_collect'), formatAoa(d.cash_collect_aoa)]] as [string, string][]) : []),
+              ...(d.payment_method === 'cod'
+                ? ([[t('cash_collect'), formatAoa(d.cash_collect_aoa)]] as [string, string][])
+                : []),
               [t('scheduled_pickup'), formatDateTime(lang, d.scheduled_pickup_at)],
               [t('scheduled_delivery'), formatDateTime(lang, d.scheduled_delivery_at)],
               [t('sla_deadline'), formatDateTime(lang, d.sla_deadline_at)],
-              ...(d.delivery_pin ? ([[t('delivery_pin'), <span class="mono">{d.delivery_pin}</span>]] as [string, preact.ComponentChildren][]) : []),
+              ...(d.delivery_pin
+                ? ([[t('delivery_pin'), <span class="mono">{d.delivery_pin}</span>]] as [
+                    string,
+                    preact.ComponentChildren,
+                  ][])
+                : []),
               [
                 t('tracking_page'),
                 d.tracking_url ? (
@@ -146,7 +166,8 @@ export function DeliveryPage({ id }: { id: string }) {
                       <ul class="plain">
                         {metadata.map(([name, value]) => (
                           <li key={name}>
-                            <span class="muted">{name}:</span> <code class="wrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                            <span class="muted">{name}:</span>{' '}
+                            <code class="wrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
                           </li>
                         ))}
                       </ul>,

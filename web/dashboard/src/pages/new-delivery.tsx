@@ -32,9 +32,25 @@ const toAddress = (a: AddressForm) => ({
   ...(a.name.trim() || a.phone.trim() ? { contact: { name: a.name.trim(), phone: a.phone.trim() } } : {}),
 });
 
-function AddressFields({ legend, prefix, value, onChange }: { legend: string; prefix: string; value: AddressForm; onChange: (a: AddressForm) => void }) {
+function AddressFields({
+  legend,
+  prefix,
+  value,
+  onChange,
+}: {
+  legend: string;
+  prefix: string;
+  value: AddressForm;
+  onChange: (a: AddressForm) => void;
+}) {
   const { t } = useApp();
-  const field = (name: keyof AddressForm, label: string, required = true, type: 'text' | 'tel' = 'text', autoComplete?: string) => (
+  const field = (
+    name: keyof AddressForm,
+    label: string,
+    required = true,
+    type: 'text' | 'tel' = 'text',
+    autoComplete?: string,
+  ) => (
     <FieldInput
       label={label}
       type={type}
@@ -68,7 +84,10 @@ export function NewDeliveryPage() {
   const [origin, setOrigin] = useState<AddressForm>(savedOrigin);
   const [destination, setDestination] = useState<AddressForm>(emptyAddress);
   const [parcel, setParcel] = useState({ weight: '1000', description: '', value: '' });
-  const [payment, setPayment] = useState<{ method: 'prepaid' | 'bank_transfer' | 'cod'; cash: string }>({ method: 'prepaid', cash: '' });
+  const [payment, setPayment] = useState<{ method: 'prepaid' | 'bank_transfer' | 'cod'; cash: string }>({
+    method: 'prepaid',
+    cash: '',
+  });
   const [quotes, setQuotes] = useState<QuoteEntry[] | null>(null);
   const [chosen, setChosen] = useState<string>('');
   const quoting = useAction();
@@ -154,16 +173,33 @@ export function NewDeliveryPage() {
               field="weight"
               onChange={setParcel}
             />
-            <FieldInput label={t('declared_value_kz')} type="text" name="declared" inputMode="decimal" value={parcel} field="value" onChange={setParcel} />
+            <FieldInput
+              label={t('declared_value_kz')}
+              type="text"
+              name="declared"
+              inputMode="decimal"
+              value={parcel}
+              field="value"
+              onChange={setParcel}
+            />
           </div>
-          <FieldInput label={t('description')} type="text" name="description" value={parcel} field="description" onChange={setParcel} />
+          <FieldInput
+            label={t('description')}
+            type="text"
+            name="description"
+            value={parcel}
+            field="description"
+            onChange={setParcel}
+          />
           <div class="row">
             <label>
               {t('payment_method')}
               <select
                 name="payment"
                 value={payment.method}
-                onChange={(e) => setPayment({ ...payment, method: (e.target as HTMLSelectElement).value as typeof payment.method })}
+                onChange={(e) =>
+                  setPayment({ ...payment, method: (e.target as HTMLSelectElement).value as typeof payment.method })
+                }
               >
                 <option value="prepaid">{t('pm_prepaid')}</option>
                 <option value="bank_transfer">{t('pm_bank_transfer')}</option>
@@ -203,18 +239,30 @@ export function NewDeliveryPage() {
               <legend class="visually-hidden">{t('quotes_title')}</legend>
               {quotes.map((q) => (
                 <label key={q.quote_id} class={`quote ${chosen === q.quote_id ? 'chosen' : ''}`}>
-                  <input type="radio" name="quote" value={q.quote_id} checked={chosen === q.quote_id} onChange={() => setChosen(q.quote_id)} />
+                  <input
+                    type="radio"
+                    name="quote"
+                    value={q.quote_id}
+                    checked={chosen === q.quote_id}
+                    onChange={() => setChosen(q.quote_id)}
+                  />
                   <span class="company">{q.company_name ?? q.company_slug ?? q.company_id}</span>
                   <span class="price">{formatAoa(q.fee_aoa)}</span>
                   <span class="muted">
-                    {t('eta_minutes', { minutes: q.eta_minutes })} · {t('valid_until', { time: formatDateTime(lang, q.valid_until) })}
+                    {t('eta_minutes', { minutes: q.eta_minutes })} ·{' '}
+                    {t('valid_until', { time: formatDateTime(lang, q.valid_until) })}
                   </span>
                 </label>
               ))}
             </fieldset>
           )}
           {creating.error ? <ErrorBox error={creating.error} t={t} /> : null}
-          {quotes.length ? <SubmitActions label={creating.busy ? t('creating') : t('create_delivery')} disabled={creating.busy || !chosen} /> : null}
+          {quotes.length ? (
+            <SubmitActions
+              label={creating.busy ? t('creating') : t('create_delivery')}
+              disabled={creating.busy || !chosen}
+            />
+          ) : null}
         </form>
       ) : null}
     </>

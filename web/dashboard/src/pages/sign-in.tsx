@@ -20,7 +20,12 @@ function FormError({ error }: { error: string | null }) {
   ) : null;
 }
 
-export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; message: string | null; onSignedIn: (session: Session) => void }) {
+export function SignInPage(props: {
+  lang: Lang;
+  setLang: (lang: Lang) => void;
+  message: string | null;
+  onSignedIn: (session: Session) => void;
+}) {
   const t = useWords(props.lang);
   const [email, setEmail] = useState('');
   const [password, setPasswordValue] = useState('');
@@ -104,7 +109,14 @@ export function SignInPage(props: { lang: Lang; setLang: (lang: Lang) => void; m
       <form onSubmit={submit} class="card stack">
         <label>
           {t('email')}
-          <input type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           {t('password')}

@@ -32,7 +32,10 @@ export function UsersPage() {
   const { t, lang, can, session } = useApp();
   useTitle(t('users_title'));
   const owner = can('owner');
-  const list = useLoad(() => (owner ? call(api.GET('/v1/users', { params: { query: { limit: 100 } } })) : Promise.resolve(null)), [owner]);
+  const list = useLoad(
+    () => (owner ? call(api.GET('/v1/users', { params: { query: { limit: 100 } } })) : Promise.resolve(null)),
+    [owner],
+  );
   const action = useAction();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('developer');
@@ -102,14 +105,21 @@ export function UsersPage() {
                   class="secondary small"
                   action={action}
                   change={async () => {
-                    const answer = await call(api.POST('/v1/users/{id}/password_link', { params: { path: { id: u.id } } }));
+                    const answer = await call(
+                      api.POST('/v1/users/{id}/password_link', { params: { path: { id: u.id } } }),
+                    );
                     setLink(answer.set_password_url);
                   }}
                 >
                   {t('new_link')}
                 </ActionButton>
                 {u.id !== session.user.id ? (
-                  <RowDangerButton label={t('remove')} question={t('remove_confirm', { email: u.email })} action={action} change={() => remove(u.id)} />
+                  <RowDangerButton
+                    label={t('remove')}
+                    question={t('remove_confirm', { email: u.email })}
+                    action={action}
+                    change={() => remove(u.id)}
+                  />
                 ) : null}
               </div>
             </td>
@@ -122,7 +132,13 @@ export function UsersPage() {
         <div class="row">
           <label class="grow">
             {t('email')}
-            <input type="email" name="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+            <input
+              type="email"
+              name="email"
+              required
+              value={email}
+              onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+            />
           </label>
           <label>
             {t('role')}

@@ -32,7 +32,12 @@ export function WebhookEndpointPage({ id }: { id: string }) {
   const endpoint = useLoad(() => call(api.GET('/v1/webhook_endpoints/{id}', path)), [id]);
   const [offset, setOffset] = useState(0);
   const attempts = useLoad(
-    () => call(api.GET('/v1/webhook_endpoints/{id}/attempts', { params: { path: { id }, query: { limit: PAGE_SIZE, offset } } })),
+    () =>
+      call(
+        api.GET('/v1/webhook_endpoints/{id}/attempts', {
+          params: { path: { id }, query: { limit: PAGE_SIZE, offset } },
+        }),
+      ),
     [id, offset],
   );
   useInterval(attempts.refresh, LIVE_MS, !!endpoint.data && !attempts.error);
@@ -110,7 +115,12 @@ export function WebhookEndpointPage({ id }: { id: string }) {
               class="secondary"
               action={action}
               change={async () => {
-                await call(api.PATCH('/v1/webhook_endpoints/{id}', { ...path, body: { status: e.status === 'enabled' ? 'disabled' : 'enabled' } }));
+                await call(
+                  api.PATCH('/v1/webhook_endpoints/{id}', {
+                    ...path,
+                    body: { status: e.status === 'enabled' ? 'disabled' : 'enabled' },
+                  }),
+                );
                 endpoint.refresh();
               }}
             >
@@ -190,10 +200,20 @@ export function WebhookEndpointPage({ id }: { id: string }) {
         />
         {attempts.data && (offset > 0 || attempts.data.pagination.has_more) ? (
           <nav class="pager" aria-label={t('pagination')}>
-            <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={offset === 0}
+              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+            >
               {t('previous')}
             </button>
-            <button type="button" class="secondary" disabled={!attempts.data.pagination.has_more} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!attempts.data.pagination.has_more}
+              onClick={() => setOffset(offset + PAGE_SIZE)}
+            >
               {t('next')}
             </button>
           </nav>
@@ -206,13 +226,31 @@ export function WebhookEndpointPage({ id }: { id: string }) {
           aria-labelledby="h-range"
           onSubmit={(ev) => {
             ev.preventDefault();
-            void replay({ since: luandaLocal(range.since), ...(range.until ? { until: luandaLocal(range.until) } : {}) });
+            void replay({
+              since: luandaLocal(range.since),
+              ...(range.until ? { until: luandaLocal(range.until) } : {}),
+            });
           }}
         >
           <h2 id="h-range">{t('replay_range_title')}</h2>
           <div class="row">
-            <FieldInput label={t('replay_since')} type="datetime-local" name="since" required value={range} field="since" onChange={setRange} />
-            <FieldInput label={t('replay_until')} type="datetime-local" name="until" value={range} field="until" onChange={setRange} />
+            <FieldInput
+              label={t('replay_since')}
+              type="datetime-local"
+              name="since"
+              required
+              value={range}
+              field="since"
+              onChange={setRange}
+            />
+            <FieldInput
+              label={t('replay_until')}
+              type="datetime-local"
+              name="until"
+              value={range}
+              field="until"
+              onChange={setRange}
+            />
           </div>
           <SubmitActions label={t('replay_range')} class="secondary" disabled={action.busy || e.status !== 'enabled'} />
         </form>

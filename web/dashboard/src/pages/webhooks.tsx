@@ -4,7 +4,18 @@ import { WEBHOOK_EVENT_TYPES } from '../../../../clients/typescript/src/index';
 import { api, call } from '../api';
 import { formatDateTime } from '../format';
 import { eventLabel } from '../i18n';
-import { ErrorBox, Link, ListTable, RoleNote, SecretBox, SubmitActions, useAction, useApp, useLoad, useTitle } from '../ui';
+import {
+  ErrorBox,
+  Link,
+  ListTable,
+  RoleNote,
+  SecretBox,
+  SubmitActions,
+  useAction,
+  useApp,
+  useLoad,
+  useTitle,
+} from '../ui';
 
 interface EndpointHealthFields {
   status: 'enabled' | 'disabled';
@@ -19,7 +30,12 @@ interface EndpointHealthFields {
  */
 export function EndpointStatus({ endpoint: e, detail = false }: { endpoint: EndpointHealthFields; detail?: boolean }) {
   const { t, lang } = useApp();
-  const [kind, label] = e.status !== 'enabled' ? ['off', t('disabled')] : e.health === 'failing' ? ['bad', t('health_failing')] : ['ok', t('enabled')];
+  const [kind, label] =
+    e.status !== 'enabled'
+      ? ['off', t('disabled')]
+      : e.health === 'failing'
+        ? ['bad', t('health_failing')]
+        : ['ok', t('enabled')];
   return (
     <>
       <span class={`badge ${kind}`} data-health={e.health}>
@@ -84,7 +100,9 @@ export function WebhooksPage() {
             <td data-label={t('status')}>
               <EndpointStatus endpoint={e} />
             </td>
-            <td data-label={t('events')}>{e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}</td>
+            <td data-label={t('events')}>
+              {e.events ? e.events.map((type) => eventLabel(lang, type)).join(', ') : t('all_events')}
+            </td>
             <td data-label={t('created')}>{formatDateTime(lang, e.created_at)}</td>
           </tr>
         )}
@@ -105,11 +123,23 @@ export function WebhooksPage() {
           <form onSubmit={submit} class="stack">
             <label>
               {t('url')}
-              <input type="url" name="url" required placeholder="https://" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+              <input
+                type="url"
+                name="url"
+                required
+                placeholder="https://"
+                value={url}
+                onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+              />
             </label>
             <label>
               {t('description')}
-              <input type="text" name="description" value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+              <input
+                type="text"
+                name="description"
+                value={description}
+                onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
+              />
             </label>
             <fieldset>
               <legend>{t('events')}</legend>
@@ -126,7 +156,13 @@ export function WebhooksPage() {
                       <input
                         type="checkbox"
                         checked={events.includes(type)}
-                        onChange={(e) => setEvents((e.target as HTMLInputElement).checked ? [...events, type] : events.filter((x) => x !== type))}
+                        onChange={(e) =>
+                          setEvents(
+                            (e.target as HTMLInputElement).checked
+                              ? [...events, type]
+                              : events.filter((x) => x !== type),
+                          )
+                        }
                       />{' '}
                       {eventLabel(lang, type)} <span class="muted mono">{type}</span>
                     </label>
