@@ -196,13 +196,11 @@ describe('a day of deliveries', () => {
     const m = await merchant([rejecting, good]);
     const d = await createDeliveryFor(stack, m, {}, rejecting.slug);
     await waitForStatus(stack, m.tenant.secret_key, d.id, 'stalled');
-    await stack.temporal.workflow
-      .getHandle(deliveryWorkflowId(d.id))
-      .signal(operatorActionSignal, {
-        action: 'redispatch',
-        company_id: m.couriers[good.slug],
-        note: 'courier refuses',
-      });
+    await stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).signal(operatorActionSignal, {
+      action: 'redispatch',
+      company_id: m.couriers[good.slug],
+      note: 'courier refuses',
+    });
     await waitFor(stack, m.tenant.secret_key, d.id, (x) =>
       x.events.some((e: any) => e.event_type === 'delivery.redispatched'),
     );

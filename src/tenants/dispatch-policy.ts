@@ -6,11 +6,9 @@ import type { RedispatchPolicy } from '../../shared/deliveries/definitions.js';
 
 export const DispatchPolicy = z
   .object({
-    auto_redispatch: z
-      .boolean()
-      .meta({
-        description: 'Rebook automatically before pickup (off by default: the delivery stalls for an operator).',
-      }),
+    auto_redispatch: z.boolean().meta({
+      description: 'Rebook automatically before pickup (off by default: the delivery stalls for an operator).',
+    }),
     max_fee_increase_aoa: z
       .int()
       .min(0)
@@ -21,19 +19,12 @@ export const DispatchPolicy = z
       .min(0)
       .max(10)
       .meta({ description: 'How many times one delivery may move to another company.' }),
-    assign_timeout_minutes: z
-      .int()
-      .min(1)
-      .max(1440)
-      .meta({
-        description: 'How long a booked delivery may wait in pending for the courier to assign it before moving on.',
-      }),
-    preferred_company_ids: z
-      .array(z.uuid())
-      .max(20)
-      .meta({
-        description: 'Companies to book first, in this order; the others by fee. Each must be linked to the tenant.',
-      }),
+    assign_timeout_minutes: z.int().min(1).max(1440).meta({
+      description: 'How long a booked delivery may wait in pending for the courier to assign it before moving on.',
+    }),
+    preferred_company_ids: z.array(z.uuid()).max(20).meta({
+      description: 'Companies to book first, in this order; the others by fee. Each must be linked to the tenant.',
+    }),
   })
   .meta({
     id: 'DispatchPolicy',
