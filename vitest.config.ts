@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**', 'test/cluster/**', 'test/faults/**', 'node_modules/**'],
+    exclude: ['test/**/*.unit.test.ts', 'test/chaos/**', 'test/cluster/**', 'test/faults/**', 'node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
