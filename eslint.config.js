@@ -44,9 +44,6 @@ const BUDGET_PENDING = [
   'src/routes/webhook-endpoints.ts',
   'src/webhooks/sender.ts',
   'web/dashboard/src/i18n.ts',
-  'web/dashboard/src/pages/api-keys.tsx',
-  'web/dashboard/src/pages/webhook-endpoint.tsx',
-  'web/dashboard/src/pages/webhooks.tsx',
   'workflows/deliveries/workflows.ts',
 ];
 
