@@ -43,7 +43,6 @@ const BUDGET_PENDING = [
   'src/routes/users.ts',
   'src/routes/webhook-endpoints.ts',
   'src/webhooks/sender.ts',
-  'web/dashboard/src/i18n.ts',
   'workflows/deliveries/workflows.ts',
 ];
 
