@@ -43,13 +43,8 @@ function progress(done: number, total: number, started: number) {
   if (done === total) process.stderr.write('\n');
 }
 
-/** Seeds `total` deliveries over `tenantCount` tenants; returns the tenants with fresh secret keys. */
-export async function seedDeliveries(
-  pool: Pool,
-  total: number,
-  tenantCount: number,
-  batch = 50_000,
-): Promise<SeededTenant[]> {
+/** The rate-card courier and `tenantCount` bench tenants linked to it (kept between runs), each with a fresh key. */
+async function benchTenants(pool: Pool, tenantCount: number) {
   const slug = 'bench-rate-card';
   let courierId = (await pool.query<{ id: string }>('SELECT id FROM courier_companies WHERE slug = $1', [slug])).rows[0]
     ?.id;
@@ -71,7 +66,66 @@ export async function seedDeliveries(
   const keys = await Promise.all(
     tenants.map(async (id) => ({ tenant_id: id, secret_key: (await createKey(pool, id, 'secret')).key })),
   );
+  return { courierId, tenants, keys };
+}
 
+interface Load {
+  tenants: string[];
+  courierId: string;
+  total: number;
+  /** The run's start (ms): salts the quote ids and references of this load. */
+  started: number;
+}
+
+/** Inserts deliveries `offset` .. `offset + size - 1` of the load, each with its own used quote. */
+async function insertBatch(pool: Pool, load: Load, offset: number, size: number) {
+  const { tenants, courierId, total, started } = load;
+  // Each delivery references its own used quote (deliveries.quote_id is unique); ids derived from g pair them.
+  // References end in g in hex: unique (10 random hex digits collide within a million rows about one run in three).
+  await pool.query(
+    `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, used_at)
+     SELECT md5('quote' || g || $4)::uuid, ($1::uuid[])[1 + g % $2], $3, 100000, 60, now(), '{}', '{}', '{}', '', now()
+       FROM generate_series($5::bigint, $6::bigint) AS g`,
+    [tenants, tenants.length, courierId, String(started), offset, offset + size - 1],
+  );
+  await pool.query(
+    `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel,
+       payment_method, quoted_fee_aoa, metadata, workflow_started_at, inserted_at, updated_at)
+     SELECT gen_random_uuid(), ($1::uuid[])[1 + g % $2], 'DLV-' || upper(substr(md5(g::text || $7), 1, 4) || lpad(to_hex(g), 6, '0')),
+            ($3::text[])[1 + abs(hashint8(g)) % array_length($3, 1)], $4, md5($5 || g || $7)::uuid,
+            jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 1)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 2)) % 400,
+                               'city', ($8::text[])[1 + abs(hashint8(g + 3)) % array_length($8, 1)], 'province', 'Luanda'),
+            jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 4)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 5)) % 997,
+                               'city', ($8::text[])[1 + abs(hashint8(g + 6)) % array_length($8, 1)], 'province', 'Luanda'),
+            jsonb_build_object('weight_grams', 100 + g % 20000),
+            'prepaid', 100000 + (g % 500) * 100, '{}'::jsonb, now(),
+            -- spread evenly over the past 365 days, newest first by g
+            date_trunc('milliseconds', now() - (g::double precision / $11) * interval '365 days'), now()
+       FROM generate_series($9::bigint, $10::bigint) AS g`,
+    [
+      tenants,
+      tenants.length,
+      STATUSES,
+      courierId,
+      'quote',
+      STREETS,
+      String(started),
+      CITIES,
+      offset,
+      offset + size - 1,
+      total,
+    ],
+  );
+}
+
+/** Seeds `total` deliveries over `tenantCount` tenants; returns the tenants with fresh secret keys. */
+export async function seedDeliveries(
+  pool: Pool,
+  total: number,
+  tenantCount: number,
+  batch = 50_000,
+): Promise<SeededTenant[]> {
+  const { courierId, tenants, keys } = await benchTenants(pool, tenantCount);
   const { rows: counted } = await pool.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = ANY($1::uuid[])',
     [tenants],
@@ -89,44 +143,10 @@ export async function seedDeliveries(
   }
 
   const started = Date.now();
+  const load: Load = { tenants, courierId, total, started };
   for (let offset = 0; offset < total; offset += batch) {
     const size = Math.min(batch, total - offset);
-    // Each delivery references its own used quote (deliveries.quote_id is unique); ids derived from g pair them.
-    // References end in g in hex: unique (10 random hex digits collide within a million rows about one run in three).
-    await pool.query(
-      `INSERT INTO quotes (id, tenant_id, company_id, fee_aoa, eta_minutes, valid_until, origin, destination, parcel, payload_hash, used_at)
-       SELECT md5('quote' || g || $4)::uuid, ($1::uuid[])[1 + g % $2], $3, 100000, 60, now(), '{}', '{}', '{}', '', now()
-         FROM generate_series($5::bigint, $6::bigint) AS g`,
-      [tenants, tenantCount, courierId, String(started), offset, offset + size - 1],
-    );
-    await pool.query(
-      `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel,
-         payment_method, quoted_fee_aoa, metadata, workflow_started_at, inserted_at, updated_at)
-       SELECT gen_random_uuid(), ($1::uuid[])[1 + g % $2], 'DLV-' || upper(substr(md5(g::text || $7), 1, 4) || lpad(to_hex(g), 6, '0')),
-              ($3::text[])[1 + abs(hashint8(g)) % array_length($3, 1)], $4, md5($5 || g || $7)::uuid,
-              jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 1)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 2)) % 400,
-                                 'city', ($8::text[])[1 + abs(hashint8(g + 3)) % array_length($8, 1)], 'province', 'Luanda'),
-              jsonb_build_object('address_line', ($6::text[])[1 + abs(hashint8(g + 4)) % array_length($6, 1)] || ' ' || abs(hashint8(g + 5)) % 997,
-                                 'city', ($8::text[])[1 + abs(hashint8(g + 6)) % array_length($8, 1)], 'province', 'Luanda'),
-              jsonb_build_object('weight_grams', 100 + g % 20000),
-              'prepaid', 100000 + (g % 500) * 100, '{}'::jsonb, now(),
-              -- spread evenly over the past 365 days, newest first by g
-              date_trunc('milliseconds', now() - (g::double precision / $11) * interval '365 days'), now()
-         FROM generate_series($9::bigint, $10::bigint) AS g`,
-      [
-        tenants,
-        tenantCount,
-        STATUSES,
-        courierId,
-        'quote',
-        STREETS,
-        String(started),
-        CITIES,
-        offset,
-        offset + size - 1,
-        total,
-      ],
-    );
+    await insertBatch(pool, load, offset, size);
     progress(offset + size, total, started);
   }
   // VACUUM sets the visibility map, so list pages come from index-only scans as they would in a settled table.

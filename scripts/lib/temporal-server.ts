@@ -187,23 +187,11 @@ export interface TemporalCluster {
   stop(): Promise<void>;
 }
 
-/**
- * Starts the four services as separate processes (after setupTemporalSchema), waits until the frontend reports the
- * cluster healthy, ensures the namespace and the search attributes, then starts the UI server. Logs: `<dir>/<service>.log`.
- */
-export async function startTemporalCluster(options: ClusterOptions): Promise<TemporalCluster> {
-  const { port, dir, namespace = 'default', log = console.log, host = '127.0.0.1', exec = [] } = options;
-  const ports = clusterPorts(port);
-  const address = `${host}:${port}`;
-  const taken = await takenPorts(port, options.uiPort);
-  if (taken.length) {
-    throw new Error(
-      `Port(s) ${taken.join(', ')} already taken (another Temporal server? \`npm run dev\` uses 7233 and 8233). ` +
-        'Next: stop it, or choose other ports with TEMPORAL_PORT (the other services follow it) and TEMPORAL_UI_PORT.',
-    );
-  }
-  fs.mkdirSync(dir, { recursive: true });
-  const common = {
+type Ports = ReturnType<typeof clusterPorts>;
+
+/** The environment every service process shares: the databases, the ports of all four, the dynamic config. */
+function serviceEnv(options: ClusterOptions, ports: Ports, host: string, address: string): Record<string, string> {
+  return {
     ...sqlEnv(options.databases),
     NUM_HISTORY_SHARDS: String(options.historyShards ?? 4),
     // Connections per process (default store, visibility): 4 processes x 13 at most, leaving room under Postgres's
@@ -221,7 +209,13 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
       ]),
     ),
   };
-  const services = Object.fromEntries(
+}
+
+/** One process per service (not started), under the `exec` prefix when given (e.g. a network namespace). */
+function serviceProcs(options: ClusterOptions, ports: Ports, host: string, address: string): Record<Service, Proc> {
+  const { dir, exec = [] } = options;
+  const common = serviceEnv(options, ports, host, address);
+  return Object.fromEntries(
     SERVICES.map((service) => [
       service,
       new Proc(
@@ -248,6 +242,39 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
       ),
     ]),
   ) as Record<Service, Proc>;
+}
+
+/** Starts the Temporal UI server on `uiPort` for the cluster's frontend and waits until it listens. */
+async function startUi(dir: string, uiPort: number, address: string, namespace: string): Promise<Proc> {
+  const uiConfigDir = path.join(dir, 'ui');
+  fs.mkdirSync(uiConfigDir, { recursive: true });
+  const uiConfig = `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\n`;
+  fs.writeFileSync(path.join(uiConfigDir, 'cluster.yaml'), uiConfig);
+  const ui = new Proc('temporal ui', UI_BIN, ['--root', dir, '--config', 'ui', '--env', 'cluster', 'start'], {
+    logFile: path.join(dir, 'ui.log'),
+  });
+  ui.start();
+  await waitForPort(uiPort, '127.0.0.1', 30_000);
+  return ui;
+}
+
+/**
+ * Starts the four services as separate processes (after setupTemporalSchema), waits until the frontend reports the
+ * cluster healthy, ensures the namespace and the search attributes, then starts the UI server. Logs: `<dir>/<service>.log`.
+ */
+export async function startTemporalCluster(options: ClusterOptions): Promise<TemporalCluster> {
+  const { port, dir, namespace = 'default', log = console.log, host = '127.0.0.1' } = options;
+  const ports = clusterPorts(port);
+  const address = `${host}:${port}`;
+  const taken = await takenPorts(port, options.uiPort);
+  if (taken.length) {
+    throw new Error(
+      `Port(s) ${taken.join(', ')} already taken (another Temporal server? \`npm run dev\` uses 7233 and 8233). ` +
+        'Next: stop it, or choose other ports with TEMPORAL_PORT (the other services follow it) and TEMPORAL_UI_PORT.',
+    );
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  const services = serviceProcs(options, ports, host, address);
 
   // Every service listens on its membership port (the worker service on nothing else).
   const listening = (service: Service) =>
@@ -282,18 +309,7 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
     const temporal = (...args: string[]) => run(cli, [...args, '--address', address], { encoding: 'utf8' });
     await until(() => temporal('operator', 'cluster', 'health'), 60_000, 'the cluster to report SERVING');
     await ensureNamespace(temporal, namespace, log);
-
-    if (options.uiPort) {
-      const uiConfigDir = path.join(dir, 'ui');
-      fs.mkdirSync(uiConfigDir, { recursive: true });
-      const uiConfig = `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${options.uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\n`;
-      fs.writeFileSync(path.join(uiConfigDir, 'cluster.yaml'), uiConfig);
-      ui = new Proc('temporal ui', UI_BIN, ['--root', dir, '--config', 'ui', '--env', 'cluster', 'start'], {
-        logFile: path.join(dir, 'ui.log'),
-      });
-      ui.start();
-      await waitForPort(options.uiPort, '127.0.0.1', 30_000);
-    }
+    if (options.uiPort) ui = await startUi(dir, options.uiPort, address, namespace);
   } catch (err) {
     await stop();
     throw err;

@@ -7,12 +7,12 @@ import {
   handleSessionEnded,
   setCsrfToken,
   setMode as setApiMode,
-  signOut,
   type Session,
 } from './api';
 import { translate, type Lang } from './i18n';
 import { navigate, useRoute } from './router';
-import { AppContext, LangPicker, Link, Loading, roleAllows, useApp, type AppState } from './ui';
+import { Header } from './header';
+import { AppContext, Link, Loading, roleAllows, useApp, type AppState } from './ui';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryPage } from './pages/delivery';
 import { NewDeliveryPage } from './pages/new-delivery';
@@ -156,80 +156,18 @@ function Shell({ session, lang, setLang, mode, setMode, onSignedOut }: ShellProp
     if (route.path === '/' || route.path === '/sign-in') navigate('/deliveries', { replace: true });
   }, [route.path]);
 
-  const links: [string, string, boolean][] = [
-    ['/deliveries', t('nav_deliveries'), true],
-    ['/deliveries/new', t('nav_new_delivery'), state.can('developer')],
-    ['/webhooks', t('nav_webhooks'), true],
-    ['/keys', t('nav_keys'), true],
-    ['/users', t('nav_users'), state.can('owner')],
-  ];
-  const active = (to: string) =>
-    route.path === to ||
-    (to === '/deliveries' && route.path.startsWith('/deliveries/') && route.path !== '/deliveries/new') ||
-    (to !== '/deliveries' && route.path.startsWith(to + '/'));
-
   return (
     <AppContext.Provider value={state}>
       <a class="skip" href="#main">
         {t('skip_to_content')}
       </a>
-      <header class={`top ${mode === 'test' ? 'test' : ''}`}>
-        <div class="bar">
-          <span class="brand">{session.tenant.name || t('app_name')}</span>
-          <button
-            type="button"
-            class="menu-toggle secondary"
-            aria-expanded={menuOpen}
-            aria-controls="nav"
-            onClick={() => setMenuOpen(!menuOpen)}
-          >
-            {t('menu')}
-          </button>
-        </div>
-        <nav id="nav" class={menuOpen ? 'open' : ''} aria-label={t('menu')}>
-          <ul>
-            {links
-              .filter(([, , shown]) => shown)
-              .map(([to, label]) => (
-                <li key={to}>
-                  <Link to={to} aria-current={active(to) ? 'page' : undefined}>
-                    {label}
-                  </Link>
-                </li>
-              ))}
-          </ul>
-          <div class="tools">
-            <label class="switch">
-              <input
-                type="checkbox"
-                role="switch"
-                checked={mode === 'test'}
-                onChange={(e) => setMode((e.target as HTMLInputElement).checked ? 'test' : 'live')}
-              />
-              {t('mode_test')}
-            </label>
-            <LangPicker class="lang" lang={lang} setLang={setLang} label={t('language')} />
-            <span class="who">
-              {t('signed_in_as', { email: session.user.email, role: t(`role_${session.user.role}`) })}
-            </span>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() =>
-                signOut()
-                  .catch(() => null)
-                  .then(() => {
-                    setCsrfToken(null);
-                    onSignedOut();
-                    navigate('/sign-in', { replace: true });
-                  })
-              }
-            >
-              {t('sign_out')}
-            </button>
-          </div>
-        </nav>
-      </header>
+      <Header
+        setLang={setLang}
+        setMode={setMode}
+        onSignedOut={onSignedOut}
+        menuOpen={menuOpen}
+        setMenuOpen={setMenuOpen}
+      />
       {mode === 'test' ? (
         <p class="test-banner" role="note">
           {t('mode_test_banner')}

@@ -68,23 +68,60 @@ function OriginsEditor({ apiKey, onSaved }: { apiKey: ApiKey; onSaved: () => voi
   );
 }
 
-export function ApiKeysPage() {
-  const { t, lang, can, mode } = useApp();
-  useTitle(t('keys_title'));
-  const list = useLoad(() => call(api.GET('/v1/api_keys', { params: { query: { limit: 100 } } })), []);
-  const create = useAction();
-  const revoke = useAction();
-  const [kind, setKind] = useState<'secret' | 'publishable'>('secret');
-  const [origins, setOrigins] = useState('');
-  const [created, setCreated] = useState<string | null>(null);
-  const mayManage = can(mode === 'live' ? 'owner' : 'developer');
-
+/** A key: its prefix, kind, status, a publishable key's origins (editable), and revoke for those who may manage. */
+function KeyRow(props: { k: ApiKey; mayManage: boolean; revoke: ReturnType<typeof useAction>; refresh: () => void }) {
+  const { t, lang } = useApp();
+  const { k, mayManage, refresh } = props;
   // A revoked key stays in the list, marked revoked.
   const revokeKey = async (id: string) => {
     await call(api.POST('/v1/api_keys/{id}/revoke', { params: { path: { id } } }));
-    list.refresh();
+    refresh();
   };
+  return (
+    <tr data-key={k.id} data-status={k.status}>
+      <th scope="row" data-label={t('key')} class="mono">
+        {k.prefix}…
+      </th>
+      <td data-label={t('kind')}>{k.kind === 'secret' ? t('kind_secret') : t('kind_publishable')}</td>
+      <td data-label={t('status')}>
+        <span class={`badge ${k.status === 'active' ? 'ok' : 'off'}`}>
+          {k.status === 'active' ? t('active') : t('revoked')}
+        </span>
+        {k.revoked_at ? <span class="muted block">{formatDateTime(lang, k.revoked_at)}</span> : null}
+      </td>
+      <td data-label={t('allowed_origins')}>
+        {k.kind === 'publishable' ? (
+          <>
+            <span class="mono wrap">{k.allowed_origins.join(', ') || t('none')}</span>
+            {mayManage && k.status === 'active' ? <OriginsEditor apiKey={k} onSaved={refresh} /> : null}
+          </>
+        ) : (
+          t('none')
+        )}
+      </td>
+      <td data-label={t('created')}>{formatDateTime(lang, k.created_at)}</td>
+      {mayManage ? (
+        <td>
+          {k.status === 'active' ? (
+            <RowDangerButton
+              label={t('revoke')}
+              question={t('revoke_confirm', { prefix: k.prefix })}
+              action={props.revoke}
+              change={() => revokeKey(k.id)}
+            />
+          ) : null}
+        </td>
+      ) : null}
+    </tr>
+  );
+}
 
+/** A new key of the dashboard's mode: secret, or publishable with its allowed origins; the whole key goes to `onCreated`. */
+function CreateKeyForm({ onCreated }: { onCreated: (secret: string | null) => void }) {
+  const { t } = useApp();
+  const create = useAction();
+  const [kind, setKind] = useState<'secret' | 'publishable'>('secret');
+  const [origins, setOrigins] = useState('');
   const submit = (event: Event) => {
     event.preventDefault();
     void create.run(async () => {
@@ -93,11 +130,49 @@ export function ApiKeysPage() {
           body: { kind, ...(kind === 'publishable' ? { allowed_origins: lines(origins) } : {}) },
         }),
       );
-      setCreated(key.secret ?? null);
+      onCreated(key.secret ?? null);
       setOrigins('');
-      list.refresh();
     });
   };
+  return (
+    <form class="card stack" onSubmit={submit} aria-labelledby="h-create-key">
+      <h2 id="h-create-key">{t('create_key')}</h2>
+      <label>
+        {t('kind')}
+        <select
+          name="kind"
+          value={kind}
+          onChange={(e) => setKind((e.target as HTMLSelectElement).value as typeof kind)}
+        >
+          <option value="secret">{t('kind_secret')}</option>
+          <option value="publishable">{t('kind_publishable')}</option>
+        </select>
+      </label>
+      {kind === 'publishable' ? (
+        <label>
+          {t('allowed_origins')}
+          <textarea
+            name="origins"
+            rows={3}
+            placeholder={t('origins_hint')}
+            value={origins}
+            onInput={(e) => setOrigins((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+      ) : null}
+      {create.error ? <ErrorBox error={create.error} t={t} /> : null}
+      <SubmitActions label={t('create_key')} disabled={create.busy} />
+    </form>
+  );
+}
+
+export function ApiKeysPage() {
+  const { t, can, mode } = useApp();
+  useTitle(t('keys_title'));
+  const list = useLoad(() => call(api.GET('/v1/api_keys', { params: { query: { limit: 100 } } })), []);
+  const revoke = useAction();
+  const [created, setCreated] = useState<string | null>(null);
+  const mayManage = can(mode === 'live' ? 'owner' : 'developer');
 
   return (
     <>
@@ -117,74 +192,16 @@ export function ApiKeysPage() {
           t('created'),
           mayManage && { label: t('revoke'), hidden: true },
         ]}
-        row={(k) => (
-          <tr key={k.id} data-key={k.id} data-status={k.status}>
-            <th scope="row" data-label={t('key')} class="mono">
-              {k.prefix}…
-            </th>
-            <td data-label={t('kind')}>{k.kind === 'secret' ? t('kind_secret') : t('kind_publishable')}</td>
-            <td data-label={t('status')}>
-              <span class={`badge ${k.status === 'active' ? 'ok' : 'off'}`}>
-                {k.status === 'active' ? t('active') : t('revoked')}
-              </span>
-              {k.revoked_at ? <span class="muted block">{formatDateTime(lang, k.revoked_at)}</span> : null}
-            </td>
-            <td data-label={t('allowed_origins')}>
-              {k.kind === 'publishable' ? (
-                <>
-                  <span class="mono wrap">{k.allowed_origins.join(', ') || t('none')}</span>
-                  {mayManage && k.status === 'active' ? <OriginsEditor apiKey={k} onSaved={list.refresh} /> : null}
-                </>
-              ) : (
-                t('none')
-              )}
-            </td>
-            <td data-label={t('created')}>{formatDateTime(lang, k.created_at)}</td>
-            {mayManage ? (
-              <td>
-                {k.status === 'active' ? (
-                  <RowDangerButton
-                    label={t('revoke')}
-                    question={t('revoke_confirm', { prefix: k.prefix })}
-                    action={revoke}
-                    change={() => revokeKey(k.id)}
-                  />
-                ) : null}
-              </td>
-            ) : null}
-          </tr>
-        )}
+        row={(k) => <KeyRow key={k.id} k={k} mayManage={mayManage} revoke={revoke} refresh={list.refresh} />}
       />
 
       {mayManage ? (
-        <form class="card stack" onSubmit={submit} aria-labelledby="h-create-key">
-          <h2 id="h-create-key">{t('create_key')}</h2>
-          <label>
-            {t('kind')}
-            <select
-              name="kind"
-              value={kind}
-              onChange={(e) => setKind((e.target as HTMLSelectElement).value as typeof kind)}
-            >
-              <option value="secret">{t('kind_secret')}</option>
-              <option value="publishable">{t('kind_publishable')}</option>
-            </select>
-          </label>
-          {kind === 'publishable' ? (
-            <label>
-              {t('allowed_origins')}
-              <textarea
-                name="origins"
-                rows={3}
-                placeholder={t('origins_hint')}
-                value={origins}
-                onInput={(e) => setOrigins((e.target as HTMLTextAreaElement).value)}
-              />
-            </label>
-          ) : null}
-          {create.error ? <ErrorBox error={create.error} t={t} /> : null}
-          <SubmitActions label={t('create_key')} disabled={create.busy} />
-        </form>
+        <CreateKeyForm
+          onCreated={(secret) => {
+            setCreated(secret);
+            list.refresh();
+          }}
+        />
       ) : null}
     </>
   );

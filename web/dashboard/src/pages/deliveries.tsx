@@ -7,25 +7,159 @@ import { formatAoa, formatDateTime, formatTime, luandaDayEnd, luandaDayStart } f
 import { statusLabel } from '../i18n';
 import { navigate, useRoute, withQuery } from '../router';
 import { ErrorBox, Link, Loading, StatusBadge, useApp, useInterval, useLoad, useTitle } from '../ui';
+import type { components } from '../../../../clients/typescript/src/schema';
 
 const PAGE_SIZE = 20;
 const LIVE_MS = 5000;
 
-export function DeliveriesPage() {
-  const { t, lang, can } = useApp();
+interface Filters {
+  search: string;
+  status: string;
+  from: string;
+  to: string;
+}
+type Summary = components['schemas']['DeliverySummary'];
+
+/** The filters (search, status, dates): applied on submit, by going to the address that names them. */
+function FiltersForm({ filters, go }: { filters: Filters; go: (next: Filters) => void }) {
+  const { t, lang } = useApp();
   const { query } = useRoute();
-  useTitle(t('deliveries_title'));
-  const filters = {
-    search: query.get('search') ?? '',
-    status: query.get('status') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
-  };
-  const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
   const [form, setForm] = useState(filters);
   useEffect(() => setForm(filters), [query.toString()]);
-  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  const input = (name: keyof Filters) => (e: Event) =>
+    setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
+  return (
+    <form
+      class="filters card"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        go(form);
+      }}
+    >
+      <label class="grow">
+        {t('search')}
+        <input
+          type="search"
+          name="search"
+          placeholder={t('search_hint')}
+          value={form.search}
+          onInput={input('search')}
+        />
+      </label>
+      <label>
+        {t('status')}
+        <select name="status" value={form.status} onChange={input('status')}>
+          <option value="">{t('all_statuses')}</option>
+          {deliveryStatusValues.map((s) => (
+            <option key={s} value={s}>
+              {statusLabel(lang, s)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('date_from')}
+        <input type="date" name="from" value={form.from} onInput={input('from')} />
+      </label>
+      <label>
+        {t('date_to')}
+        <input type="date" name="to" value={form.to} onInput={input('to')} />
+      </label>
+      <div class="actions">
+        <button type="submit" class="primary">
+          {t('apply_filters')}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            const empty = { search: '', status: '', from: '', to: '' };
+            setForm(empty);
+            go(empty);
+          }}
+        >
+          {t('clear_filters')}
+        </button>
+      </div>
+    </form>
+  );
+}
 
+function DeliveryRow({ d }: { d: Summary }) {
+  const { t, lang } = useApp();
+  return (
+    <tr data-delivery={d.id}>
+      <th scope="row" data-label={t('reference')}>
+        <Link to={`/deliveries/${d.id}`} class="mono ref">
+          {d.reference}
+        </Link>
+      </th>
+      <td data-label={t('status')}>
+        <StatusBadge status={d.status} />
+      </td>
+      <td data-label={t('created')}>{formatDateTime(lang, d.inserted_at)}</td>
+      <td data-label={t('destination')}>
+        {d.destination ? `${d.destination.city} · ${d.destination.address_line}` : t('none')}
+      </td>
+      <td data-label={t('courier')}>{d.courier?.name ?? t('none')}</td>
+      <td data-label={t('fee')} class="num">
+        {formatAoa(d.quoted_fee_aoa)}
+      </td>
+    </tr>
+  );
+}
+
+function DeliveriesTable({ rows, offset }: { rows: Summary[]; offset: number }) {
+  const { t } = useApp();
+  return (
+    <table class="list">
+      <caption class="visually-hidden">{t('page_range', { from: offset + 1, to: offset + rows.length })}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('reference')}</th>
+          <th scope="col">{t('status')}</th>
+          <th scope="col">{t('created')}</th>
+          <th scope="col">{t('destination')}</th>
+          <th scope="col">{t('courier')}</th>
+          <th scope="col" class="num">
+            {t('fee')}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((d) => (
+          <DeliveryRow key={d.id} d={d} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Pager(props: { offset: number; count: number; hasMore: boolean; go: (offset: number) => void }) {
+  const { t } = useApp();
+  const { offset, count } = props;
+  return (
+    <nav class="pager" aria-label={t('pagination')}>
+      <button
+        type="button"
+        class="secondary"
+        disabled={offset === 0}
+        onClick={() => props.go(Math.max(0, offset - PAGE_SIZE))}
+      >
+        {t('previous')}
+      </button>
+      <span>{count ? t('page_range', { from: offset + 1, to: offset + count }) : ''}</span>
+      <button type="button" class="secondary" disabled={!props.hasMore} onClick={() => props.go(offset + PAGE_SIZE)}>
+        {t('next')}
+      </button>
+    </nav>
+  );
+}
+
+/** A page of deliveries for the filters, asked again every LIVE_MS while there is no error. */
+function useDeliveries(filters: Filters, offset: number) {
+  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
   const list = useLoad(async () => {
     const page = await call(
       api.GET('/v1/deliveries', {
@@ -45,11 +179,23 @@ export function DeliveriesPage() {
     return page;
   }, [filters.search, filters.status, filters.from, filters.to, offset]);
   useInterval(list.refresh, LIVE_MS, !list.error);
+  return { list, updatedAt };
+}
 
-  const go = (next: typeof filters, nextOffset = 0) =>
+export function DeliveriesPage() {
+  const { t, lang, can } = useApp();
+  const { query } = useRoute();
+  useTitle(t('deliveries_title'));
+  const filters: Filters = {
+    search: query.get('search') ?? '',
+    status: query.get('status') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+  };
+  const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
+  const { list, updatedAt } = useDeliveries(filters, offset);
+  const go = (next: Filters, nextOffset = 0) =>
     navigate(withQuery('/deliveries', { ...next, offset: nextOffset || undefined }));
-  const input = (name: keyof typeof filters) => (e: Event) =>
-    setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
 
   const rows = list.data?.data ?? [];
   return (
@@ -62,60 +208,7 @@ export function DeliveriesPage() {
           </Link>
         ) : null}
       </div>
-      <form
-        class="filters card"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          go(form);
-        }}
-      >
-        <label class="grow">
-          {t('search')}
-          <input
-            type="search"
-            name="search"
-            placeholder={t('search_hint')}
-            value={form.search}
-            onInput={input('search')}
-          />
-        </label>
-        <label>
-          {t('status')}
-          <select name="status" value={form.status} onChange={input('status')}>
-            <option value="">{t('all_statuses')}</option>
-            {deliveryStatusValues.map((s) => (
-              <option key={s} value={s}>
-                {statusLabel(lang, s)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('date_from')}
-          <input type="date" name="from" value={form.from} onInput={input('from')} />
-        </label>
-        <label>
-          {t('date_to')}
-          <input type="date" name="to" value={form.to} onInput={input('to')} />
-        </label>
-        <div class="actions">
-          <button type="submit" class="primary">
-            {t('apply_filters')}
-          </button>
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => {
-              const empty = { search: '', status: '', from: '', to: '' };
-              setForm(empty);
-              go(empty);
-            }}
-          >
-            {t('clear_filters')}
-          </button>
-        </div>
-      </form>
+      <FiltersForm filters={filters} go={go} />
 
       {list.loading && !list.data ? <Loading label={t('loading')} /> : null}
       {list.error ? <ErrorBox error={list.error} t={t} onRetry={list.reload} /> : null}
@@ -128,65 +221,14 @@ export function DeliveriesPage() {
           {rows.length === 0 ? (
             <p class="empty">{t('no_deliveries')}</p>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">
-                {t('page_range', { from: offset + 1, to: offset + rows.length })}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('reference')}</th>
-                  <th scope="col">{t('status')}</th>
-                  <th scope="col">{t('created')}</th>
-                  <th scope="col">{t('destination')}</th>
-                  <th scope="col">{t('courier')}</th>
-                  <th scope="col" class="num">
-                    {t('fee')}
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((d) => (
-                  <tr key={d.id} data-delivery={d.id}>
-                    <th scope="row" data-label={t('reference')}>
-                      <Link to={`/deliveries/${d.id}`} class="mono ref">
-                        {d.reference}
-                      </Link>
-                    </th>
-                    <td data-label={t('status')}>
-                      <StatusBadge status={d.status} />
-                    </td>
-                    <td data-label={t('created')}>{formatDateTime(lang, d.inserted_at)}</td>
-                    <td data-label={t('destination')}>
-                      {d.destination ? `${d.destination.city} · ${d.destination.address_line}` : t('none')}
-                    </td>
-                    <td data-label={t('courier')}>{d.courier?.name ?? t('none')}</td>
-                    <td data-label={t('fee')} class="num">
-                      {formatAoa(d.quoted_fee_aoa)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DeliveriesTable rows={rows} offset={offset} />
           )}
-          <nav class="pager" aria-label={t('pagination')}>
-            <button
-              type="button"
-              class="secondary"
-              disabled={offset === 0}
-              onClick={() => go(filters, Math.max(0, offset - PAGE_SIZE))}
-            >
-              {t('previous')}
-            </button>
-            <span>{rows.length ? t('page_range', { from: offset + 1, to: offset + rows.length }) : ''}</span>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!list.data.pagination.has_more}
-              onClick={() => go(filters, offset + PAGE_SIZE)}
-            >
-              {t('next')}
-            </button>
-          </nav>
+          <Pager
+            offset={offset}
+            count={rows.length}
+            hasMore={list.data.pagination.has_more}
+            go={(nextOffset) => go(filters, nextOffset)}
+          />
         </>
       ) : null}
     </>

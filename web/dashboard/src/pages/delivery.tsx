@@ -18,6 +18,7 @@ import {
   useInterval,
   useLoad,
   useTitle,
+  type Loaded,
 } from '../ui';
 
 const FINAL = new Set(['delivered', 'cancelled', 'failed']);
@@ -47,8 +48,11 @@ function AddressBlock({ title, address }: { title: string; address: Address }) {
   );
 }
 
+/** A row of facts: label, value, and a key when the label repeats. */
+type Fact = [string, preact.ComponentChildren, string?];
+
 /** A definition list without the empty rows. */
-function Facts({ rows }: { rows: [string, preact.ComponentChildren, string?][] }) {
+function Facts({ rows }: { rows: Fact[] }) {
   return (
     <dl class="facts">
       {rows.map(([label, value, key]) => (
@@ -61,8 +65,122 @@ function Facts({ rows }: { rows: [string, preact.ComponentChildren, string?][] }
   );
 }
 
+function SummaryCard({ d }: { d: Delivery }) {
+  const { t, lang } = useApp();
+  const pm = d.payment_method ? t(`pm_${d.payment_method}`) : t('none');
+  const metadata = d.metadata && Object.keys(d.metadata).length ? Object.entries(d.metadata) : null;
+  return (
+    <section class="card" aria-labelledby="h-summary">
+      <h2 id="h-summary">{t('summary')}</h2>
+      <Facts
+        rows={[
+          [t('reference'), <span class="mono">{d.reference}</span>],
+          [t('created'), formatDateTime(lang, d.inserted_at)],
+          [t('fee'), formatAoa(d.quoted_fee_aoa)],
+          [t('payment_method'), pm],
+          ...(d.payment_method === 'cod' ? ([[t('cash_collect'), formatAoa(d.cash_collect_aoa)]] as Fact[]) : []),
+          [t('scheduled_pickup'), formatDateTime(lang, d.scheduled_pickup_at)],
+          [t('scheduled_delivery'), formatDateTime(lang, d.scheduled_delivery_at)],
+          [t('sla_deadline'), formatDateTime(lang, d.sla_deadline_at)],
+          ...(d.delivery_pin ? ([[t('delivery_pin'), <span class="mono">{d.delivery_pin}</span>]] as Fact[]) : []),
+          [
+            t('tracking_page'),
+            d.tracking_url ? (
+              <a href={d.tracking_url} target="_blank" rel="noopener">
+                {t('open_tracking')}
+              </a>
+            ) : (
+              t('none')
+            ),
+          ],
+          ...(metadata
+            ? ([
+                [
+                  t('metadata'),
+                  <ul class="plain">
+                    {metadata.map(([name, value]) => (
+                      <li key={name}>
+                        <span class="muted">{name}:</span>{' '}
+                        <code class="wrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                      </li>
+                    ))}
+                  </ul>,
+                ],
+              ] as Fact[])
+            : []),
+        ]}
+      />
+    </section>
+  );
+}
+
+function CourierCard({ d }: { d: Delivery }) {
+  const { t } = useApp();
+  const dims = [d.parcel.length_cm, d.parcel.width_cm, d.parcel.height_cm].every((n) => typeof n === 'number')
+    ? `${d.parcel.length_cm} × ${d.parcel.width_cm} × ${d.parcel.height_cm} cm`
+    : t('none');
+  return (
+    <section class="card" aria-labelledby="h-courier">
+      <h2 id="h-courier">{t('courier')}</h2>
+      {d.courier?.name ? (
+        <Facts
+          rows={[
+            [t('courier'), d.courier.name],
+            [t('tracking_ref'), <span class="mono">{d.courier.tracking_ref ?? t('none')}</span>],
+          ]}
+        />
+      ) : (
+        <p class="muted">{t('no_courier')}</p>
+      )}
+      <h2 id="h-parcel">{t('parcel')}</h2>
+      <Facts
+        rows={[
+          [t('weight'), formatGrams(d.parcel.weight_grams)],
+          [t('description'), d.parcel.description ?? t('none')],
+          [t('declared_value'), formatAoa(d.parcel.declared_value_aoa)],
+          [t('dimensions'), dims],
+        ]}
+      />
+    </section>
+  );
+}
+
+function Timeline({ d }: { d: Delivery }) {
+  const { t, lang } = useApp();
+  return (
+    <section class="card" aria-labelledby="h-timeline">
+      <h2 id="h-timeline">{t('timeline')}</h2>
+      <ol class="timeline">
+        {(d.events ?? []).map((e, i) => (
+          <li key={e.id ?? i} data-event={e.event_type}>
+            <span class="when">{formatDateTime(lang, e.occurred_at)}</span>
+            <span class="what">{eventLabel(lang, e.event_type)}</span>
+            {e.source ? <span class="muted"> · {t('source', { source: e.source })}</span> : null}
+            {e.payload && (e.payload as { reason?: string }).reason ? (
+              <span class="muted"> · {String((e.payload as { reason?: string }).reason)}</span>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function NotFound({ delivery }: { delivery: Loaded<Delivery> }) {
+  const { t } = useApp();
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('deliveries_title')}</h1>
+      <ErrorBox error={delivery.error} t={t} onRetry={delivery.reload} />
+      <p>
+        <Link to="/deliveries">{t('back_to_deliveries')}</Link>
+      </p>
+    </>
+  );
+}
+
 export function DeliveryPage({ id }: { id: string }) {
-  const { t, lang, can } = useApp();
+  const { t, can } = useApp();
   const delivery = useLoad(() => call(api.GET('/v1/deliveries/{id}', { params: { path: { id } } })), [id]);
   const cancel = useAction();
   const [cancelled, setCancelled] = useState(false);
@@ -71,17 +189,7 @@ export function DeliveryPage({ id }: { id: string }) {
   useInterval(delivery.refresh, LIVE_MS, !!d && !FINAL.has(d.status));
 
   if (delivery.loading && !d) return <Loading label={t('loading')} />;
-  if (!d) {
-    return (
-      <>
-        <h1 tabIndex={-1}>{t('deliveries_title')}</h1>
-        <ErrorBox error={delivery.error} t={t} onRetry={delivery.reload} />
-        <p>
-          <Link to="/deliveries">{t('back_to_deliveries')}</Link>
-        </p>
-      </>
-    );
-  }
+  if (!d) return <NotFound delivery={delivery} />;
 
   const doCancel = () =>
     cancel.run(async () => {
@@ -89,12 +197,6 @@ export function DeliveryPage({ id }: { id: string }) {
       setCancelled(true);
       delivery.refresh();
     });
-
-  const pm = d.payment_method ? t(`pm_${d.payment_method}`) : t('none');
-  const dims = [d.parcel.length_cm, d.parcel.width_cm, d.parcel.height_cm].every((n) => typeof n === 'number')
-    ? `${d.parcel.length_cm} × ${d.parcel.width_cm} × ${d.parcel.height_cm} cm`
-    : t('none');
-  const metadata = d.metadata && Object.keys(d.metadata).length ? Object.entries(d.metadata) : null;
 
   return (
     <>
@@ -129,95 +231,13 @@ export function DeliveryPage({ id }: { id: string }) {
       {delivery.error ? <ErrorBox error={delivery.error} t={t} onRetry={delivery.reload} /> : null}
 
       <div class="grid">
-        <section class="card" aria-labelledby="h-summary">
-          <h2 id="h-summary">{t('summary')}</h2>
-          <Facts
-            rows={[
-              [t('reference'), <span class="mono">{d.reference}</span>],
-              [t('created'), formatDateTime(lang, d.inserted_at)],
-              [t('fee'), formatAoa(d.quoted_fee_aoa)],
-              [t('payment_method'), pm],
-              ...(d.payment_method === 'cod'
-                ? ([[t('cash_collect'), formatAoa(d.cash_collect_aoa)]] as [string, string][])
-                : []),
-              [t('scheduled_pickup'), formatDateTime(lang, d.scheduled_pickup_at)],
-              [t('scheduled_delivery'), formatDateTime(lang, d.scheduled_delivery_at)],
-              [t('sla_deadline'), formatDateTime(lang, d.sla_deadline_at)],
-              ...(d.delivery_pin
-                ? ([[t('delivery_pin'), <span class="mono">{d.delivery_pin}</span>]] as [
-                    string,
-                    preact.ComponentChildren,
-                  ][])
-                : []),
-              [
-                t('tracking_page'),
-                d.tracking_url ? (
-                  <a href={d.tracking_url} target="_blank" rel="noopener">
-                    {t('open_tracking')}
-                  </a>
-                ) : (
-                  t('none')
-                ),
-              ],
-              ...(metadata
-                ? ([
-                    [
-                      t('metadata'),
-                      <ul class="plain">
-                        {metadata.map(([name, value]) => (
-                          <li key={name}>
-                            <span class="muted">{name}:</span>{' '}
-                            <code class="wrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
-                          </li>
-                        ))}
-                      </ul>,
-                    ],
-                  ] as [string, preact.ComponentChildren][])
-                : []),
-            ]}
-          />
-        </section>
-        <section class="card" aria-labelledby="h-courier">
-          <h2 id="h-courier">{t('courier')}</h2>
-          {d.courier?.name ? (
-            <Facts
-              rows={[
-                [t('courier'), d.courier.name],
-                [t('tracking_ref'), <span class="mono">{d.courier.tracking_ref ?? t('none')}</span>],
-              ]}
-            />
-          ) : (
-            <p class="muted">{t('no_courier')}</p>
-          )}
-          <h2 id="h-parcel">{t('parcel')}</h2>
-          <Facts
-            rows={[
-              [t('weight'), formatGrams(d.parcel.weight_grams)],
-              [t('description'), d.parcel.description ?? t('none')],
-              [t('declared_value'), formatAoa(d.parcel.declared_value_aoa)],
-              [t('dimensions'), dims],
-            ]}
-          />
-        </section>
+        <SummaryCard d={d} />
+        <CourierCard d={d} />
         <AddressBlock title={t('origin')} address={d.origin} />
         <AddressBlock title={t('destination')} address={d.destination} />
       </div>
 
-      <section class="card" aria-labelledby="h-timeline">
-        <h2 id="h-timeline">{t('timeline')}</h2>
-        <ol class="timeline">
-          {(d.events ?? []).map((e, i) => (
-            <li key={e.id ?? i} data-event={e.event_type}>
-              <span class="when">{formatDateTime(lang, e.occurred_at)}</span>
-              <span class="what">{eventLabel(lang, e.event_type)}</span>
-              {e.source ? <span class="muted"> · {t('source', { source: e.source })}</span> : null}
-              {e.payload && (e.payload as { reason?: string }).reason ? (
-                <span class="muted"> · {String((e.payload as { reason?: string }).reason)}</span>
-              ) : null}
-            </li>
-          ))}
-        </ol>
-      </section>
+      <Timeline d={d} />
     </>
   );
 }

@@ -78,16 +78,159 @@ function AddressFields({
   );
 }
 
+interface ParcelForm {
+  weight: string;
+  description: string;
+  value: string;
+}
+interface PaymentForm {
+  method: 'prepaid' | 'bank_transfer' | 'cod';
+  cash: string;
+}
+
+function ParcelFields(props: {
+  parcel: ParcelForm;
+  setParcel: (p: ParcelForm) => void;
+  payment: PaymentForm;
+  setPayment: (p: PaymentForm) => void;
+}) {
+  const { t } = useApp();
+  const { parcel, setParcel, payment, setPayment } = props;
+  return (
+    <fieldset class="card stack">
+      <legend>{t('parcel')}</legend>
+      <div class="row">
+        <FieldInput
+          label={t('weight_grams')}
+          type="number"
+          name="weight"
+          min={1}
+          step={1}
+          required
+          inputMode="numeric"
+          value={parcel}
+          field="weight"
+          onChange={setParcel}
+        />
+        <FieldInput
+          label={t('declared_value_kz')}
+          type="text"
+          name="declared"
+          inputMode="decimal"
+          value={parcel}
+          field="value"
+          onChange={setParcel}
+        />
+      </div>
+      <FieldInput
+        label={t('description')}
+        type="text"
+        name="description"
+        value={parcel}
+        field="description"
+        onChange={setParcel}
+      />
+      <div class="row">
+        <label>
+          {t('payment_method')}
+          <select
+            name="payment"
+            value={payment.method}
+            onChange={(e) =>
+              setPayment({ ...payment, method: (e.target as HTMLSelectElement).value as PaymentForm['method'] })
+            }
+          >
+            <option value="prepaid">{t('pm_prepaid')}</option>
+            <option value="bank_transfer">{t('pm_bank_transfer')}</option>
+            <option value="cod">{t('pm_cod')}</option>
+          </select>
+        </label>
+        {payment.method === 'cod' ? (
+          <FieldInput
+            label={t('cash_collect_kz')}
+            type="text"
+            name="cash"
+            inputMode="decimal"
+            required
+            value={payment}
+            field="cash"
+            onChange={setPayment}
+          />
+        ) : null}
+      </div>
+    </fieldset>
+  );
+}
+
+/** The quotes as radio options, and "create delivery" for the chosen one. */
+function QuotesForm(props: {
+  quotes: QuoteEntry[];
+  chosen: string;
+  setChosen: (id: string) => void;
+  onSubmit: (event: Event) => void;
+  creating: ReturnType<typeof useAction>;
+}) {
+  const { t, lang } = useApp();
+  const { quotes, chosen, setChosen, creating } = props;
+  return (
+    <form onSubmit={props.onSubmit} class="card stack" aria-labelledby="h-quotes">
+      <h2 id="h-quotes">{t('quotes_title')}</h2>
+      {quotes.length === 0 ? (
+        <p class="empty">{t('no_quotes')}</p>
+      ) : (
+        <fieldset class="quotes">
+          <legend class="visually-hidden">{t('quotes_title')}</legend>
+          {quotes.map((q) => (
+            <label key={q.quote_id} class={`quote ${chosen === q.quote_id ? 'chosen' : ''}`}>
+              <input
+                type="radio"
+                name="quote"
+                value={q.quote_id}
+                checked={chosen === q.quote_id}
+                onChange={() => setChosen(q.quote_id)}
+              />
+              <span class="company">{q.company_name ?? q.company_slug ?? q.company_id}</span>
+              <span class="price">{formatAoa(q.fee_aoa)}</span>
+              <span class="muted">
+                {t('eta_minutes', { minutes: q.eta_minutes })} ·{' '}
+                {t('valid_until', { time: formatDateTime(lang, q.valid_until) })}
+              </span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {creating.error ? <ErrorBox error={creating.error} t={t} /> : null}
+      {quotes.length ? (
+        <SubmitActions
+          label={creating.busy ? t('creating') : t('create_delivery')}
+          disabled={creating.busy || !chosen}
+        />
+      ) : null}
+    </form>
+  );
+}
+
+/** The quote request's body from the form: addresses trimmed, the contact only when given, the weight in grams. */
+function quoteBody(origin: AddressForm, destination: AddressForm, parcel: ParcelForm) {
+  const declared = parseAoa(parcel.value);
+  return {
+    origin: toAddress(origin),
+    destination: toAddress(destination),
+    parcel: {
+      weight_grams: Math.max(1, Math.round(Number(parcel.weight) || 0)),
+      ...(parcel.description.trim() ? { description: parcel.description.trim() } : {}),
+      ...(declared !== null ? { declared_value_aoa: declared } : {}),
+    },
+  };
+}
+
 export function NewDeliveryPage() {
-  const { t, lang, can } = useApp();
+  const { t, can } = useApp();
   useTitle(t('new_delivery_title'));
   const [origin, setOrigin] = useState<AddressForm>(savedOrigin);
   const [destination, setDestination] = useState<AddressForm>(emptyAddress);
-  const [parcel, setParcel] = useState({ weight: '1000', description: '', value: '' });
-  const [payment, setPayment] = useState<{ method: 'prepaid' | 'bank_transfer' | 'cod'; cash: string }>({
-    method: 'prepaid',
-    cash: '',
-  });
+  const [parcel, setParcel] = useState<ParcelForm>({ weight: '1000', description: '', value: '' });
+  const [payment, setPayment] = useState<PaymentForm>({ method: 'prepaid', cash: '' });
   const [quotes, setQuotes] = useState<QuoteEntry[] | null>(null);
   const [chosen, setChosen] = useState<string>('');
   const quoting = useAction();
@@ -102,18 +245,7 @@ export function NewDeliveryPage() {
     );
   }
 
-  const body = () => {
-    const declared = parseAoa(parcel.value);
-    return {
-      origin: toAddress(origin),
-      destination: toAddress(destination),
-      parcel: {
-        weight_grams: Math.max(1, Math.round(Number(parcel.weight) || 0)),
-        ...(parcel.description.trim() ? { description: parcel.description.trim() } : {}),
-        ...(declared !== null ? { declared_value_aoa: declared } : {}),
-      },
-    };
-  };
+  const body = () => quoteBody(origin, destination, parcel);
 
   const getQuotes = (event: Event) => {
     event.preventDefault();
@@ -158,68 +290,7 @@ export function NewDeliveryPage() {
           <AddressFields legend={t('origin')} prefix="origin" value={origin} onChange={setOrigin} />
           <AddressFields legend={t('destination')} prefix="destination" value={destination} onChange={setDestination} />
         </div>
-        <fieldset class="card stack">
-          <legend>{t('parcel')}</legend>
-          <div class="row">
-            <FieldInput
-              label={t('weight_grams')}
-              type="number"
-              name="weight"
-              min={1}
-              step={1}
-              required
-              inputMode="numeric"
-              value={parcel}
-              field="weight"
-              onChange={setParcel}
-            />
-            <FieldInput
-              label={t('declared_value_kz')}
-              type="text"
-              name="declared"
-              inputMode="decimal"
-              value={parcel}
-              field="value"
-              onChange={setParcel}
-            />
-          </div>
-          <FieldInput
-            label={t('description')}
-            type="text"
-            name="description"
-            value={parcel}
-            field="description"
-            onChange={setParcel}
-          />
-          <div class="row">
-            <label>
-              {t('payment_method')}
-              <select
-                name="payment"
-                value={payment.method}
-                onChange={(e) =>
-                  setPayment({ ...payment, method: (e.target as HTMLSelectElement).value as typeof payment.method })
-                }
-              >
-                <option value="prepaid">{t('pm_prepaid')}</option>
-                <option value="bank_transfer">{t('pm_bank_transfer')}</option>
-                <option value="cod">{t('pm_cod')}</option>
-              </select>
-            </label>
-            {payment.method === 'cod' ? (
-              <FieldInput
-                label={t('cash_collect_kz')}
-                type="text"
-                name="cash"
-                inputMode="decimal"
-                required
-                value={payment}
-                field="cash"
-                onChange={setPayment}
-              />
-            ) : null}
-          </div>
-        </fieldset>
+        <ParcelFields parcel={parcel} setParcel={setParcel} payment={payment} setPayment={setPayment} />
         <SubmitActions label={quoting.busy ? t('getting_quotes') : t('get_quotes')} disabled={quoting.busy} />
       </form>
       {quoting.busy ? (
@@ -230,40 +301,7 @@ export function NewDeliveryPage() {
       {quoting.error ? <ErrorBox error={quoting.error} t={t} /> : null}
 
       {quotes ? (
-        <form onSubmit={create} class="card stack" aria-labelledby="h-quotes">
-          <h2 id="h-quotes">{t('quotes_title')}</h2>
-          {quotes.length === 0 ? (
-            <p class="empty">{t('no_quotes')}</p>
-          ) : (
-            <fieldset class="quotes">
-              <legend class="visually-hidden">{t('quotes_title')}</legend>
-              {quotes.map((q) => (
-                <label key={q.quote_id} class={`quote ${chosen === q.quote_id ? 'chosen' : ''}`}>
-                  <input
-                    type="radio"
-                    name="quote"
-                    value={q.quote_id}
-                    checked={chosen === q.quote_id}
-                    onChange={() => setChosen(q.quote_id)}
-                  />
-                  <span class="company">{q.company_name ?? q.company_slug ?? q.company_id}</span>
-                  <span class="price">{formatAoa(q.fee_aoa)}</span>
-                  <span class="muted">
-                    {t('eta_minutes', { minutes: q.eta_minutes })} ·{' '}
-                    {t('valid_until', { time: formatDateTime(lang, q.valid_until) })}
-                  </span>
-                </label>
-              ))}
-            </fieldset>
-          )}
-          {creating.error ? <ErrorBox error={creating.error} t={t} /> : null}
-          {quotes.length ? (
-            <SubmitActions
-              label={creating.busy ? t('creating') : t('create_delivery')}
-              disabled={creating.busy || !chosen}
-            />
-          ) : null}
-        </form>
+        <QuotesForm quotes={quotes} chosen={chosen} setChosen={setChosen} onSubmit={create} creating={creating} />
       ) : null}
     </>
   );

@@ -20,6 +20,81 @@ function FormError({ error }: { error: string | null }) {
   ) : null;
 }
 
+type Words = ReturnType<typeof useWords>;
+
+/** The teams the email and password open: one button each, and a way back to other credentials. */
+function TeamList(props: {
+  t: Words;
+  teams: TeamChoice['tenants'];
+  busy: boolean;
+  error: string | null;
+  choose: (tenantId: string) => void;
+  back: () => void;
+}) {
+  const { t, busy } = props;
+  return (
+    <div class="card stack">
+      <p>{t('choose_team_hint')}</p>
+      <ul class="stack" aria-label={t('choose_team_title')}>
+        {props.teams.map((team) => (
+          <li key={team.id}>
+            <button type="button" class="primary" disabled={busy} onClick={() => props.choose(team.id)}>
+              {team.name || team.id}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <FormError error={props.error} />
+      <button type="button" disabled={busy} onClick={props.back}>
+        {t('other_account')}
+      </button>
+    </div>
+  );
+}
+
+function CredentialsForm(props: {
+  t: Words;
+  email: string;
+  setEmail: (value: string) => void;
+  password: string;
+  setPassword: (value: string) => void;
+  busy: boolean;
+  error: string | null;
+  submit: (event: Event) => void;
+}) {
+  const { t, busy } = props;
+  return (
+    <form onSubmit={props.submit} class="card stack">
+      <label>
+        {t('email')}
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={props.email}
+          onInput={(e) => props.setEmail((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label>
+        {t('password')}
+        <input
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={props.password}
+          onInput={(e) => props.setPassword((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <FormError error={props.error} />
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? t('signing_in') : t('sign_in')}
+      </button>
+    </form>
+  );
+}
+
 export function SignInPage(props: {
   lang: Lang;
   setLang: (lang: Lang) => void;
@@ -60,80 +135,38 @@ export function SignInPage(props: {
     event.preventDefault();
     void attempt();
   };
-
-  if (teams) {
-    return (
-      <main id="main" class="narrow">
-        <LangPicker class="lang corner" lang={props.lang} setLang={props.setLang} label={t('language')} />
-        <h1 ref={heading} tabIndex={-1}>
-          {t('choose_team_title')}
-        </h1>
-        <div class="card stack">
-          <p>{t('choose_team_hint')}</p>
-          <ul class="stack" aria-label={t('choose_team_title')}>
-            {teams.map((team) => (
-              <li key={team.id}>
-                <button type="button" class="primary" disabled={busy} onClick={() => void attempt(team.id)}>
-                  {team.name || team.id}
-                </button>
-              </li>
-            ))}
-          </ul>
-          <FormError error={error} />
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() => {
-              setTeams(null);
-              setPasswordValue('');
-            }}
-          >
-            {t('other_account')}
-          </button>
-        </div>
-      </main>
-    );
-  }
+  const back = () => {
+    setTeams(null);
+    setPasswordValue('');
+  };
 
   return (
     <main id="main" class="narrow">
       <LangPicker class="lang corner" lang={props.lang} setLang={props.setLang} label={t('language')} />
       <h1 ref={heading} tabIndex={-1}>
-        {t('sign_in_title')}
+        {t(teams ? 'choose_team_title' : 'sign_in_title')}
       </h1>
-      {props.message ? (
-        <p class="notice" role="status">
-          {props.message}
-        </p>
-      ) : null}
-      <form onSubmit={submit} class="card stack">
-        <label>
-          {t('email')}
-          <input
-            type="email"
-            name="email"
-            autoComplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+      {teams ? (
+        <TeamList t={t} teams={teams} busy={busy} error={error} choose={(id) => void attempt(id)} back={back} />
+      ) : (
+        <>
+          {props.message ? (
+            <p class="notice" role="status">
+              {props.message}
+            </p>
+          ) : null}
+          <CredentialsForm
+            t={t}
+            email={email}
+            setEmail={setEmail}
+            password={password}
+            setPassword={setPasswordValue}
+            busy={busy}
+            error={error}
+            submit={submit}
           />
-        </label>
-        <label>
-          {t('password')}
-          <input
-            type="password"
-            name="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPasswordValue((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <FormError error={error} />
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? t('signing_in') : t('sign_in')}
-        </button>
-      </form>
+        </>
+      )}
     </main>
   );
 }
