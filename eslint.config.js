@@ -32,7 +32,6 @@ const BUDGET_PENDING = [
   'scripts/lib/temporal-server.ts',
   'simulator/server.ts',
   'src/app.ts',
-  'src/cli/admin.ts',
   'src/deliveries/create.ts',
   'src/deliveries/repository.ts',
   'src/outgoing-calls.ts',

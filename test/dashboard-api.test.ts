@@ -30,7 +30,7 @@ function admin(...args: string[]): Promise<{ code: number; stdout: string; stder
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'admin.ts'), ...args],
+      ['--import', 'tsx', path.join(ROOT_DIR, 'src', 'cli', 'index.ts'), ...args],
       {
         cwd: ROOT_DIR,
         env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_BASE_URL: stack.url },
