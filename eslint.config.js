@@ -30,7 +30,6 @@ const notWorkflowSafe = [
 const BUDGET_PENDING = [
   'scripts/lib/seed-deliveries.ts',
   'scripts/lib/temporal-server.ts',
-  'simulator/server.ts',
   'src/app.ts',
   'src/deliveries/create.ts',
   'src/deliveries/repository.ts',
