@@ -28,9 +28,7 @@ const notWorkflowSafe = [
 // Files still over a budget while the redesign (#26) splits them. Remove a file from this list when it fits; the
 // list must be empty when #26 is done.
 const BUDGET_PENDING = [
-  'simulator/server.ts',
   'src/app.ts',
-  'src/cli/admin.ts',
   'src/deliveries/create.ts',
   'src/deliveries/repository.ts',
   'src/outgoing-calls.ts',

@@ -18,7 +18,7 @@ const result = await build({
   entryPoints: {
     server: 'src/server.ts',
     worker: 'src/worker.ts',
-    admin: 'src/cli/admin.ts',
+    admin: 'src/cli/index.ts',
     migrate: 'scripts/migrate.ts',
     'create-role': 'scripts/create-role.ts',
   },

@@ -4,7 +4,7 @@
 // racing a redispatch) are in test/workflows/failover.fast.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompanyConfig, Simulator } from '../simulator/server.js';
-import { buildProgram } from '../src/cli/admin.js';
+import { buildProgram } from '../src/cli/index.js';
 import {
   createDeliveryFor,
   merchantWith,

@@ -468,7 +468,7 @@ describe('stalled deliveries and operator recovery', () => {
       TEMPORAL_ADDRESS: fast.config.temporalAddress,
     };
     const admin = (...args: string[]) =>
-      execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { env });
+      execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env });
     await expect
       .poll(
         async () => {

@@ -4,7 +4,7 @@
 // test/workflows/ui-actions.fast.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../simulator/server.js';
-import { buildProgram } from '../src/cli/admin.js';
+import { buildProgram } from '../src/cli/index.js';
 import { restartClosedSince, restartIfClosed } from '../src/deliveries/recovery.js';
 import { deliveryWorkflowId, stateQuery } from '../shared/deliveries/definitions.js';
 import {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
-import { buildProgram } from '../src/cli/admin.js';
+import { buildProgram } from '../src/cli/index.js';
 import { deliveryWorkflowId, fleetEventSignal, stateQuery, type FleetEvent } from '../shared/deliveries/definitions.js';
 import {
   createDeliveryFor,

@@ -7,6 +7,7 @@
 //   - while that connection is not listening (not yet, or lost), nothing is cached: every request asks Postgres;
 //   - a read is stored only when it began while listening and nothing was announced before it ended; no entry is
 //     older than a minute.
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { KeyKind } from '../lib/keys.js';
 import type { KeyRow } from './repository.js';
@@ -14,7 +15,7 @@ import type { KeyRow } from './repository.js';
 const CHANNEL = 'api_keys_changed';
 /** A cached key is read again after this, whatever was announced: a bound should an announcement ever be lost. */
 const MAX_AGE_MS = 60_000;
-/** Keys held at most, the oldest dropped first: a flood of distinct keys cannot grow the process. */
+/** Keys held at most, the least recently used dropped first: a flood of distinct keys cannot grow the process. */
 const MAX_KEYS = 10_000;
 /** After losing its connection (or failing to make it), the listener tries again on the first lookup past this. */
 const RECONNECT_MS = 2_000;
@@ -28,7 +29,8 @@ export function keyChanged(keyId: string): void {
 }
 
 export class KeyCache {
-  #entries = new Map<string, { row: KeyRow; at: number }>();
+  /** Keyed by kind and hash; the least recently used is dropped past MAX_KEYS, and no entry outlives MAX_AGE_MS. */
+  #entries = new LRUCache<string, KeyRow>({ max: MAX_KEYS, ttl: MAX_AGE_MS });
   /** Bumped by every forget: a read that started before a change does not store what it read. */
   #generation = 0;
   #listener: pg.Client | null = null;
@@ -48,18 +50,14 @@ export class KeyCache {
   async lookup(hash: Buffer, kind: KeyKind, read: () => Promise<KeyRow | null>): Promise<KeyRow | null> {
     const id = `${kind}:${hash.toString('base64')}`;
     const hit = this.#entries.get(id);
-    if (hit && Date.now() - hit.at < MAX_AGE_MS) return hit.row;
+    if (hit) return hit;
     this.#startListening();
     // Kept only when a change committed after this read began would have been announced to this cache: it was
     // listening already, and nothing was announced (or changed here) meanwhile.
     const trusted = this.#listening;
     const generation = this.#generation;
     const row = await read();
-    if (row && trusted && this.#listening && generation === this.#generation) {
-      this.#entries.delete(id);
-      this.#entries.set(id, { row, at: Date.now() });
-      if (this.#entries.size > MAX_KEYS) this.#entries.delete(this.#entries.keys().next().value!);
-    }
+    if (row && trusted && this.#listening && generation === this.#generation) this.#entries.set(id, row);
     return row;
   }
 
@@ -67,7 +65,8 @@ export class KeyCache {
   forget(keyId?: string): void {
     this.#generation++;
     if (keyId === undefined) return this.#entries.clear();
-    for (const [id, entry] of this.#entries) if (entry.row.id === keyId) this.#entries.delete(id);
+    const ids = [...this.#entries.entries()].filter(([, row]) => row.id === keyId).map(([id]) => id);
+    for (const id of ids) this.#entries.delete(id);
   }
 
   /** Stops listening and forgets everything (the app's onClose). */

@@ -9,6 +9,7 @@
 // the dashboard as it is: plugins/auth.ts accepts it in place of a Bearer key. A request that sends
 // `Authorization` is a key's, whatever cookie it carries. Routes of the dashboard itself (src/routes/dashboard.ts)
 // ask for the session with `config.dashboardSession`.
+import fastifyCookie, { type CookieSerializeOptions } from '@fastify/cookie';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
@@ -51,15 +52,6 @@ const READS = new Set(['GET', 'HEAD']);
 /** Sessions are used at most this often without moving their idle deadline (one write a minute, not one a request). */
 const TOUCH_EVERY_MS = 60_000;
 
-function cookieValue(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
-  }
-  return null;
-}
-
 const sameText = (a: string, b: string) => {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -68,14 +60,25 @@ const sameText = (a: string, b: string) => {
 
 const csrfRefused = (detail: string) => new ApiError(403, 'csrf_token_invalid', detail);
 
-/** Set-Cookie for a new session. */
-export function sessionCookie(token: string, maxAgeMs: number, secure: boolean): string {
-  return `${sessionCookieName(secure)}=${token}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+/** The session cookie's attributes: HttpOnly, SameSite=Strict, Path=/, Secure where cookies are secure. */
+const cookieOptions = (secure: boolean): CookieSerializeOptions => ({
+  path: '/',
+  httpOnly: true,
+  sameSite: 'strict',
+  secure,
+});
+
+/** Sets the cookie of a new session, lasting `maxAgeMs`. */
+export function setSessionCookie(reply: FastifyReply, token: string, maxAgeMs: number, secure: boolean): FastifyReply {
+  return reply.setCookie(sessionCookieName(secure), token, {
+    ...cookieOptions(secure),
+    maxAge: Math.floor(maxAgeMs / 1000),
+  });
 }
 
-/** Set-Cookie that removes the session cookie. */
-export function clearedSessionCookie(secure: boolean): string {
-  return `${sessionCookieName(secure)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+/** Removes the session cookie (empty value, Max-Age=0). */
+export function clearSessionCookie(reply: FastifyReply, secure: boolean): FastifyReply {
+  return reply.clearCookie(sessionCookieName(secure), cookieOptions(secure));
 }
 
 /** True when the request comes from this API's own pages: its Origin (when sent) is this host's or PUBLIC_BASE_URL's. */
@@ -97,17 +100,19 @@ export interface SessionPluginOptions {
 export default fp(async (app, opts: SessionPluginOptions) => {
   const { pool, settings, secureCookies, baseUrl } = opts;
   const cookieName = sessionCookieName(secureCookies);
+  // Parses the Cookie header (request.cookies) in its own onRequest hook, registered before ours so it runs first.
+  await app.register(fastifyCookie);
   app.decorateRequest('dashboardSession', null);
 
   /** The request's valid session, or null when it has no cookie; throws 401 for an ended one and 403 for a cross-site use. */
   async function resolve(request: FastifyRequest, reply: FastifyReply): Promise<DashboardSession | null> {
-    const token = cookieValue(request.headers.cookie, cookieName);
+    const token = request.cookies[cookieName];
     if (!token) return null;
     const idHash = sessionHash(token);
     const row = await sessionByHash(pool, idHash);
     if (!row || row.expired) {
       if (row) await deleteSession(pool, idHash);
-      reply.header('set-cookie', clearedSessionCookie(secureCookies));
+      clearSessionCookie(reply, secureCookies);
       throw unauthorized(
         row ? 'Your dashboard session expired; sign in again.' : 'Your dashboard session has ended; sign in again.',
       );

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../lib/problem.js';
 import { dashboardFile } from '../pages/dashboard-asset.js';
-import { clearedSessionCookie, sameOrigin, sessionCookie, type DashboardSession } from '../plugins/session.js';
+import { clearSessionCookie, sameOrigin, setSessionCookie, type DashboardSession } from '../plugins/session.js';
 import { deleteSession } from '../users/repository.js';
 import { SetPasswordBody, SignInBody } from '../users/schemas.js';
 import { setPasswordWithLink, signIn } from '../users/service.js';
@@ -104,7 +104,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       reply.header('cache-control', 'no-store');
       // Accounts in several teams open with this password: the person picks one and signs in again with its tenant_id.
       if (session.kind === 'choose_tenant') return reply.code(200).send({ tenants: session.tenants });
-      reply.header('set-cookie', sessionCookie(session.sessionToken, settings.sessionMaxMs, secure));
+      setSessionCookie(reply, session.sessionToken, settings.sessionMaxMs, secure);
       return reply.code(201).send(
         sessionView({
           userId: session.user.id,
@@ -133,7 +133,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     { config: { auth: 'none', dashboardSession: 'required', rateLimit: perAddress(600) }, schema: { hide: true } },
     async (request, reply) => {
       await deleteSession(pool, request.dashboardSession!.idHash);
-      return reply.header('set-cookie', clearedSessionCookie(secure)).code(204).send();
+      return clearSessionCookie(reply, secure).code(204).send();
     },
   );
 

@@ -3,12 +3,11 @@
 // deliveries take; a live key the live one. A test key can neither see nor change the live policy.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../deps.js';
-import { linkedActiveCourier } from '../couriers/repository.js';
-import { validationFailed } from '../lib/problem.js';
 import { scopeOf } from '../plugins/auth.js';
 import { problems } from '../schemas.js';
 import { DispatchPolicy, DispatchPolicyChange } from '../tenants/dispatch-policy.js';
-import { dispatchPolicyOf, saveDispatchPolicy } from '../tenants/repository.js';
+import { dispatchPolicyOf } from '../tenants/repository.js';
+import { changeDispatchPolicy } from '../tenants/service.js';
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
   app.get(
@@ -44,22 +43,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
     },
     async (request) => {
       const { tenantId, livemode } = scopeOf(request);
-      const preferred = request.body.preferred_company_ids ?? [];
-      const unknown = [];
-      for (const [i, companyId] of preferred.entries()) {
-        // Companies of the key's mode only: real couriers for a live key, simulated test couriers for a test key.
-        if (!(await linkedActiveCourier(pool, tenantId, companyId, livemode))) {
-          unknown.push({
-            pointer: `/preferred_company_ids/${i}`,
-            code: 'not_allowed' as const,
-            detail: `Company ${companyId} is not one this tenant can book.`,
-          });
-        }
-      }
-      if (unknown.length) throw validationFailed(unknown);
-      const policy = { ...(await dispatchPolicyOf(pool, tenantId, livemode)), ...request.body };
-      await saveDispatchPolicy(pool, tenantId, livemode, policy);
-      return policy;
+      return changeDispatchPolicy(pool, tenantId, livemode, request.body);
     },
   );
 };

@@ -79,6 +79,3 @@ export const SetPasswordBody = z.strictObject({
     .min(PASSWORD_MIN_LENGTH, `use at least ${PASSWORD_MIN_LENGTH} characters`)
     .max(PASSWORD_MAX_LENGTH, `use at most ${PASSWORD_MAX_LENGTH} characters`),
 });
-
-// src/cli/admin.ts still imports it from here.
-export { toUser } from './view.js';

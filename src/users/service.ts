@@ -52,10 +52,14 @@ export interface DashboardSettings {
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 const token = (): string => randomBytes(32).toString('base64url');
 
+/** Looks like an email address: the one check of it, for users and for the tracking page's help contact. */
+export const isEmailAddress = (value: string): boolean =>
+  value.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+
 /** Lower-cased and trimmed; throws a 422 for anything that does not look like an email address. */
 export function normaliseEmail(email: string): string {
   const value = email.trim().toLowerCase();
-  if (value.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) {
+  if (!isEmailAddress(value)) {
     throw new ApiError(422, 'validation_failed', 'email is not an email address.', [
       { pointer: '/email', code: 'invalid_format', detail: 'email is not an email address.' },
     ]);

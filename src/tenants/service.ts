@@ -1,0 +1,70 @@
+// Tenant settings changed by the API (PUT /v1/settings/dispatch) and the admin command line (`admin tenant dispatch`,
+// `admin tenant settings`): the rules live here once, the SQL in ./repository.ts.
+import { linkedActiveCourier } from '../couriers/repository.js';
+import type { Pool } from '../db.js';
+import { ApiError, validationFailed } from '../lib/problem.js';
+import { isEmailAddress } from '../users/service.js';
+import type { DispatchPolicy } from './dispatch-policy.js';
+import {
+  dispatchPolicyOf,
+  saveDispatchPolicy,
+  updateTenantPageSettings,
+  type TenantPageSettings,
+} from './repository.js';
+
+/**
+ * Changes the dispatch policy of one mode: the fields given, the others keep their values. Every preferred company
+ * must be one the tenant can book in that mode (real couriers for live, simulated test couriers for test): 422
+ * not_allowed otherwise, naming each refused one.
+ */
+export async function changeDispatchPolicy(
+  pool: Pool,
+  tenantId: string,
+  livemode: boolean,
+  change: Partial<DispatchPolicy>,
+): Promise<DispatchPolicy> {
+  const refused = [];
+  for (const [i, companyId] of (change.preferred_company_ids ?? []).entries()) {
+    if (!(await linkedActiveCourier(pool, tenantId, companyId, livemode))) {
+      refused.push({
+        pointer: `/preferred_company_ids/${i}`,
+        code: 'not_allowed' as const,
+        detail: `Company ${companyId} is not one this tenant can book.`,
+      });
+    }
+  }
+  if (refused.length) throw validationFailed(refused);
+  const policy = { ...(await dispatchPolicyOf(pool, tenantId, livemode)), ...change };
+  await saveDispatchPolicy(pool, tenantId, livemode, policy);
+  return policy;
+}
+
+/** What each help contact of the tracking page must look like, and how the refusal names it. */
+const PAGE_CHECKS: Partial<Record<keyof TenantPageSettings, [(value: string) => boolean, string]>> = {
+  help_email: [isEmailAddress, 'an email address'],
+  help_phone: [(v) => /^\+?[\d\s().-]{6,30}$/.test(v), 'a phone number'],
+  help_url: [(v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'an http(s) URL'],
+};
+
+/**
+ * Sets what the recipients' tracking page shows of the shop: each value given is trimmed, an empty one clears the
+ * setting, an absent one stays. 422 for a contact that is not one; null for an unknown tenant.
+ */
+export async function changePageSettings(
+  pool: Pool,
+  tenantId: string,
+  values: Partial<Record<keyof TenantPageSettings, string>>,
+): Promise<(TenantPageSettings & { name: string }) | null> {
+  const changes: Partial<TenantPageSettings> = {};
+  for (const [column, raw] of Object.entries(values) as [keyof TenantPageSettings, string | undefined][]) {
+    if (raw === undefined) continue;
+    const value = raw.trim();
+    const check = PAGE_CHECKS[column];
+    if (value && check && !check[0](value)) {
+      const detail = `"${raw}" is not ${check[1]}.`;
+      throw new ApiError(422, 'validation_failed', detail, [{ pointer: `/${column}`, code: 'invalid_format', detail }]);
+    }
+    changes[column] = value || null;
+  }
+  return updateTenantPageSettings(pool, tenantId, changes);
+}
