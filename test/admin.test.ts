@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { ROOT_DIR } from '../src/config.js';
 import type { Simulator } from '../simulator/server.js';
@@ -117,8 +117,12 @@ describe('admin CLI: tenants and keys', () => {
 
     const byId = await adminJson('key', 'revoke', second.key_id);
     expect(byId).toEqual({ key_id: second.key_id, revoked: true });
-    const afterId = await stack.request('GET', '/v1/couriers', { key: second.key });
-    expect(afterId.status).toBe(401);
+    // The CLI is another process: the API's key cache hears of the revocation by NOTIFY, within moments.
+    const afterId = await vi.waitFor(async () => {
+      const res = await stack.request('GET', '/v1/couriers', { key: second.key });
+      expect(res.status).toBe(401);
+      return res;
+    });
     expect(afterId.body.error).toBe('unauthorized');
 
     // The key itself on the command line (shell history, process lists) is refused, naming the id to pass instead.
@@ -136,7 +140,9 @@ describe('admin CLI: tenants and keys', () => {
     expect(byStdin.stderr).toBe('');
     expect(byStdin.code).toBe(0);
     expect(JSON.parse(byStdin.stdout)).toEqual({ key_id: t.secret_key_id, revoked: true });
-    expect((await stack.request('GET', '/v1/couriers', { key: t.secret_key })).status).toBe(401);
+    await vi.waitFor(async () =>
+      expect((await stack.request('GET', '/v1/couriers', { key: t.secret_key })).status).toBe(401),
+    );
     const both = await adminWithInput(t.publishable_key, 'key', 'revoke', t.publishable_key_id, '--stdin');
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/either a key id or --stdin/);
