@@ -18,7 +18,7 @@ import { CreateEndpointBody, UpdateEndpointBody } from '../../src/webhooks/schem
 const examplesOf = (schema: z.ZodType): unknown[] => (schema.meta()?.examples as unknown[] | undefined) ?? [];
 
 describe('OpenAPI examples', () => {
-  const registered = [...z.globalRegistry._idmap.entries()];
+  const registered = [...z.globalRegistry._idmap.entries()] as [string, z.ZodType][];
 
   it('the registry holds the resources of the spec', () => {
     const ids = registered.map(([id]) => id);
