@@ -2,6 +2,7 @@
 // how each answers a booking, the fleet events it sends by itself, and test-slow-quotes' parcel type and delay. And
 // the RateCardAdapter's guards: a malformed card or an absurd price is the courier being unavailable, not a quote.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { CourierRejectedError, CourierUnavailableError } from '../../src/couriers/adapters/adapter.js';
 import { RateCardAdapter } from '../../src/couriers/adapters/rate-card.js';
 import {
@@ -75,6 +76,8 @@ describe('the simulated test couriers', () => {
     expect(status).toBe('delivered');
     simulatedMoves('test-auto').pop(); // a copy: the behaviour itself is not changed
     expect(simulatedMoves('test-auto')).toEqual(moves);
+    // The documented "within a minute": the default step times the number of steps.
+    expect(loadConfig({}).simulatedCourierStepMs * moves.length).toBeLessThan(60_000);
   });
 
   it('prices from its rate card; test-slow-quotes quotes only its parcel type, after SLOW_QUOTE_MS', async () => {
