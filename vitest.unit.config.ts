@@ -8,6 +8,13 @@ export default defineConfig({
     exclude: ['node_modules/**'],
     pool: 'threads',
     testTimeout: 5_000,
+    // Closed ports: a unit test that reached for Postgres or Temporal by mistake fails at once instead of finding a
+    // developer's running server.
+    env: {
+      DATABASE_URL: 'postgres://unit-tier@127.0.0.1:1/none',
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      REDIS_URL: '',
+    },
     reporters: ['default'],
   },
 });

@@ -1,12 +1,8 @@
-// docs/operations.md's table of outgoing calls is the code's own (src/outgoing-calls.ts), and the Postgres limits it
-// states are really applied by the pool.
-import { readFileSync } from 'node:fs';
+// The Postgres limits docs/operations.md's table of outgoing calls states are really applied by the pool (that the
+// table is the code's own is checked in the unit tier: test/platform/outgoing-calls.unit.test.ts).
 import net from 'node:net';
-import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ROOT_DIR } from '../src/config.js';
 import { createPool, DB_CONNECT_TIMEOUT_MS, type Pool } from '../src/db.js';
-import { outgoingCallsTable } from '../src/outgoing-calls.js';
 
 const pools: Pool[] = [];
 afterEach(async () => {
@@ -14,11 +10,6 @@ afterEach(async () => {
 });
 
 describe('outgoing calls: timeouts and retries', () => {
-  it('docs/operations.md holds the table generated from the code', () => {
-    const doc = readFileSync(path.join(ROOT_DIR, 'docs/operations.md'), 'utf8');
-    expect(doc).toContain(outgoingCallsTable());
-  });
-
   it('a Postgres that takes the connection and never answers fails the query within the connect timeout', async () => {
     const sockets: net.Socket[] = [];
     const silent = net.createServer((socket) => void sockets.push(socket)); // accepts, says nothing (a cut network)

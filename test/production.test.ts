@@ -1,4 +1,4 @@
-// The production description: Temporal TLS / mTLS / API key options, the application's least-privilege Postgres
+// The production description (the Temporal TLS / mTLS / API key options are in test/platform/temporal.unit.test.ts): the application's least-privilege Postgres
 // role (scripts/lib/db-role.ts) driving the real stack, and the production build (npm run build) running with
 // nothing but the production `dependencies` installed: migrations, the role step, admin, API and worker.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -16,8 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { databaseUrlFor, dropDatabase } from '../scripts/lib/postgres.js';
 import { createAppRole } from '../scripts/lib/db-role.js';
 import { freePort } from '../scripts/lib/net.js';
-import { loadConfig, ROOT_DIR } from '../src/config.js';
-import { temporalConnectionOptions } from '../src/temporal.js';
+import { ROOT_DIR } from '../src/config.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator } from './helpers/fixtures.js';
 import { startStack } from './helpers/stack.js';
@@ -48,73 +47,6 @@ async function dropRole(databaseUrl: string | null, role: string) {
     await owner.end();
   }
 }
-
-describe('Temporal connection options (TLS, mTLS, API key)', () => {
-  let dir: string;
-  const file = (name: string, content: string) => {
-    const p = path.join(dir, name);
-    fs.writeFileSync(p, content);
-    return p;
-  };
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-tls-'));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  const options = (env: Record<string, string>) =>
-    temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal.example:7233', ...env }));
-
-  it('the dev default: plain gRPC, no key', () => {
-    expect(options({})).toEqual({ address: 'temporal.example:7233' });
-  });
-
-  it('TEMPORAL_API_KEY alone (Temporal Cloud): TLS on with the system CAs, the key sent', () => {
-    expect(options({ TEMPORAL_API_KEY: 'key-123' })).toEqual({
-      address: 'temporal.example:7233',
-      apiKey: 'key-123',
-      tls: {},
-    });
-  });
-
-  it('mTLS: the CA, the client certificate and key read from disk, the server name', () => {
-    const ca = file('ca.pem', '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n');
-    const cert = file('client.pem', '-----BEGIN CERTIFICATE-----\nCLIENT\n-----END CERTIFICATE-----\n');
-    const key = file('client.key', '-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n');
-    const built = options({
-      TEMPORAL_TLS_CA: ca,
-      TEMPORAL_TLS_CERT: cert,
-      TEMPORAL_TLS_KEY: key,
-      TEMPORAL_TLS_SERVER_NAME: 'frontend.temporal.internal',
-    });
-    expect(built.apiKey).toBeUndefined();
-    expect(built.tls).toEqual({
-      serverNameOverride: 'frontend.temporal.internal',
-      serverRootCACertificate: fs.readFileSync(ca),
-      clientCertPair: { crt: fs.readFileSync(cert), key: fs.readFileSync(key) },
-    });
-  });
-
-  it('TEMPORAL_TLS=true alone: TLS with the system CAs; TEMPORAL_TLS=false keeps an API key on plain gRPC', () => {
-    expect(options({ TEMPORAL_TLS: 'true' })).toEqual({ address: 'temporal.example:7233', tls: {} });
-    expect(options({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).toEqual({
-      address: 'temporal.example:7233',
-      apiKey: 'k',
-      tls: false,
-    });
-  });
-
-  it('clear errors: a missing file names its variable; a certificate without its key; TLS off with TLS files', () => {
-    expect(() => options({ TEMPORAL_TLS_CA: path.join(dir, 'missing-ca.pem') })).toThrow(
-      /TEMPORAL_TLS_CA: cannot read .*missing-ca\.pem \(ENOENT\)/,
-    );
-    const cert = file('only-cert.pem', 'x');
-    expect(() => options({ TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: path.join(dir, 'missing.key') })).toThrow(
-      /TEMPORAL_TLS_KEY: cannot read/,
-    );
-    expect(() => options({ TEMPORAL_TLS_CERT: cert })).toThrow(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/);
-    expect(() => options({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA: cert })).toThrow(/TEMPORAL_TLS=false contradicts/);
-  });
-});
 
 describe('docker-compose.yml: the topology keeps least privilege', () => {
   interface Service {

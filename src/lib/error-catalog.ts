@@ -1,6 +1,6 @@
 // What every `error` code means and what to do about it: the page its `type` URI resolves to (GET /errors/<code>,
 // src/routes/errors.ts), the problem examples of the OpenAPI document (src/plugins/openapi.ts), and the table of
-// docs/errors.md, which test/contract.test.ts holds to this text. Text in backticks is code.
+// docs/errors.md, which test/http/problem.unit.test.ts holds to this text. Text in backticks is code.
 import type { ErrorCode } from './problem.js';
 
 export interface ErrorInfo {
