@@ -12,7 +12,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../shared/deliveries/definitions.js';
-import { FLEET_TRANSITIONS, type FleetEventType } from '../shared/deliveries/vocabulary.js';
+import type { FleetEventType } from '../shared/deliveries/vocabulary.js';
+import { FLEET_TRANSITIONS } from '../shared/deliveries/state-table.js';
 import {
   createDeliveryFor,
   merchantWith,
