@@ -534,8 +534,7 @@ describe('stalled deliveries and operator recovery', () => {
 });
 
 describe('determinism', () => {
-  const fixtures = path.join(ROOT_DIR, 'test', 'fixtures', 'histories');
-
+  // The release's recorded histories replay in test/workflows/replay.fast.test.ts.
   it('every delivery workflow of this run replays without nondeterminism', async () => {
     const histories = [];
     for (const s of [stack, fast]) {
@@ -548,39 +547,6 @@ describe('determinism', () => {
       }
     }
     expect(histories.length).toBeGreaterThan(5);
-    for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { codePath: inject('bundlePath') } },
-      histories,
-    )) {
-      expect(result.error, result.workflowId).toBeUndefined();
-    }
-    // RECORD_HISTORIES=<version> records this run's histories (one per status reached) as protobuf-encoded History
-    // messages into test/fixtures/histories/<version>/, beside those of earlier versions: every version must replay.
-    if (process.env.RECORD_HISTORIES) {
-      const folder = path.join(fixtures, process.env.RECORD_HISTORIES);
-      fs.mkdirSync(folder, { recursive: true });
-      const kept = new Set<string>();
-      for (const { workflowId, history } of histories) {
-        const status = (
-          await stack.pool.query('SELECT status FROM deliveries WHERE id = $1', [workflowId.replace(/^delivery-/, '')])
-        ).rows[0]?.status;
-        if (!status || kept.has(status)) continue;
-        kept.add(status);
-        fs.writeFileSync(
-          path.join(folder, `${status}.history.bin`),
-          temporal.api.history.v1.History.encode(history).finish(),
-        );
-      }
-    }
-  });
-
-  it("histories recorded by earlier versions replay against today's workflow code", async () => {
-    const files = (fs.readdirSync(fixtures, { recursive: true }) as string[]).filter((f) => f.endsWith('.history.bin'));
-    expect(files.length).toBeGreaterThanOrEqual(3);
-    const histories = files.map((f) => ({
-      workflowId: f,
-      history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(fixtures, f))),
-    }));
     for await (const result of Worker.runReplayHistories(
       { workflowBundle: { codePath: inject('bundlePath') } },
       histories,

@@ -143,7 +143,7 @@ export const TRANSITIONS: readonly Transition[] = [
     to: 'cancelled',
     event: 'delivery.cancelled',
     source: 'api',
-    effects: ['askCourierToCancel', 'record'],
+    effects: ['askCourierToCancel', 'record', 'releaseBooking'],
     note: 'DELETE /v1/deliveries/{id} (or Request Cancellation in the Temporal UI); a courier refusal rejects it.',
   },
   {

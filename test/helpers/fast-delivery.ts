@@ -23,35 +23,45 @@ import { startFakeWorker, type FakeWorker } from './fake-worker.js';
 
 export let env: FakeWorker;
 const handles: WorkflowHandle[] = [];
+const initialStatusOf = new Map<string, string>();
 /** Starts the fake worker for the calling test file and stops it (and what still runs) after. */
 export function useFakeWorker(): void {
   beforeAll(async () => {
     env = await startFakeWorker();
   });
   afterAll(async () => {
-    if (process.env.RECORD_HISTORIES) await recordHistories(process.env.RECORD_HISTORIES);
+    if (process.env.RECORD_HISTORIES) await recordHistories(expect.getState().testPath ?? 'fast');
     // Stalled deliveries never end on their own: terminate what is still running.
     await Promise.all(handles.map((h) => h.terminate('test over').catch(() => undefined)));
     await env?.close();
   });
 }
 
+/** The release's replay baseline, replayed by test/workflows/replay.fast.test.ts (docs/workflow-versioning.md). */
+export const HISTORIES_DIR = path.join(ROOT_DIR, 'test', 'fixtures', 'histories');
+
 /**
- * RECORD_HISTORIES=<version>: the histories of this file's deliveries, finished or still waiting (stalled), go into
- * test/fixtures/histories/<version>/ as `<file>-<n>.history.bin`, beside those of test/lifecycle.test.ts, and replay
- * there from then on (the shapes only this tier reaches: failover, superseded events, races).
+ * RECORD_HISTORIES=1: the histories of the file's deliveries, finished or still waiting (stalled), every run of each
+ * (continue-as-new), go into test/fixtures/histories/<file>/, named by the path the delivery took (its status at the
+ * start, then the events it recorded): one history per distinct path.
  */
-async function recordHistories(version: string) {
-  const folder = path.join(ROOT_DIR, 'test', 'fixtures', 'histories', version);
+async function recordHistories(testFile: string) {
+  const folder = path.join(HISTORIES_DIR, path.basename(testFile, '.fast.test.ts'));
   fs.mkdirSync(folder, { recursive: true });
-  const file = path.basename(expect.getState().testPath ?? 'fast', '.fast.test.ts');
-  let n = 0;
   for (const handle of handles) {
-    const history = await handle.fetchHistory();
-    fs.writeFileSync(
-      path.join(folder, `${file}-${String(++n).padStart(2, '0')}.history.bin`),
-      temporal.api.history.v1.History.encode(history).finish(),
-    );
+    const id = handle.workflowId.replace(/^delivery-/, '');
+    const steps = env.fakes.eventsOf(id).map((e) => {
+      const by = e.source === 'fleet_webhook' || e.source === 'system' ? '' : `-by-${e.source}`;
+      return `${e.eventType.replace(/^delivery\./, '')}${by}${e.payload.ignored ? '-ignored' : ''}`;
+    });
+    const collapsed = steps.filter((t, i) => t !== steps[i - 1]);
+    const name = [initialStatusOf.get(handle.workflowId), ...collapsed].join('.').slice(0, 120);
+    let run = 0;
+    for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
+      const history = await env.client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory();
+      const file = path.join(folder, `${name}${run++ === 0 ? '' : `.run${run}`}.history.bin`);
+      if (!fs.existsSync(file)) fs.writeFileSync(file, temporal.api.history.v1.History.encode(history).finish());
+    }
   }
 }
 
@@ -106,6 +116,7 @@ export async function startDelivery(options: StartOptions = {}) {
     typedSearchAttributes: [{ key: DeliveryStatusKey, value: input.initialStatus }],
   });
   handles.push(handle);
+  initialStatusOf.set(handle.workflowId, input.initialStatus);
   const id = input.deliveryId;
   return {
     id,
