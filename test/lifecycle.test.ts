@@ -2,10 +2,6 @@
 // every state, the cancel/in_transit race, stalled reasons, operator recovery, visibility, replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
 import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
