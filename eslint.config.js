@@ -56,7 +56,6 @@ const BUDGET_PENDING = [
   'web/dashboard/src/pages/webhook-endpoint.tsx',
   'web/dashboard/src/pages/webhooks.tsx',
   'web/widget.ts',
-  'workflows/deliveries/workflows.ts',
 ];
 
 export default tseslint.config(

@@ -126,7 +126,7 @@ export const TRANSITIONS: readonly Transition[] = [
     event: 'delivery.payment_confirmed',
     source: 'api',
     effects: ['record', 'dispatch'],
-    note: 'POST /v1/deliveries/{id}/confirm-payment.',
+    note: '`POST /v1/deliveries/{id}/payment_confirmation`.',
   },
   {
     trigger: 'payment_window',
@@ -135,7 +135,7 @@ export const TRANSITIONS: readonly Transition[] = [
     event: 'delivery.cancelled',
     source: 'system',
     effects: ['record'],
-    note: 'The payment window elapses (reason `payment_timeout`).',
+    note: 'The payment window (`PAYMENT_WINDOW_MS`, 48 h) elapses (reason `payment_timeout`).',
   },
   {
     trigger: 'cancel',
@@ -144,7 +144,7 @@ export const TRANSITIONS: readonly Transition[] = [
     event: 'delivery.cancelled',
     source: 'api',
     effects: ['askCourierToCancel', 'record', 'releaseBooking'],
-    note: 'DELETE /v1/deliveries/{id} (or Request Cancellation in the Temporal UI); a courier refusal rejects it.',
+    note: '`DELETE /v1/deliveries/{id}` (or Request Cancellation in the Temporal UI); a courier refusal rejects it.',
   },
   {
     trigger: 'booked',
@@ -165,7 +165,9 @@ export const TRANSITIONS: readonly Transition[] = [
     note: 'The courier answers the booking with `accepted`.',
   },
   stall('courier_rejected', ['pending'], 'The courier refuses the booking.', { failsOver: true }),
-  stall('dispatch_failed', ['pending'], 'The booking fails after its retries.', { failsOver: true }),
+  stall('dispatch_failed', ['pending'], 'The booking fails after its retries (`DISPATCH_MAX_ATTEMPTS`).', {
+    failsOver: true,
+  }),
   stall('state_budget', MOVING, "The status's time budget runs out (reason `state_timeout`)."),
   stall('sla_deadline', MOVING, 'The scheduled delivery time passes.', { effects: ['markSlaStalled', 'stall'] }),
   stall('assign_timeout', ['pending'], 'With failover: the booking is not assigned in time.', { failsOver: true }),
@@ -186,7 +188,7 @@ export const TRANSITIONS: readonly Transition[] = [
     event: 'delivery.redispatched',
     source: 'operator',
     effects: ['releaseBooking', 'switchCompany', 'resetPinAttempts', 'record', 'dispatch'],
-    note: 'Book again, with the same or another company.',
+    note: 'Book again, with the same company or another one (`company_id`).',
   },
   {
     trigger: 'operator.resume',
