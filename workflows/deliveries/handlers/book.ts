@@ -6,7 +6,8 @@ import { allows } from '../../../shared/deliveries/state-table.js';
 import type { Delivery } from '../delivery.js';
 import { releaseBooking } from '../effects/release-booking.js';
 import { stallPayload } from '../effects/stall.js';
-import { apply, fire } from '../transitions.js';
+import { fire } from '../fire.js';
+import { apply } from '../transitions.js';
 
 export async function book(d: Delivery): Promise<void> {
   const { state } = d;

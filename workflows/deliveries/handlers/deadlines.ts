@@ -4,7 +4,7 @@ import { STALLABLE_STATUSES } from '../../../shared/deliveries/state-table.js';
 import type { Status } from '../../../shared/deliveries/vocabulary.js';
 import type { Delivery } from '../delivery.js';
 import { stallPayload } from '../effects/stall.js';
-import { fire } from '../transitions.js';
+import { fire } from '../fire.js';
 
 type Reason = 'payment_timeout' | 'state_timeout' | 'sla_deadline_passed' | 'assign_timeout';
 export interface Deadline {

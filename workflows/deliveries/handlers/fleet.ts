@@ -8,7 +8,7 @@ import type { Delivery } from '../delivery.js';
 import { recordEvent } from '../effects/record.js';
 import { stallPayload } from '../effects/stall.js';
 import { local, regular } from '../proxies.js';
-import { fire } from '../transitions.js';
+import { fire } from '../fire.js';
 
 /** Wrong PINs on `delivered` before the delivery goes to `stalled` (reason `pin_attempts_exceeded`). */
 const MAX_PIN_ATTEMPTS = 5;
