@@ -402,7 +402,12 @@ async function main() {
       floorWorker.kill('SIGTERM');
       if (floorWorker.exitCode === null) await once(floorWorker, 'exit');
     });
-    await once(floorWorker.stdout!, 'data'); // "ready"
+    await new Promise<void>((resolve, reject) => {
+      floorWorker.once('exit', () => reject(new Error('the floor worker exited before it was ready')));
+      floorWorker.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready')) resolve();
+      });
+    });
     const floorPids = { ...pids, worker: floorWorker.pid! };
     const floorIds: string[] = [];
     const floorStart = new Map<string, number>();
