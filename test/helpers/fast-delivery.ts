@@ -52,10 +52,11 @@ async function recordHistories(testFile: string) {
     const id = handle.workflowId.replace(/^delivery-/, '');
     const steps = env.fakes.eventsOf(id).map((e) => {
       const by = e.source === 'fleet_webhook' || e.source === 'system' ? '' : `-by-${e.source}`;
-      return `${e.eventType.replace(/^delivery\./, '')}${by}${e.payload.ignored ? '-ignored' : ''}`;
+      const why = e.payload.ignored ? '-ignored' : typeof e.payload.reason === 'string' ? `-${e.payload.reason}` : '';
+      return `${e.eventType.replace(/^delivery\./, '')}${by}${why}`;
     });
     const collapsed = steps.filter((t, i) => t !== steps[i - 1]);
-    const name = [initialStatusOf.get(handle.workflowId), ...collapsed].join('.').slice(0, 120);
+    const name = [initialStatusOf.get(handle.workflowId), ...collapsed].join('.').slice(0, 160);
     let run = 0;
     for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
       const history = await env.client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory();
