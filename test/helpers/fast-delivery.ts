@@ -43,11 +43,12 @@ export const HISTORIES_DIR = path.join(ROOT_DIR, 'test', 'fixtures', 'histories'
 /**
  * RECORD_HISTORIES=1: the histories of the file's deliveries, finished or still waiting (stalled), every run of each
  * (continue-as-new), go into test/fixtures/histories/<file>/, named by the path the delivery took (its status at the
- * start, then the events it recorded): one history per distinct path.
+ * start, then the events it recorded): one history per distinct path and shape (its history's event types).
  */
 async function recordHistories(testFile: string) {
   const folder = path.join(HISTORIES_DIR, path.basename(testFile, '.fast.test.ts'));
   fs.mkdirSync(folder, { recursive: true });
+  const shapes = new Map<string, Set<string>>();
   for (const handle of handles) {
     const id = handle.workflowId.replace(/^delivery-/, '');
     const steps = env.fakes.eventsOf(id).map((e) => {
@@ -60,8 +61,13 @@ async function recordHistories(testFile: string) {
     let run = 0;
     for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
       const history = await env.client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory();
-      const file = path.join(folder, `${name}${run++ === 0 ? '' : `.run${run}`}.history.bin`);
-      if (!fs.existsSync(file)) fs.writeFileSync(file, temporal.api.history.v1.History.encode(history).finish());
+      const base = `${name}${run++ === 0 ? '' : `.run${run}`}`;
+      const seen = shapes.get(base) ?? shapes.set(base, new Set()).get(base)!;
+      const shape = (history.events ?? []).map((e) => e.eventType).join(',');
+      if (seen.has(shape)) continue;
+      const file = `${base}${seen.size === 0 ? '' : `.shape${seen.size + 1}`}.history.bin`;
+      seen.add(shape);
+      fs.writeFileSync(path.join(folder, file), temporal.api.history.v1.History.encode(history).finish());
     }
   }
 }
