@@ -1,7 +1,7 @@
 // One workflow per delivery (`delivery-<uuid>`): it owns the delivery's state and is the only writer of status
-// changes. It interprets the state table (shared/deliveries/state-table.ts, docs/deliveries.md "Lifecycle"): the
-// handlers below queue or take the triggers, transitions.ts runs each transition's effects (effects/), and the main
-// loop takes the inbox, books the courier and watches the deadlines until a final status.
+// changes. It interprets the state table (shared/deliveries/state-table.ts, docs/deliveries.md "The state
+// machine"): the handlers below queue or take the triggers, transitions.ts runs each transition's effects (effects/),
+// and the main loop takes the inbox, books the courier and watches the deadlines until a final status.
 import {
   CancellationScope,
   allHandlersFinished,
