@@ -41,7 +41,6 @@ const BUDGET_PENDING = [
   'src/routes/users.ts',
   'src/routes/webhook-endpoints.ts',
   'src/webhooks/sender.ts',
-  'workflows/deliveries/workflows.ts',
 ];
 
 export default tseslint.config(

@@ -5,7 +5,6 @@ import type { Config } from '../src/config.js';
 import type { Pool } from '../src/db.js';
 import { createWebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { createWebhookSender } from '../src/webhooks/sender.js';
-import { createQuoteActivities } from './quotes/activities.js';
 import { createDeliveryActivities } from './deliveries/activities.js';
 import { createMaintenanceActivities } from './maintenance/activities.js';
 import { createSystemActivities } from './system/activities.js';
@@ -25,7 +24,6 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps.pool),
     ...createDeliveryActivities({ ...deps, webhooks, sender }),
-    ...createQuoteActivities(deps),
     ...createWebhookActivities({ ...deps, sender }),
     ...createMaintenanceActivities(deps),
   };

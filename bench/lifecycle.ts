@@ -15,18 +15,22 @@
 // Then, from a sample of delivered deliveries, Temporal's work per delivery: history events, workflow tasks and
 // actions (roughly as Temporal Cloud bills them), summed over the delivery's workflow and every workflow started
 // for it (webhook fan-outs).
-// The floor, in the same run and the same way: lifecycleFloorWorkflow (workflows/system), started by this process,
-// signalled once per fleet event the courier sent, writing one row per signal with one activity; no API.
+// The floor, in the same run and the same way: lifecycleFloorWorkflow (bench/floor/workflows.ts, not in the production
+// bundle) on a worker process of its own (bench/floor/worker.ts, its CPU counted as the worker's), started by this
+// process, signalled once per fleet event the courier sent, writing one row per signal with one activity; no API.
 //
 // Stepping up stops at the first rate that is not sustained. Set BENCH_RATES=1 for a quick look.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
 import type { Pool } from '../src/db.js';
 import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
-import { floorEventSignal, lifecycleFloorWorkflow } from '../workflows/system/workflows.js';
+import { floorEventSignal, lifecycleFloorWorkflow } from './floor/workflows.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
 import {
@@ -380,13 +384,38 @@ async function main() {
 
     // ---- the floor: the same number of signals, one row per signal by one activity, no API ----
     const signals = Math.round(signalsPerDelivery);
+    const floorQueue = `${taskQueue}-floor`;
+    const floorWorker = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./floor/worker.ts', import.meta.url))],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          TEMPORAL_ADDRESS: temporalAddress,
+          FLOOR_TASK_QUEUE: floorQueue,
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    cleanups.push(async () => {
+      floorWorker.kill('SIGTERM');
+      if (floorWorker.exitCode === null) await once(floorWorker, 'exit');
+    });
+    await new Promise<void>((resolve, reject) => {
+      floorWorker.once('exit', () => reject(new Error('the floor worker exited before it was ready')));
+      floorWorker.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready')) resolve();
+      });
+    });
+    const floorPids = { ...pids, worker: floorWorker.pid! };
     const floorIds: string[] = [];
     const floorStart = new Map<string, number>();
     const floorDone = new Map<string, number>();
     const startFloor = async (): Promise<string | null> => {
       const id = `floor-${randomUUID()}`;
       const handle = await temporal.workflow.start(lifecycleFloorWorkflow, {
-        taskQueue,
+        taskQueue: floorQueue,
         workflowId: id,
         args: [{ signals }],
       });
@@ -407,7 +436,7 @@ async function main() {
     const floorDurations = async (ids: string[]) =>
       ids.filter((id) => floorDone.has(id)).map((id) => floorDone.get(id)! - floorStart.get(id)!);
     const floor = await stepUp('floor', (rate) =>
-      runStep('floor', rate, pids, postmaster, startFloor, openFloor, floorDurations),
+      runStep('floor', rate, floorPids, postmaster, startFloor, openFloor, floorDurations),
     );
     const floorHistory = await countHistories(temporal, floorIds.slice(0, SAMPLE));
 

@@ -23,6 +23,7 @@ export function bundleIsFresh(bundlePath = BUNDLE_PATH): boolean {
   const bundled = fs.statSync(bundlePath).mtimeMs;
   return (
     bundled >= newestMtime(path.join(ROOT_DIR, 'workflows')) &&
+    bundled >= newestMtime(path.join(ROOT_DIR, 'shared')) && // the state table and the definitions are bundled too
     bundled >= newestMtime(path.join(ROOT_DIR, 'activities'))
   );
 }

@@ -2,17 +2,14 @@
 // every state, the cancel/in_transit race, stalled reasons, operator recovery, visibility, replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
 import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { signFleetEvent, type Simulator } from '../simulator/server.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../shared/deliveries/definitions.js';
-import { FLEET_TRANSITIONS, type FleetEventType } from '../shared/deliveries/vocabulary.js';
+import type { FleetEventType } from '../shared/deliveries/vocabulary.js';
+import { FLEET_TRANSITIONS } from '../shared/deliveries/state-table.js';
 import {
   createDeliveryFor,
   merchantWith,
@@ -533,8 +530,7 @@ describe('stalled deliveries and operator recovery', () => {
 });
 
 describe('determinism', () => {
-  const fixtures = path.join(ROOT_DIR, 'test', 'fixtures', 'histories');
-
+  // The release's recorded histories replay in test/workflows/replay.fast.test.ts.
   it('every delivery workflow of this run replays without nondeterminism', async () => {
     const histories = [];
     for (const s of [stack, fast]) {
@@ -547,39 +543,6 @@ describe('determinism', () => {
       }
     }
     expect(histories.length).toBeGreaterThan(5);
-    for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { codePath: inject('bundlePath') } },
-      histories,
-    )) {
-      expect(result.error, result.workflowId).toBeUndefined();
-    }
-    // RECORD_HISTORIES=<version> records this run's histories (one per status reached) as protobuf-encoded History
-    // messages into test/fixtures/histories/<version>/, beside those of earlier versions: every version must replay.
-    if (process.env.RECORD_HISTORIES) {
-      const folder = path.join(fixtures, process.env.RECORD_HISTORIES);
-      fs.mkdirSync(folder, { recursive: true });
-      const kept = new Set<string>();
-      for (const { workflowId, history } of histories) {
-        const status = (
-          await stack.pool.query('SELECT status FROM deliveries WHERE id = $1', [workflowId.replace(/^delivery-/, '')])
-        ).rows[0]?.status;
-        if (!status || kept.has(status)) continue;
-        kept.add(status);
-        fs.writeFileSync(
-          path.join(folder, `${status}.history.bin`),
-          temporal.api.history.v1.History.encode(history).finish(),
-        );
-      }
-    }
-  });
-
-  it("histories recorded by earlier versions replay against today's workflow code", async () => {
-    const files = (fs.readdirSync(fixtures, { recursive: true }) as string[]).filter((f) => f.endsWith('.history.bin'));
-    expect(files.length).toBeGreaterThanOrEqual(3);
-    const histories = files.map((f) => ({
-      workflowId: f,
-      history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(fixtures, f))),
-    }));
     for await (const result of Worker.runReplayHistories(
       { workflowBundle: { codePath: inject('bundlePath') } },
       histories,

@@ -2,7 +2,7 @@
 // The rate-card arithmetic is in the unit tier: test/couriers/rate-card.unit.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../activities/index.js';
+import { createQuoteService } from '../src/quotes/service.js';
 import { closeCourierAgent } from '../src/couriers/adapters/http.js';
 import { RateCardAdapter } from '../src/couriers/adapters/rate-card.js';
 import type { CourierRow } from '../src/couriers/repository.js';
@@ -435,15 +435,14 @@ describe('POST /v1/widget/quotes', () => {
   });
 });
 
-describe('the quote activity', () => {
-  it('is registered with the worker and returns the entries and the outcome counts', async () => {
-    const activities = createActivities({ config: stack.config, pool: stack.pool });
-    expect(typeof activities.quoteAll).toBe('function');
+describe('the quote service', () => {
+  it('returns the entries and the outcome counts', async () => {
+    const quotes = createQuoteService({ config: stack.config, pool: stack.pool });
     const t = await stack.tenant();
     const ok = await httpCourier(t);
     await httpCourier(t, { failure_rate: 1 });
     await rateCardCourier(t, { service_zones: ['Namibe'] });
-    const result = await activities.quoteAll({ tenantId: t.tenant_id, livemode: true }, body);
+    const result = await quotes.quoteAll({ tenantId: t.tenant_id, livemode: true }, body);
     expect(result.configured).toBe(3);
     expect(result.cannot_carry).toBe(1);
     expect(result.failed).toEqual([{ company_slug: expect.any(String), error: expect.stringMatching(/HTTP 503/) }]);

@@ -1,5 +1,5 @@
 // The delivery state machine's vocabulary (design.md "Delivery lifecycle"). Pure data: the workflow,
-// the API and the activities all import it.
+// the API and the activities all import it. The transitions themselves are in state-table.ts.
 
 export const STATUSES = [
   'awaiting_payment',
@@ -16,15 +16,6 @@ export const STATUSES = [
 export type Status = (typeof STATUSES)[number];
 
 export const FINAL_STATUSES: readonly Status[] = ['delivered', 'cancelled', 'failed'];
-export const CANCELLABLE_STATUSES: readonly Status[] = ['awaiting_payment', 'pending', 'assigned'];
-/** States that can go to `stalled` when they make no progress (or the SLA passes). */
-export const STALLABLE_STATUSES: readonly Status[] = [
-  'pending',
-  'assigned',
-  'pickup_ready',
-  'in_transit',
-  'out_for_delivery',
-];
 
 export const isFinal = (status: Status) => FINAL_STATUSES.includes(status);
 
@@ -46,17 +37,6 @@ export const FLEET_EVENT_TYPES = [
   'payment.confirmed',
 ] as const;
 export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
-
-/** Which fleet event moves which state where, and the event_type it records. */
-export const FLEET_TRANSITIONS: Record<FleetEventType, { from: readonly Status[]; to: Status; eventType: string }> = {
-  'payment.confirmed': { from: ['awaiting_payment'], to: 'pending', eventType: 'delivery.payment_confirmed' },
-  assigned: { from: ['pending'], to: 'assigned', eventType: 'delivery.assigned' },
-  pickup_ready: { from: ['assigned'], to: 'pickup_ready', eventType: 'delivery.pickup_ready' },
-  in_transit: { from: ['assigned', 'pickup_ready'], to: 'in_transit', eventType: 'delivery.in_transit' },
-  out_for_delivery: { from: ['in_transit'], to: 'out_for_delivery', eventType: 'delivery.out_for_delivery' },
-  delivered: { from: ['in_transit', 'out_for_delivery'], to: 'delivered', eventType: 'delivery.delivered' },
-  failed: { from: STATUSES.filter((s) => !FINAL_STATUSES.includes(s)), to: 'failed', eventType: 'delivery.failed' },
-};
 
 /** Every event_type the service records (and sends as webhook `type`). */
 export const EVENT_TYPES = [
@@ -90,18 +70,3 @@ export const STALL_REASONS = [
   'pin_attempts_exceeded',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
-
-/**
- * Why the test helper `stall` or `expire_payment_window` cannot act on a delivery in `status` (null: it can). The
- * API checks it first, and the workflow's testHelper update again (its validator), against the status of the moment.
- */
-export function testHelperRefusal(status: Status, action: 'stall' | 'expire_payment_window'): string | null {
-  if (action === 'stall') {
-    return STALLABLE_STATUSES.includes(status)
-      ? null
-      : `A delivery in status ${status} cannot stall (only ${STALLABLE_STATUSES.join(', ')}).`;
-  }
-  return status === 'awaiting_payment'
-    ? null
-    : `The delivery is ${status}, not awaiting_payment: it has no payment window to expire.`;
-}

@@ -1,6 +1,5 @@
 // The quote fan-out: asks every active courier company of the tenant for a price, in parallel, and persists each
-// answer as a quote. The API's quote routes call it directly, and the worker exposes it as the `quoteAll` activity
-// (activities/quotes/activities.ts), so a workflow can re-quote later.
+// answer as a quote. The API's quote routes call it, and automatic failover's re-quote (src/deliveries/failover.ts).
 //
 // - Each company is bounded by its own timeout (courier_companies.timeout_ms, or deps.timeoutMs); the call waits
 //   for the slowest company but never longer than that. A company that fails (timeout, network, 5xx, garbage) is

@@ -36,7 +36,7 @@ import type { Scope } from '../lib/scope.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { WORKFLOW_START_DEADLINE_MS } from '../temporal.js';
 import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
-import { CANCELLABLE_STATUSES } from '../../shared/deliveries/vocabulary.js';
+import { CANCELLABLE_STATUSES } from '../../shared/deliveries/state-table.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 const DeliveryIdParam = z.object({ delivery_id: z.uuid() });

@@ -15,7 +15,8 @@ import { parseJsonBodies } from '../lib/json-body.js';
 import { ApiError, notFound, validationFailed } from '../lib/problem.js';
 import { DateTimeInput, problems } from '../schemas.js';
 import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
-import { FLEET_EVENT_TYPES, FLEET_TRANSITIONS, isFinal } from '../../shared/deliveries/vocabulary.js';
+import { FLEET_EVENT_TYPES, isFinal } from '../../shared/deliveries/vocabulary.js';
+import { FLEET_TRANSITIONS } from '../../shared/deliveries/state-table.js';
 import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
 
 export const FleetEventBody = z

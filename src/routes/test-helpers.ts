@@ -30,12 +30,8 @@ import type { Scope } from '../lib/scope.js';
 import { scopeOf } from '../plugins/auth.js';
 import { DeliveryId, IdempotencyHeaders, problems } from '../schemas.js';
 import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
-import {
-  FLEET_TRANSITIONS,
-  STALL_REASONS,
-  testHelperRefusal,
-  type Status,
-} from '../../shared/deliveries/vocabulary.js';
+import { STALL_REASONS, type Status } from '../../shared/deliveries/vocabulary.js';
+import { FLEET_TRANSITIONS, testHelperRefusal } from '../../shared/deliveries/state-table.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load-delivery.js';
 
 /** How long a helper waits for the workflow to record its step before answering 503 test_helper_pending. */

@@ -23,35 +23,52 @@ import { startFakeWorker, type FakeWorker } from './fake-worker.js';
 
 export let env: FakeWorker;
 const handles: WorkflowHandle[] = [];
+const initialStatusOf = new Map<string, string>();
 /** Starts the fake worker for the calling test file and stops it (and what still runs) after. */
 export function useFakeWorker(): void {
   beforeAll(async () => {
     env = await startFakeWorker();
   });
   afterAll(async () => {
-    if (process.env.RECORD_HISTORIES) await recordHistories(process.env.RECORD_HISTORIES);
+    if (process.env.RECORD_HISTORIES) await recordHistories(expect.getState().testPath ?? 'fast');
     // Stalled deliveries never end on their own: terminate what is still running.
     await Promise.all(handles.map((h) => h.terminate('test over').catch(() => undefined)));
     await env?.close();
   });
 }
 
+/** The release's replay baseline, replayed by test/workflows/replay.fast.test.ts (docs/workflow-versioning.md). */
+export const HISTORIES_DIR = path.join(ROOT_DIR, 'test', 'fixtures', 'histories');
+
 /**
- * RECORD_HISTORIES=<version>: the histories of this file's deliveries, finished or still waiting (stalled), go into
- * test/fixtures/histories/<version>/ as `<file>-<n>.history.bin`, beside those of test/lifecycle.test.ts, and replay
- * there from then on (the shapes only this tier reaches: failover, superseded events, races).
+ * RECORD_HISTORIES=1: the histories of the file's deliveries, finished or still waiting (stalled), every run of each
+ * (continue-as-new), go into test/fixtures/histories/<file>/, named by the path the delivery took (its status at the
+ * start, then the events it recorded): one history per distinct path and shape (its history's event types).
  */
-async function recordHistories(version: string) {
-  const folder = path.join(ROOT_DIR, 'test', 'fixtures', 'histories', version);
+async function recordHistories(testFile: string) {
+  const folder = path.join(HISTORIES_DIR, path.basename(testFile, '.fast.test.ts'));
   fs.mkdirSync(folder, { recursive: true });
-  const file = path.basename(expect.getState().testPath ?? 'fast', '.fast.test.ts');
-  let n = 0;
+  const shapes = new Map<string, Set<string>>();
   for (const handle of handles) {
-    const history = await handle.fetchHistory();
-    fs.writeFileSync(
-      path.join(folder, `${file}-${String(++n).padStart(2, '0')}.history.bin`),
-      temporal.api.history.v1.History.encode(history).finish(),
-    );
+    const id = handle.workflowId.replace(/^delivery-/, '');
+    const steps = env.fakes.eventsOf(id).map((e) => {
+      const by = e.source === 'fleet_webhook' || e.source === 'system' ? '' : `-by-${e.source}`;
+      const why = e.payload.ignored ? '-ignored' : typeof e.payload.reason === 'string' ? `-${e.payload.reason}` : '';
+      return `${e.eventType.replace(/^delivery\./, '')}${by}${why}`;
+    });
+    const collapsed = steps.filter((t, i) => t !== steps[i - 1]);
+    const name = [initialStatusOf.get(handle.workflowId), ...collapsed].join('.').slice(0, 160);
+    let run = 0;
+    for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
+      const history = await env.client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory();
+      const base = `${name}${run++ === 0 ? '' : `.run${run}`}`;
+      const seen = shapes.get(base) ?? shapes.set(base, new Set()).get(base)!;
+      const shape = (history.events ?? []).map((e) => e.eventType).join(',');
+      if (seen.has(shape)) continue;
+      const file = `${base}${seen.size === 0 ? '' : `.shape${seen.size + 1}`}.history.bin`;
+      seen.add(shape);
+      fs.writeFileSync(path.join(folder, file), temporal.api.history.v1.History.encode(history).finish());
+    }
   }
 }
 
@@ -106,6 +123,7 @@ export async function startDelivery(options: StartOptions = {}) {
     typedSearchAttributes: [{ key: DeliveryStatusKey, value: input.initialStatus }],
   });
   handles.push(handle);
+  initialStatusOf.set(handle.workflowId, input.initialStatus);
   const id = input.deliveryId;
   return {
     id,
