@@ -13,7 +13,8 @@ import {
   simulatedTrackingRef,
 } from '../../src/couriers/adapters/simulated.js';
 import type { CourierRow } from '../../src/couriers/repository.js';
-import { FLEET_TRANSITIONS, type Status } from '../../shared/deliveries/vocabulary.js';
+import { FLEET_TRANSITIONS } from '../../shared/deliveries/state-table.js';
+import type { Status } from '../../shared/deliveries/vocabulary.js';
 
 const luanda = { address_line: 'Rua Rainha Ginga 10', city: 'Luanda', province: 'Luanda' };
 const courier = (slug: string, change: Partial<CourierRow> = {}) =>

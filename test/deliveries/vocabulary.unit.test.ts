@@ -3,7 +3,8 @@
 // courier's payload fields a fleet event keeps (shared/deliveries/courier-payload.ts).
 import { describe, expect, it } from 'vitest';
 import { COURIER_PAYLOAD_FIELDS, pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
-import { initialStatusFor, isFinal, STATUSES, testHelperRefusal } from '../../shared/deliveries/vocabulary.js';
+import { testHelperRefusal } from '../../shared/deliveries/state-table.js';
+import { initialStatusFor, isFinal, STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 describe('delivery vocabulary rules', () => {
   it('bank_transfer waits for payment; prepaid and cod go straight to dispatch', () => {
