@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool as HttpPool } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { createSimulator, newFleetSecret, signFleetEvent } from '../simulator/server.js';
-import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
+import { createCourier, createTenant, linkCouriers } from '../src/tenants/service.js';
 import { deliveryWorkflowId, stateQuery } from '../shared/deliveries/definitions.js';
 import { pingWorkflow } from '../workflows/system/workflows.js';
 import { load, machineLine, pct, quotesAhead, say, startBenchStack, summarise, type LoadResult } from './lib.js';

@@ -3,38 +3,38 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { problemBody, type ErrorCode } from './lib/problem.js';
-import { trustProxyOption } from './lib/trust-proxy.js';
+import { problemBody, type ErrorCode } from './http/problem.js';
+import { trustProxyOption } from './http/trust-proxy.js';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { serializerCompiler } from './lib/serializer.js';
+import { serializerCompiler } from './http/serializer.js';
 import type { AppDeps } from './deps.js';
-import authPlugin from './plugins/auth.js';
-import bodyGuardPlugin from './plugins/body-guard.js';
-import corsPlugin from './plugins/cors.js';
-import errorsPlugin from './plugins/errors.js';
-import idempotencyPlugin from './plugins/idempotency.js';
-import metricsPlugin from './plugins/metrics.js';
-import { loggerOptions } from './observability/logger.js';
-import openapiPlugin from './plugins/openapi.js';
-import rateLimitPlugin from './plugins/rate-limit.js';
-import sessionPlugin from './plugins/session.js';
-import strictRequestsPlugin from './plugins/strict-requests.js';
-import apiKeysRoutes from './routes/api-keys.js';
-import couriersRoutes from './routes/couriers.js';
-import dashboardRoutes from './routes/dashboard.js';
+import authPlugin from './http/plugins/auth.js';
+import bodyGuardPlugin from './http/plugins/body-guard.js';
+import corsPlugin from './http/plugins/cors.js';
+import errorsPlugin from './http/plugins/errors.js';
+import idempotencyPlugin from './http/plugins/idempotency.js';
+import metricsPlugin from './http/plugins/metrics.js';
+import { loggerOptions } from './platform/observability/logger.js';
+import openapiPlugin from './http/plugins/openapi.js';
+import rateLimitPlugin from './http/plugins/rate-limit.js';
+import sessionPlugin from './http/plugins/session.js';
+import strictRequestsPlugin from './http/plugins/strict-requests.js';
+import apiKeysRoutes from './keys/routes.js';
+import couriersRoutes from './couriers/routes.js';
+import dashboardRoutes from './dashboard/routes.js';
 import { setHashLimits } from './users/passwords.js';
-import healthRoutes from './routes/health.js';
-import deliveriesRoutes from './routes/deliveries.js';
-import errorsRoutes from './routes/errors.js';
-import fleetRoutes from './routes/fleet.js';
-import pagesRoutes from './routes/pages.js';
-import pingRoutes from './routes/ping.js';
-import trackingRoutes from './routes/tracking.js';
-import quotesRoutes from './routes/quotes.js';
-import usersRoutes from './routes/users.js';
-import testHelpersRoutes from './routes/test-helpers.js';
-import webhookEndpointsRoutes from './routes/webhook-endpoints.js';
-import settingsRoutes from './routes/settings.js';
+import healthRoutes from './system/health-routes.js';
+import deliveriesRoutes from './deliveries/routes.js';
+import errorsRoutes from './pages/error-routes.js';
+import fleetRoutes from './deliveries/fleet-routes.js';
+import pagesRoutes from './pages/routes.js';
+import pingRoutes from './system/ping-routes.js';
+import trackingRoutes from './deliveries/tracking-routes.js';
+import quotesRoutes from './quotes/routes.js';
+import usersRoutes from './users/routes.js';
+import testHelpersRoutes from './deliveries/test-helper-routes.js';
+import webhookEndpointsRoutes from './webhooks/routes.js';
+import settingsRoutes from './tenants/routes.js';
 
 /** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
 function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: ErrorCode, detail: string) {
@@ -49,7 +49,7 @@ function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: 
 
 /**
  * `logger`: false for none; an object is merged over the defaults (pino JSON at LOG_LEVEL with secrets redacted,
- * src/observability/logger.ts), e.g. `{ stream }` to capture the lines.
+ * src/platform/observability/logger.ts), e.g. `{ stream }` to capture the lines.
  */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps;

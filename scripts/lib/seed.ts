@@ -3,7 +3,7 @@
 // again on the next start.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Pool } from '../../src/db.js';
+import type { Pool } from '../../src/platform/db.js';
 import {
   createCourier,
   createKey,
@@ -11,7 +11,7 @@ import {
   linkCouriers,
   type CourierInput,
   type CreatedTenant,
-} from '../../src/lib/tenants.js';
+} from '../../src/tenants/service.js';
 import { demoSimulatorCouriers } from '../../simulator/demo.js';
 
 export const DEMO_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://127.0.0.1:3000'];

@@ -2,13 +2,20 @@
 //   npm run --silent admin -- tenant create --name "Loja X" --allowed-origin https://shop.example --json
 import { Command, CommanderError, InvalidArgumentError, Option, type OptionValues } from 'commander';
 import type { Client } from '@temporalio/client';
-import { loadConfig, type Config } from '../config.js';
-import { connectTemporal } from '../temporal.js';
+import { loadConfig, type Config } from '../platform/config.js';
+import { connectTemporal } from '../platform/temporal.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../shared/deliveries/definitions.js';
 import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
-import { createPool, type Pool } from '../db.js';
-import { createCourier, createKey, createTenant, linkCouriers, normaliseOrigin, revokeKey } from '../lib/tenants.js';
-import { KEY_MODES, generateWebhookSecret, hashKey } from '../lib/keys.js';
+import { createPool, type Pool } from '../platform/db.js';
+import {
+  createCourier,
+  createKey,
+  createTenant,
+  linkCouriers,
+  normaliseOrigin,
+  revokeKey,
+} from '../tenants/service.js';
+import { KEY_MODES, generateWebhookSecret, hashKey } from '../platform/secrets.js';
 import {
   courierById,
   courierBySlug,
@@ -31,9 +38,9 @@ import {
   type TenantPageSettings,
 } from '../tenants/repository.js';
 import { DispatchPolicy } from '../tenants/dispatch-policy.js';
-import { isUuid } from '../lib/uuid.js';
-import { setWidgetPaymentPolicy } from '../lib/widget-policy.js';
-import { ApiError } from '../lib/problem.js';
+import { isUuid } from '../platform/uuid.js';
+import { setWidgetPaymentPolicy } from '../keys/widget-policy.js';
+import { ApiError } from '../http/problem.js';
 import { listUsers, userByEmail, userById, type UserRow } from '../users/repository.js';
 import { ROLES } from '../users/roles.js';
 import { toUser } from '../users/schemas.js';

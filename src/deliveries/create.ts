@@ -1,14 +1,14 @@
 // Creating a delivery from a persisted quote, in one transaction: lock and consume the quote, insert the
 // delivery and its `delivery.created` event. The workflow starts after commit (src/deliveries/start.ts).
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Config } from '../config.js';
-import { inTransaction, type Pool, type PoolClient } from '../db.js';
-import { canonicalJson, sha256Hex } from '../lib/canonical.js';
-import { ApiError, type ErrorCode, type FieldErrorCode } from '../lib/problem.js';
-import type { Scope } from '../lib/scope.js';
-import { isUuid } from '../lib/uuid.js';
+import type { Config } from '../platform/config.js';
+import { inTransaction, type Pool, type PoolClient } from '../platform/db.js';
+import { canonicalJson, sha256Hex } from '../platform/canonical.js';
+import { ApiError, type ErrorCode, type FieldErrorCode } from '../http/problem.js';
+import type { Scope } from '../platform/scope.js';
+import { isUuid } from '../platform/uuid.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
-import { clampDate, type Address, type Parcel } from '../schemas.js';
+import { clampDate, type Address, type Parcel } from '../http/schemas.js';
 import { initialStatusFor, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import {
   deliveryByIdempotencyKey,

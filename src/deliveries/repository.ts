@@ -2,10 +2,10 @@
 // key's reads find test deliveries only, a live key's live ones); the worker's writes (recordEvent,
 // recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice. An event
 // takes the mode of its delivery.
-import type { Db, Pool, PoolClient } from '../db.js';
-import type { Scope } from '../lib/scope.js';
-import { isUuid } from '../lib/uuid.js';
-import type { Address, Parcel } from '../schemas.js';
+import type { Db, Pool, PoolClient } from '../platform/db.js';
+import type { Scope } from '../platform/scope.js';
+import { isUuid } from '../platform/uuid.js';
+import type { Address, Parcel } from '../http/schemas.js';
 import type { EventType, PaymentMethod, Status } from '../../shared/deliveries/vocabulary.js';
 
 export interface DeliveryRow {
@@ -50,7 +50,7 @@ export const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.reference, d.status, d.liv
   d.delivery_pin, d.scheduled_pickup_at, d.scheduled_delivery_at, d.sla_deadline_at, d.metadata, d.workflow_started_at,
   d.inserted_at, d.updated_at`;
 
-/** What a list shows of a delivery (toSummary, src/deliveries/view.ts): a page reads these columns only. */
+/** What a list shows of a delivery (toSummary, src/deliveries/views.ts): a page reads these columns only. */
 const SUMMARY_COLUMNS = `d.id, d.reference, d.status, d.livemode, c.name AS courier_name, d.origin, d.destination, d.parcel, d.quoted_fee_aoa,
   d.courier_tracking_ref, d.inserted_at`;
 export type DeliverySummaryRow = Pick<

@@ -8,8 +8,8 @@ import {
   EXAMPLE_PAGINATION,
   EXAMPLE_TRACKING,
   EXAMPLE_WIDGET_DELIVERY,
-} from '../lib/examples.js';
-import { Address, DateTimeInput, PaginationQuery, Parcel, Timestamp, Uri } from '../schemas.js';
+} from '../http/examples.js';
+import { Address, DateTimeInput, PaginationQuery, Parcel, Timestamp, Uri } from '../http/schemas.js';
 import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 const dateTime = DateTimeInput;
@@ -80,7 +80,7 @@ export const CreateDeliveryBody = CreateDeliveryFields.superRefine((body, ctx) =
 }).meta({ examples: [EXAMPLE_CREATE_DELIVERY] });
 
 /** The widget's body: the same fields; which payment methods it may use and the cod amount come from its key's
- *  policy (src/lib/widget-policy.ts), checked by the route. */
+ *  policy (src/keys/widget-policy.ts), checked by the route. */
 export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate).meta({
   examples: [EXAMPLE_CREATE_DELIVERY],
 });

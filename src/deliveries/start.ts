@@ -5,9 +5,9 @@
 // never run twice.
 import type { Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Config } from '../config.js';
-import type { Pool } from '../db.js';
-import { startWorkflowOnce } from '../temporal.js';
+import type { Config } from '../platform/config.js';
+import type { Pool } from '../platform/db.js';
+import { startWorkflowOnce } from '../platform/temporal.js';
 import {
   deliveryWorkflowId,
   type DeliveryContinuedState,

@@ -8,7 +8,7 @@
 //   - a read is stored only when it began while listening and nothing was announced before it ended; no entry is
 //     older than a minute.
 import pg from 'pg';
-import type { KeyKind } from '../lib/keys.js';
+import type { KeyKind } from '../platform/secrets.js';
 import type { KeyRow } from './repository.js';
 
 const CHANNEL = 'api_keys_changed';

@@ -1,9 +1,9 @@
 // Dashboard accounts (docs/dashboard.md): users of a tenant, set-password links, sign-in with rate limiting and
 // lockout, sessions. The admin command line (`user create`), the /v1/users routes and the dashboard's own routes
-// (src/routes/dashboard.ts) all go through here.
+// (src/dashboard/routes.ts) all go through here.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { inTransaction, type Pool } from '../db.js';
-import { ApiError, notFound } from '../lib/problem.js';
+import { inTransaction, type Pool } from '../platform/db.js';
+import { ApiError, notFound } from '../http/problem.js';
 import { hashPassword, verifyMany } from './passwords.js';
 import {
   accountsByEmail,

@@ -3,13 +3,13 @@
 // The worker runs these as the prepareWebhookMessage / attemptWebhook activities (activities/webhooks).
 import { Agent, request } from 'undici';
 import { Webhook } from 'standardwebhooks';
-import type { Config } from '../config.js';
-import type { Db, Pool } from '../db.js';
+import type { Config } from '../platform/config.js';
+import type { Db, Pool } from '../platform/db.js';
 import { findDelivery, findEvent, type DeliveryEventRow } from '../deliveries/repository.js';
-import { toEvent, toSummary } from '../deliveries/view.js';
+import { toEvent, toSummary } from '../deliveries/views.js';
 import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
-import { webhookAttempts, webhookDelay } from '../observability/metrics.js';
+import { webhookAttempts, webhookDelay } from '../platform/observability/metrics.js';
 import type { Status } from '../../shared/deliveries/vocabulary.js';
 import {
   MAX_RETRY_AFTER_MS,
@@ -108,7 +108,7 @@ export async function storeWebhookMessage(
 }
 
 /**
- * An attempt's metrics (src/observability/metrics.ts): its outcome and, for an event's webhook (not a replay), how long
+ * An attempt's metrics (src/platform/observability/metrics.ts): its outcome and, for an event's webhook (not a replay), how long
  * after the event the first attempt started and the webhook arrived. The event's time is the envelope's `created_at`.
  */
 function observeAttempt(input: AttemptInput, outcome: AttemptResult['outcome'], body: string, startedAt: number): void {

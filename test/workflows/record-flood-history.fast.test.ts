@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { fleetEventSignal } from '../../shared/deliveries/definitions.js';
 import { DeliveryStatusKey } from '../../shared/search-attributes.js';
 import { FakeDeliveryActivities } from '../helpers/fake-activities.js';

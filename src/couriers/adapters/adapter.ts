@@ -4,7 +4,7 @@
 //   simulated  the built-in test couriers of test mode (simulated.ts)
 // The quote service, the API's quotes route and the delivery workflow's dispatch all go through this.
 import type { QuoteRequest } from '../../quotes/schemas.js';
-import type { Address, Parcel } from '../../schemas.js';
+import type { Address, Parcel } from '../../http/schemas.js';
 
 export type { QuoteRequest };
 
