@@ -23,7 +23,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
 import type { Pool } from '../src/platform/db.js';
-import { createCourier, createTenant, linkCouriers } from '../src/tenants/service.js';
+import { createTenant } from '../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../src/couriers/service.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from '../workflows/system/workflows.js';

@@ -2,7 +2,9 @@
 // `total` deliveries spread evenly over the tenants and over the past year, with generate_series in
 // batches (a progress bar on stderr). Reuses what an earlier run loaded when the count matches.
 import type { Pool } from '../../src/platform/db.js';
-import { createCourier, createKey, createTenant, linkCouriers } from '../../src/tenants/service.js';
+import { createTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
+import { createKey } from '../../src/keys/service.js';
 
 const STATUSES = [
   'pending',

@@ -7,14 +7,9 @@ import { connectTemporal } from '../platform/temporal.js';
 import { deliveryWorkflowId, operatorActionSignal, type OperatorAction } from '../../shared/deliveries/definitions.js';
 import { OPERATOR_ACTIONS, PAYMENT_METHODS, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import { createPool, type Pool } from '../platform/db.js';
-import {
-  createCourier,
-  createKey,
-  createTenant,
-  linkCouriers,
-  normaliseOrigin,
-  revokeKey,
-} from '../tenants/service.js';
+import { createTenant } from '../tenants/service.js';
+import { createCourier, linkCouriers } from '../couriers/service.js';
+import { createKey, normaliseOrigin, revokeKey } from '../keys/service.js';
 import { KEY_MODES, generateWebhookSecret, hashKey } from '../platform/secrets.js';
 import {
   courierById,

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { tenantCouriers } from './repository.js';
 import { toCourier, toWidgetCourier } from './views.js';
 import { EXAMPLE_COURIER } from '../http/examples.js';
 import { bothSurfaces } from '../http/surfaces.js';
 import { scopeOf } from '../http/plugins/auth.js';
-import { Capabilities, Courier, problems } from '../http/schemas.js';
+import { problems } from '../http/schemas.js';
+import { Capabilities, Courier } from './schemas.js';
 
 const { active_drivers: _drivers, operating_hours: _hours, capabilities, ...courierShown } = EXAMPLE_COURIER;
 const { bank_name: _bank, bank_account_holder: _holder, bank_iban: _iban, ...capabilitiesShown } = capabilities;

@@ -9,13 +9,12 @@
 // Everything else the dashboard shows comes from the /v1 routes, authorised by the session (plugins/session.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { ApiError } from '../http/problem.js';
 import { dashboardFile } from './asset.js';
 import { clearedSessionCookie, sameOrigin, sessionCookie, type DashboardSession } from '../http/plugins/session.js';
-import { deleteSession } from '../users/repository.js';
 import { SetPasswordBody, SignInBody } from '../users/schemas.js';
-import { setPasswordWithLink, signIn } from '../users/service.js';
+import { setPasswordWithLink, signIn, signOut } from '../users/service.js';
 
 const YEAR = 365 * 86_400;
 
@@ -132,7 +131,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     '/dashboard/api/session',
     { config: { auth: 'none', dashboardSession: 'required', rateLimit: perAddress(600) }, schema: { hide: true } },
     async (request, reply) => {
-      await deleteSession(pool, request.dashboardSession!.idHash);
+      await signOut(pool, request.dashboardSession!.idHash);
       return reply.header('set-cookie', clearedSessionCookie(secure)).code(204).send();
     },
   );

@@ -8,7 +8,8 @@ import { ApiError, type ErrorCode, type FieldErrorCode } from '../http/problem.j
 import type { Scope } from '../platform/scope.js';
 import { isUuid } from '../platform/uuid.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
-import { clampDate, type Address, type Parcel } from '../http/schemas.js';
+import { clampDate } from '../http/schemas.js';
+import { type Address, type Parcel } from '../couriers/schemas.js';
 import { initialStatusFor, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import {
   deliveryByIdempotencyKey,

@@ -5,7 +5,7 @@
 import type { Db, Pool, PoolClient } from '../platform/db.js';
 import type { Scope } from '../platform/scope.js';
 import { isUuid } from '../platform/uuid.js';
-import type { Address, Parcel } from '../http/schemas.js';
+import type { Address, Parcel } from '../couriers/schemas.js';
 import type { EventType, PaymentMethod, Status } from '../../shared/deliveries/vocabulary.js';
 
 export interface DeliveryRow {

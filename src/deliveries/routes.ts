@@ -9,7 +9,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { createDelivery, type CreateDeliveryInput } from './create.js';
 import { deliveryEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from './repository.js';
 import { clientSecretMatches } from './client-secret.js';
@@ -33,7 +33,8 @@ import { pageOf } from '../http/schema-builders.js';
 import { applyWidgetPaymentPolicy, widgetPaymentPolicy } from '../keys/widget-policy.js';
 import { scopeOf } from '../http/plugins/auth.js';
 import type { Scope } from '../platform/scope.js';
-import { DeliveryId, IdempotencyHeaders, problems } from '../http/schemas.js';
+import { IdempotencyHeaders, problems } from '../http/schemas.js';
+import { DeliveryId } from './schemas.js';
 import { WORKFLOW_START_DEADLINE_MS } from '../platform/temporal.js';
 import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
 import { CANCELLABLE_STATUSES } from '../../shared/deliveries/vocabulary.js';

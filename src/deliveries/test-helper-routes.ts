@@ -18,7 +18,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { passFleetEvent } from './fleet-events.js';
 import { eventOfFleetWebhook, type DeliveryEventRow, type DeliveryRow } from './repository.js';
 import { Delivery } from './schemas.js';
@@ -28,7 +28,8 @@ import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError } from '../http/problem.js';
 import type { Scope } from '../platform/scope.js';
 import { scopeOf } from '../http/plugins/auth.js';
-import { DeliveryId, IdempotencyHeaders, problems } from '../http/schemas.js';
+import { IdempotencyHeaders, problems } from '../http/schemas.js';
+import { DeliveryId } from './schemas.js';
 import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
 import {
   FLEET_TRANSITIONS,

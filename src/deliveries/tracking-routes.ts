@@ -1,7 +1,7 @@
 // Public tracking, no authentication: reference, status and the event timeline (types and times only).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { findDeliveryWithEvents } from './repository.js';
 import { TrackingView } from './schemas.js';
 import { toTracking } from './views.js';

@@ -1,6 +1,6 @@
 // Schema pieces several resources build the same way (OpenAPI through the zod type provider).
 import { z } from 'zod';
-import { Pagination } from '../deliveries/schemas.js';
+import { Pagination } from './schemas.js';
 import { EXAMPLE_PAGINATION } from './examples.js';
 
 /** A page of a list: `data` of `item`, then `pagination`; its example holds the one item `example`. */

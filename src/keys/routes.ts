@@ -4,7 +4,7 @@
 // 403 session_required on them (plugins/auth.ts, src/users/roles.ts sessionOnly), so a leaked key cannot mint its
 // successor. A secret key may still list the keys of its own mode. Only a key's hash is stored (src/platform/secrets.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from './repository.js';
 import {
   ApiKey,
@@ -17,7 +17,7 @@ import {
 import { toApiKey } from './views.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound, validationFailed } from '../http/problem.js';
-import { createKeyWithinLimit, normaliseOrigin } from '../tenants/service.js';
+import { createKeyWithinLimit, normaliseOrigin } from './service.js';
 import { scopeOf } from '../http/plugins/auth.js';
 import { IdParam, problems } from '../http/schemas.js';
 import { idempotent, listRoute, objectAction } from '../http/route-helpers.js';

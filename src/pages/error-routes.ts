@@ -4,7 +4,7 @@
 //   GET /errors         every code, the same two ways
 // The text is src/lib/error-catalog.ts. Outside the OpenAPI document (documentation, not API resources).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { ERROR_CATALOG, type ErrorInfo } from '../http/error-catalog.js';
 import { notFound, titleFor, type ErrorCode } from '../http/problem.js';
 import { renderErrorIndex, renderErrorPage } from './error-page.js';

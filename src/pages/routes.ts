@@ -3,9 +3,8 @@
 //   GET /track/{id}      the recipients' tracking page (the Delivery's tracking_url), server-rendered HTML
 // Both are outside the OpenAPI document (HTML and JavaScript, not API resources): docs/widget.md.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
-import { findDeliveryWithEvents, trackingPageExtras } from '../deliveries/repository.js';
-import { isUuid } from '../platform/uuid.js';
+import type { AppDeps } from '../platform/deps.js';
+import { trackingPageData } from '../deliveries/tracking.js';
 import { expectedDeliveryAt, toTracking } from '../deliveries/views.js';
 import { negotiateLang } from './i18n.js';
 import { PAGE_CSP, TRACKING_PAGE_CSP, renderNotFoundPage, renderTrackingPage } from './tracking-page.js';
@@ -84,9 +83,9 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
         .header('cache-control', 'no-cache')
         .header('content-security-policy', PAGE_CSP)
         .header('x-robots-tag', 'noindex, nofollow');
-      const found = isUuid(id) ? await findDeliveryWithEvents(pool, null, id) : null;
-      const extras = found ? await trackingPageExtras(pool, found.delivery.id) : null;
-      if (!found || !extras) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
+      const found = await trackingPageData(pool, id);
+      if (!found) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
+      const { extras } = found;
       // The public tracking view, plus what the page alone shows: the shop and its help contact, the courier company,
       // the expected delivery time (GET /v1/deliveries/{id}/tracking keeps the spec's three fields).
       const expected = expectedDeliveryAt(found.delivery, found.events, extras.quoted_eta_minutes);

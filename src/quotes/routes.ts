@@ -5,7 +5,7 @@
 // Unknown body fields are refused (422 unknown_field, before pricing, hashing and storage): docs/quotes.md.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createQuoteService, type QuoteAllResult } from './service.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { ApiError } from '../http/problem.js';
 import { bothSurfaces } from '../http/surfaces.js';
 import { scopeOf } from '../http/plugins/auth.js';

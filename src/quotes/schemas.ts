@@ -2,7 +2,8 @@
 // The quote service's and the courier adapters' types are derived from them.
 import { z } from 'zod';
 import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../http/examples.js';
-import { Address, Parcel, Uri } from '../http/schemas.js';
+import { Uri } from '../http/schemas.js';
+import { Address, Parcel } from '../couriers/schemas.js';
 
 export const QuoteRequestBody = z.strictObject({ origin: Address, destination: Address, parcel: Parcel }).meta({
   id: 'QuoteRequest',

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { problems } from '../http/schemas.js';
 import { pingWorkflow } from '../../workflows/system/workflows.js';
 

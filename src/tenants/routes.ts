@@ -2,8 +2,8 @@
 // Per mode, like everything of test mode (docs/test-mode.md): a test key reads and changes the test policy, which test
 // deliveries take; a live key the live one. A test key can neither see nor change the live policy.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../deps.js';
-import { linkedActiveCourier } from '../couriers/repository.js';
+import type { AppDeps } from '../platform/deps.js';
+import { canBook } from '../couriers/service.js';
 import { validationFailed } from '../http/problem.js';
 import { scopeOf } from '../http/plugins/auth.js';
 import { problems } from '../http/schemas.js';
@@ -48,7 +48,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       const unknown = [];
       for (const [i, companyId] of preferred.entries()) {
         // Companies of the key's mode only: real couriers for a live key, simulated test couriers for a test key.
-        if (!(await linkedActiveCourier(pool, tenantId, companyId, livemode))) {
+        if (!(await canBook(pool, tenantId, companyId, livemode))) {
           unknown.push({
             pointer: `/preferred_company_ids/${i}`,
             code: 'not_allowed' as const,

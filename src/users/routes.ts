@@ -5,7 +5,7 @@
 // gets 403 forbidden: users are not test objects.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound } from '../http/problem.js';
 import { scopeOf } from '../http/plugins/auth.js';

@@ -2,7 +2,7 @@
 // routes (src/dashboard/routes.ts, hidden from the document), and the shape a user leaves the API in.
 import { z } from 'zod';
 import { Timestamp, Uri } from '../http/schemas.js';
-import { Pagination } from '../deliveries/schemas.js';
+import { Pagination } from '../http/schemas.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { ROLES } from './roles.js';
 

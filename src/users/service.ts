@@ -11,6 +11,7 @@ import {
   consumePasswordLink,
   countFailures,
   deleteExpired,
+  deleteSession,
   deleteUserRow,
   forgetAttempt,
   insertSession,
@@ -273,3 +274,8 @@ export async function signIn(
 
 /** The stored form of a session cookie's value. */
 export const sessionHash = (sessionToken: string): Buffer => sha256(sessionToken);
+
+/** Signs a dashboard session out: it is forgotten at once (the route clears the cookie). */
+export async function signOut(pool: Pool, sessionIdHash: Buffer): Promise<void> {
+  await deleteSession(pool, sessionIdHash);
+}

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { inTransaction } from '../platform/db.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound, validationFailed } from '../http/problem.js';

@@ -8,7 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SLOW_QUOTE_MS, simulatedMoves } from '../../src/couriers/adapters/simulated.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { createCourier, linkCouriers } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import { deliveryWorkflowId, stateQuery } from '../../shared/deliveries/definitions.js';
 import type { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 import { simulatedCourierWorkflowId } from '../../shared/simulated-couriers/definitions.js';

@@ -11,7 +11,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { signFleetEvent } from '../../simulator/server.js';
 import { createDelivery } from '../../src/deliveries/create.js';
 import { reconcileOnce } from '../../src/deliveries/start.js';
-import { createCourier, linkCouriers, type CreatedTenant } from '../../src/tenants/service.js';
+import { type CreatedTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import {
   bookingReleaseWorkflowId,
   deliveryWorkflowId,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
-import { createCourier, linkCouriers } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import { createSimulator, newFleetSecret, type Simulator } from '../../simulator/server.js';
 import {
   databaseUrlFor,

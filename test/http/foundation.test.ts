@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/platform/secrets.js';
-import { createCourier, linkCouriers, revokeKey } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
+import { revokeKey } from '../../src/keys/service.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;

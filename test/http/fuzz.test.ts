@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_DIR } from '../../src/platform/config.js';
-import { revokeKey } from '../../src/tenants/service.js';
+import { revokeKey } from '../../src/keys/service.js';
 import type { Simulator } from '../../simulator/server.js';
 import { ALLOWED_ORIGIN, BODY_LIMIT, type World } from '../helpers/fuzz-requests.js';
 import { runFuzzWorker } from '../helpers/fuzz-worker.js';

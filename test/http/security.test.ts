@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/platform/secrets.js';
-import { revokeKey } from '../../src/tenants/service.js';
+import { revokeKey } from '../../src/keys/service.js';
 import { signFleetEvent, type Simulator } from '../../simulator/server.js';
 import { SQL_STRINGS } from '../helpers/fuzz.js';
 import {

@@ -9,7 +9,8 @@ import { createPool, type Pool } from '../../src/platform/db.js';
 import { KeyCache, keyChanged } from '../../src/keys/cache.js';
 import { keyByHash, type KeyRow } from '../../src/keys/repository.js';
 import { hashKey } from '../../src/platform/secrets.js';
-import { createTenant, revokeKey } from '../../src/tenants/service.js';
+import { createTenant } from '../../src/tenants/service.js';
+import { revokeKey } from '../../src/keys/service.js';
 
 let pool: Pool;
 beforeAll(() => {

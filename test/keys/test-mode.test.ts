@@ -4,7 +4,8 @@
 // the same way, `livemode` in the envelope), the widget with test publishable keys and the tracking page's banner.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCourier, linkCouriers, type CreatedTenant } from '../../src/tenants/service.js';
+import { type CreatedTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import { signFleetEvent } from '../../simulator/server.js';
 import { quoteBody } from '../helpers/fixtures.js';
 import { startStack, type Stack } from '../helpers/stack.js';

@@ -18,7 +18,8 @@ import { createAppRole } from '../../scripts/lib/db-role.js';
 import { freePort } from '../../scripts/lib/net.js';
 import { loadConfig, ROOT_DIR } from '../../src/platform/config.js';
 import { temporalConnectionOptions } from '../../src/platform/temporal.js';
-import { createCourier, createTenant, linkCouriers } from '../../src/tenants/service.js';
+import { createTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import { createDeliveryFor, merchantWith, quoteBody, simCompany, startSimulator } from '../helpers/fixtures.js';
 import { startStack } from '../helpers/stack.js';
 

@@ -12,7 +12,8 @@ import {
 } from '../../src/couriers/adapters/rate-card.js';
 import type { CourierRow } from '../../src/couriers/repository.js';
 import { payloadHash } from '../../src/quotes/payload.js';
-import { createCourier, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/tenants/service.js';
+import { type CreatedTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers, type CourierInput } from '../../src/couriers/service.js';
 import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } from '../../simulator/server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 

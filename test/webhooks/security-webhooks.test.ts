@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { linkCouriers } from '../../src/tenants/service.js';
+import { linkCouriers } from '../../src/couriers/service.js';
 import {
   createDeliveryFor,
   merchantWith,

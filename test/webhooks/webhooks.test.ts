@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { Simulator } from '../../simulator/server.js';
-import { linkCouriers } from '../../src/tenants/service.js';
+import { linkCouriers } from '../../src/couriers/service.js';
 import { isPrivateAddress } from '../../src/webhooks/url.js';
 import { parseRetryAfter } from '../../src/webhooks/sender.js';
 import {

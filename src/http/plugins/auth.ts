@@ -10,13 +10,9 @@
 // The merchant dashboard's session cookie is accepted in place of a secret key (plugins/session.ts, registered first).
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import type { Pool } from '../../platform/db.js';
-import { KeyCache } from '../../keys/cache.js';
-import { keyByHash } from '../../keys/repository.js';
 import { hashKey, keyPrefix, parseKey, sameHash, type KeyKind } from '../../platform/secrets.js';
 import { ApiError, unauthorized } from '../problem.js';
 import type { Scope } from '../../platform/scope.js';
-import { sessionOnly } from '../../users/roles.js';
 
 export type AuthMode = KeyKind | 'operator' | 'none';
 
@@ -29,6 +25,30 @@ declare module 'fastify' {
   }
 }
 
+/** A stored key, as the keys domain answers it (src/keys/store.ts). */
+export interface StoredKey {
+  id: string;
+  tenant_id: string;
+  key_hash: Buffer;
+  allowed_origins: string[];
+  revoked_at: Date | null;
+  livemode: boolean;
+}
+
+/**
+ * What the keys and users domains tell authentication (src/app.ts passes them, so this layer imports no domain):
+ * `keyStore` opens the store of keys (its argument is told when the store's change listener is lost), and
+ * `sessionOnly` says which writes only a dashboard session may make (src/users/roles.ts).
+ */
+export interface AuthOptions {
+  adminToken?: string;
+  keyStore: (onListenerLost: (err: unknown) => void) => {
+    find(hash: Buffer, kind: KeyKind): Promise<StoredKey | null>;
+    close(): Promise<void>;
+  };
+  sessionOnly: (method: string, route: string) => boolean;
+}
+
 export function authModeFor(request: FastifyRequest): AuthMode {
   const configured = request.routeOptions.config?.auth;
   if (configured) return configured;
@@ -38,11 +58,11 @@ export function authModeFor(request: FastifyRequest): AuthMode {
   return 'none';
 }
 
-export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
+export default fp(async (app, opts: AuthOptions) => {
   const adminTokenHash = opts.adminToken ? hashKey(opts.adminToken) : null;
   app.decorateRequest('auth', null);
   // The keys this process authenticated, forgotten the moment they change (src/keys/cache.ts).
-  const keys = new KeyCache(opts.pool, (err) =>
+  const keys = opts.keyStore((err) =>
     app.log.warn(
       { err },
       'API key cache: lost its Postgres listener; asking Postgres on every request until it is back',
@@ -87,7 +107,7 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
       );
     }
     const hash = hashKey(key);
-    const row = await keys.lookup(hash, kind, () => keyByHash(opts.pool, hash, kind));
+    const row = await keys.find(hash, kind);
     if (!row || !sameHash(row.key_hash, hash) || row.revoked_at) throw unauthorized('Invalid or revoked API key.');
     // Every later line of this request (its handler's, "request completed") names the tenant and the key (its id).
     request.log = reply.log = request.log.child({ tenantId: row.tenant_id, keyId: row.id });
@@ -104,7 +124,7 @@ export default fp(async (app, opts: { pool: Pool; adminToken?: string }) => {
     }
     // Users and key issuance are managed from a dashboard session only (src/users/roles.ts): a leaked secret key
     // must not mint its own successor, nor an owner account, nor revoke the merchant's keys.
-    if (sessionOnly(request.method, request.routeOptions.url ?? '')) {
+    if (opts.sessionOnly(request.method, request.routeOptions.url ?? '')) {
       throw new ApiError(
         403,
         'session_required',

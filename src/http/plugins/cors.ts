@@ -5,8 +5,6 @@
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
-import type { Pool } from '../../platform/db.js';
-import { allowedOrigins } from '../../keys/repository.js';
 
 /** Allowed origins are reloaded at most this often while the origin asked about is among them. */
 const CACHE_MS = 5_000;
@@ -26,14 +24,16 @@ function onWidgetSurface(request: FastifyRequest): boolean {
   }
 }
 
-export default fp(async (app, opts: { pool: Pool }) => {
+/** `allowedOrigins`: every origin an active publishable key allows (the keys domain answers it; src/app.ts wires it). */
+export default fp(async (app, opts: { allowedOrigins: () => Promise<string[]> }) => {
   let cached = { at: 0, origins: new Set<string>() };
   let loading: Promise<Set<string>> | null = null;
   const rejected = new Map<string, number>(); // origin -> until (ms); a Map iterates oldest first
 
   // One query at a time, whatever the number of preflights waiting on it.
   const load = () =>
-    (loading ??= allowedOrigins(opts.pool)
+    (loading ??= opts
+      .allowedOrigins()
       .then((origins) => {
         cached = { at: Date.now(), origins: new Set(origins) };
         return cached.origins;
