@@ -45,7 +45,7 @@ module.exports = {
         'in ESLint checks the same for single modules).',
       severity: 'error',
       scope: 'folder',
-      from: { path: '^src/[^/]+/' },
+      from: { path: '^src/[^/]+' },
       to: { circular: true },
     },
   ],
@@ -54,7 +54,10 @@ module.exports = {
     // The dashboard session plugin still reads the users domain itself; it is rewritten on @fastify/cookie with the
     // users service passed in as an option (#26), and checked again then.
     exclude: { path: '^src/http/plugins/session\\.ts$' },
-    includeOnly: '^(src|shared|workflows|activities)/',
+    // src/ (and shared/, which imports nothing of it). workflows/ and activities/ are left out: a workflow names its
+    // activities by type and src/ starts workflows by function, a loop Temporal's design asks for (type-only on the
+    // workflow side, which ESLint checks: workflow-safe imports only).
+    includeOnly: '^(src|shared)/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
