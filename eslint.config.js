@@ -35,7 +35,6 @@ const BUDGET_PENDING = [
   'scripts/lib/seed-deliveries.ts',
   'scripts/lib/temporal-server.ts',
   'simulator/server.ts',
-  'src/app.ts',
   'src/cli/admin.ts',
   'src/deliveries/create.ts',
   'src/deliveries/repository.ts',
