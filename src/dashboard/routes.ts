@@ -50,7 +50,10 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   return !!header && header.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`);
 }
 
-const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => {
+type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
+
+/** What every route below shares: settings, secure, perAddress, send, page. */
+function shared(app: App, { config }: AppDeps) {
   const settings = config.dashboard;
   const secure = settings.secureCookies;
   // Counted per client address (the global limiter skips non-/v1 paths); sign-in has its own lockout besides.
@@ -85,12 +88,24 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
   };
 
   const page = { config: { auth: 'none' as const, rateLimit: perAddress(600) }, schema: { hide: true } };
+  return { settings, secure, perAddress, send, page };
+}
+type Shared = ReturnType<typeof shared>;
+
+/** The dashboard's page and its built assets (src/dashboard/asset.ts). */
+function registerPages(app: App, _deps: AppDeps, { send, page }: Shared) {
   app.get('/dashboard', page, async (request, reply) => send(request, reply, 'index.html', false));
   app.get('/dashboard/*', page, async (request, reply) => send(request, reply, 'index.html', false));
   app.get('/dashboard/assets/:file', page, async (request: FastifyRequest<{ Params: { file: string } }>, reply) =>
     send(request, reply, `assets/${request.params.file}`, true),
   );
+}
 
+function registerPostDashboardApiSession(
+  app: App,
+  { pool, config }: AppDeps,
+  { settings, secure, perAddress }: Shared,
+) {
   app.post(
     '/dashboard/api/session',
     { config: { auth: 'none', rateLimit: perAddress(60) }, schema: { hide: true, body: SignInBody } },
@@ -117,7 +132,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       );
     },
   );
+}
 
+function registerGetDashboardApiSession(app: App, _deps: AppDeps, { perAddress }: Shared) {
   app.get(
     '/dashboard/api/session',
     { config: { auth: 'none', dashboardSession: 'required', rateLimit: perAddress(600) }, schema: { hide: true } },
@@ -126,7 +143,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       return sessionView(request.dashboardSession!);
     },
   );
+}
 
+function registerDeleteDashboardApiSession(app: App, { pool }: AppDeps, { secure, perAddress }: Shared) {
   app.delete(
     '/dashboard/api/session',
     { config: { auth: 'none', dashboardSession: 'required', rateLimit: perAddress(600) }, schema: { hide: true } },
@@ -135,7 +154,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       return reply.header('set-cookie', clearedSessionCookie(secure)).code(204).send();
     },
   );
+}
 
+function registerPostDashboardApiPassword(app: App, { pool, config }: AppDeps, { perAddress }: Shared) {
   app.post(
     '/dashboard/api/password',
     { config: { auth: 'none', rateLimit: perAddress(60) }, schema: { hide: true, body: SetPasswordBody } },
@@ -146,5 +167,14 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       return reply.code(204).send();
     },
   );
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
+  const s = shared(app, deps);
+  registerPages(app, deps, s);
+  registerPostDashboardApiSession(app, deps, s);
+  registerGetDashboardApiSession(app, deps, s);
+  registerDeleteDashboardApiSession(app, deps, s);
+  registerPostDashboardApiPassword(app, deps, s);
 };
 export default routes;

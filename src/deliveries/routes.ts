@@ -78,7 +78,10 @@ function rejectQuoteBypass(request: FastifyRequest) {
   }
 }
 
-const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
+type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
+
+/** What every route below shares: load, loadWithEvents, create, ensureWorkflow, createMerchant, createWidget, getMerchant, getWidget. */
+function shared(app: App, { pool, temporal, config }: AppDeps) {
   const load = (scope: Scope, id: string) => loadDelivery(pool, scope, id);
   const loadWithEvents = (scope: Scope, id: string) => loadDeliveryWithEvents(pool, scope, id);
 
@@ -138,7 +141,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     { tags: ['deliveries'], operationId: 'getDelivery', summary: 'A delivery with its event history' },
     { operationId: 'getWidgetDelivery', summary: 'A delivery with its event history, trimmed for the browser' },
   );
+  return { load, loadWithEvents, create, ensureWorkflow, createMerchant, createWidget, getMerchant, getWidget };
+}
+type Shared = ReturnType<typeof shared>;
 
+function registerCreateMerchant(app: App, { config }: AppDeps, { create, createMerchant }: Shared) {
   // --- Merchant surface -------------------------------------------------------------------------
 
   app.post(
@@ -161,7 +168,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return reply.code(201).send(toDelivery(row, events, config.baseUrl));
     },
   );
+}
 
+function registerListDeliveries(app: App, { pool }: AppDeps, _shared: Shared) {
   app.get(
     '/v1/deliveries',
     {
@@ -193,7 +202,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return { data: rows.map(toSummary), pagination: { limit: q.limit, offset: q.offset, has_more: hasMore } };
     },
   );
+}
 
+function registerGetMerchant(app: App, { config }: AppDeps, { loadWithEvents, getMerchant }: Shared) {
   app.get(
     getMerchant.url,
     {
@@ -208,7 +219,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return toDelivery(delivery, events, config.baseUrl);
     },
   );
+}
 
+function registerListEvents(app: App, { pool }: AppDeps, { load }: Shared) {
   app.get(
     '/v1/deliveries/:delivery_id/events',
     {
@@ -228,7 +241,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return { data: (await deliveryEvents(pool, delivery.id)).map(toEvent) };
     },
   );
+}
 
+function registerCancel(app: App, { temporal }: AppDeps, { load, ensureWorkflow }: Shared) {
   app.delete(
     '/v1/deliveries/:id',
     {
@@ -288,7 +303,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return { status: 'cancelled' as const };
     },
   );
+}
 
+function registerConfirmPayment(
+  app: App,
+  { temporal, config }: AppDeps,
+  { load, loadWithEvents, ensureWorkflow }: Shared,
+) {
   app.post(
     '/v1/deliveries/:id/payment_confirmation',
     {
@@ -333,7 +354,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return toDelivery(updated.delivery, updated.events, config.baseUrl);
     },
   );
+}
 
+function registerCreateWidget(app: App, { pool, config }: AppDeps, { create, createWidget }: Shared) {
   // --- Widget surface (publishable key + allowed Origin) -----------------------------------------
 
   app.post(
@@ -375,7 +398,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return reply.code(201).send(toDelivery(created.row, created.events, config.baseUrl));
     },
   );
+}
 
+function registerGetWidget(app: App, { pool, config }: AppDeps, { loadWithEvents, getWidget }: Shared) {
   app.get(
     getWidget.url,
     {
@@ -403,5 +428,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return toWidgetDelivery(delivery, events, config.baseUrl, presented !== undefined);
     },
   );
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
+  const s = shared(app, deps);
+  registerCreateMerchant(app, deps, s);
+  registerListDeliveries(app, deps, s);
+  registerGetMerchant(app, deps, s);
+  registerListEvents(app, deps, s);
+  registerCancel(app, deps, s);
+  registerConfirmPayment(app, deps, s);
+  registerCreateWidget(app, deps, s);
+  registerGetWidget(app, deps, s);
 };
 export default routes;

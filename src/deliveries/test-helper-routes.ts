@@ -101,7 +101,10 @@ const pending = () =>
     { 'retry-after': '2' },
   );
 
-const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
+type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
+
+/** What every route below shares: load, answer, common, responses, testKeysOnly, liveKeys, settledBooking, clockStep. */
+function shared(app: App, { pool, temporal, config }: AppDeps) {
   // expire_payment_window (and a stall with its default reason) may come without a body.
   parseJsonBodies(app, { allowEmpty: true });
 
@@ -130,6 +133,54 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
   };
   const liveKeys = ' Test keys only: a live key gets 404, and a live delivery is 404 for a test key.';
 
+  /**
+   * The delivery once the booking under way (if any) has settled: polls it until bookingUnderWay says no, for at most
+   * BOOKING_WAIT_MS, then answers it as it is, with whether the booking is still under way.
+   */
+  async function settledBooking(scope: Scope, id: string): Promise<{ delivery: DeliveryRow; underWay: boolean }> {
+    const deadline = Date.now() + BOOKING_WAIT_MS;
+    for (;;) {
+      const { delivery, events } = await loadDeliveryWithEvents(pool, scope, id);
+      const underWay = bookingUnderWay(delivery, events);
+      if (!underWay || Date.now() > deadline) return { delivery, underWay };
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** stall and expire_payment_window: the workflow's testHelper update, checked against the status first. */
+  async function clockStep(scope: Scope, id: string, request: TestHelperRequest) {
+    const delivery = await load(scope, id);
+    const refusal = testHelperRefusal(delivery.status, request.action);
+    if (refusal) throw notAllowed(delivery.status, refusal);
+    try {
+      await temporal.withDeadline(Date.now() + STEP_WAIT_MS, async () => {
+        await ensureDeliveryWorkflow(temporal, pool, config, delivery);
+        await temporal.workflow
+          .getHandle(deliveryWorkflowId(delivery.id))
+          .executeUpdate(testHelperUpdate, { args: [request] });
+      });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+        const now = await load(scope, delivery.id);
+        throw notAllowed(
+          now.status,
+          testHelperRefusal(now.status, request.action) ?? `The test delivery moved on (now ${now.status}).`,
+        );
+      }
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
+      throw err;
+    }
+    return answer(scope, delivery.id);
+  }
+  return { load, answer, common, responses, testKeysOnly, liveKeys, settledBooking, clockStep };
+}
+type Shared = ReturnType<typeof shared>;
+
+function registerAdvance(
+  app: App,
+  { pool, temporal, config }: AppDeps,
+  { load, answer, common, responses, testKeysOnly, liveKeys, settledBooking }: Shared,
+) {
   app.post(
     '/v1/test_helpers/deliveries/:id/advance',
     {
@@ -219,47 +270,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       }
     },
   );
+}
 
-  /**
-   * The delivery once the booking under way (if any) has settled: polls it until bookingUnderWay says no, for at most
-   * BOOKING_WAIT_MS, then answers it as it is, with whether the booking is still under way.
-   */
-  async function settledBooking(scope: Scope, id: string): Promise<{ delivery: DeliveryRow; underWay: boolean }> {
-    const deadline = Date.now() + BOOKING_WAIT_MS;
-    for (;;) {
-      const { delivery, events } = await loadDeliveryWithEvents(pool, scope, id);
-      const underWay = bookingUnderWay(delivery, events);
-      if (!underWay || Date.now() > deadline) return { delivery, underWay };
-      await sleep(POLL_MS);
-    }
-  }
-
-  /** stall and expire_payment_window: the workflow's testHelper update, checked against the status first. */
-  async function clockStep(scope: Scope, id: string, request: TestHelperRequest) {
-    const delivery = await load(scope, id);
-    const refusal = testHelperRefusal(delivery.status, request.action);
-    if (refusal) throw notAllowed(delivery.status, refusal);
-    try {
-      await temporal.withDeadline(Date.now() + STEP_WAIT_MS, async () => {
-        await ensureDeliveryWorkflow(temporal, pool, config, delivery);
-        await temporal.workflow
-          .getHandle(deliveryWorkflowId(delivery.id))
-          .executeUpdate(testHelperUpdate, { args: [request] });
-      });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-        const now = await load(scope, delivery.id);
-        throw notAllowed(
-          now.status,
-          testHelperRefusal(now.status, request.action) ?? `The test delivery moved on (now ${now.status}).`,
-        );
-      }
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
-      throw err;
-    }
-    return answer(scope, delivery.id);
-  }
-
+function registerStall(app: App, _deps: AppDeps, { common, responses, testKeysOnly, liveKeys, clockStep }: Shared) {
   app.post(
     '/v1/test_helpers/deliveries/:id/stall',
     {
@@ -284,7 +297,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
         reason: request.body?.reason ?? 'state_timeout',
       }),
   );
+}
 
+function registerExpirePaymentWindow(
+  app: App,
+  _deps: AppDeps,
+  { common, responses, testKeysOnly, liveKeys, clockStep }: Shared,
+) {
   app.post(
     '/v1/test_helpers/deliveries/:id/expire_payment_window',
     {
@@ -305,5 +324,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
     async (request) => clockStep(scopeOf(request), request.params.id, { action: 'expire_payment_window' }),
   );
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
+  const s = shared(app, deps);
+  registerAdvance(app, deps, s);
+  registerStall(app, deps, s);
+  registerExpirePaymentWindow(app, deps, s);
 };
 export default routes;

@@ -43,10 +43,9 @@ function origins(list: string[] | undefined): string[] {
   return [...new Set(out)];
 }
 
-const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
-  // revoke may come without a body even when the client says application/json.
-  parseJsonBodies(app, { allowEmpty: true });
+type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
+function registerListApiKeys(app: App, { pool }: AppDeps) {
   listRoute(
     app,
     '/v1/api_keys',
@@ -61,7 +60,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       response: { 200: ApiKeyList, ...problems(401, 422, 429) },
     },
   );
+}
 
+function registerPostApiKeys(app: App, { pool }: AppDeps) {
   app.post(
     '/v1/api_keys',
     idempotent({
@@ -97,7 +98,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       return reply.code(201).send({ ...toApiKey(row!), secret: issued.key });
     },
   );
+}
 
+function registerPatchApiKeysById(app: App, { pool }: AppDeps) {
   app.patch(
     '/v1/api_keys/:id',
     idempotent({
@@ -126,7 +129,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       return toApiKey(updated);
     },
   );
+}
 
+function registerPostApiKeysByIdRevoke(app: App, { pool }: AppDeps) {
   objectAction(app, '/v1/api_keys/:id/revoke', 'API key', toApiKey, (scope, id) => revokeScopedKey(pool, scope, id), {
     tags: TAG,
     operationId: 'revokeApiKey',
@@ -136,5 +141,14 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool }) => {
       'From a dashboard session only: a secret key gets 403 session_required (a leaked key cannot revoke the merchant’s keys).',
     response: { 200: ApiKey, ...problems(401, 403, 404, 409, 422, 429) },
   });
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
+  // revoke may come without a body even when the client says application/json.
+  parseJsonBodies(app, { allowEmpty: true });
+  registerListApiKeys(app, deps);
+  registerPostApiKeys(app, deps);
+  registerPatchApiKeysById(app, deps);
+  registerPostApiKeysByIdRevoke(app, deps);
 };
 export default routes;

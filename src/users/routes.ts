@@ -27,16 +27,18 @@ function tenantOf(request: FastifyRequest): string {
   return scope.tenantId;
 }
 
-const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => {
-  parseJsonBodies(app, { allowEmpty: true });
+type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
+function registerListUsers(app: App, { pool }: AppDeps) {
   listRoute(app, '/v1/users', toUser, (request, limit, offset) => listUsers(pool, tenantOf(request), limit, offset), {
     tags: TAG,
     operationId: 'listUsers',
     summary: "List the tenant's dashboard users, oldest first",
     response: { 200: UserList, ...problems(401, 403, 422, 429) },
   });
+}
 
+function registerPostUsers(app: App, { pool, config }: AppDeps) {
   app.post(
     '/v1/users',
     {
@@ -64,7 +66,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       });
     },
   );
+}
 
+function registerPatchUsersById(app: App, { pool }: AppDeps) {
   app.patch(
     '/v1/users/:id',
     {
@@ -82,7 +86,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
     },
     async (request) => toUser(await changeRole(pool, tenantOf(request), request.params.id, request.body.role)),
   );
+}
 
+function registerPostUsersByIdPasswordLink(app: App, { pool, config }: AppDeps) {
   app.post(
     '/v1/users/:id/password_link',
     {
@@ -106,7 +112,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       };
     },
   );
+}
 
+function registerDeleteUsersById(app: App, { pool }: AppDeps) {
   app.delete(
     '/v1/users/:id',
     {
@@ -126,5 +134,14 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, config }) => 
       return { id: request.params.id, deleted: true as const };
     },
   );
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
+  parseJsonBodies(app, { allowEmpty: true });
+  registerListUsers(app, deps);
+  registerPostUsers(app, deps);
+  registerPatchUsersById(app, deps);
+  registerPostUsersByIdPasswordLink(app, deps);
+  registerDeleteUsersById(app, deps);
 };
 export default routes;

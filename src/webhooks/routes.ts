@@ -67,7 +67,10 @@ async function anyRunning(temporal: Client, workflowIds: string[]): Promise<bool
 
 const TAG = ['webhooks'];
 
-const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, config }) => {
+type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
+
+/** What every route below shares: load, onEndpoint, checkUrl. */
+function shared(app: App, { pool, config }: AppDeps) {
   // rotate_secret and replay may come without a body even when the client says application/json.
   parseJsonBodies(app, { allowEmpty: true });
 
@@ -84,7 +87,11 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     const problem = await checkWebhookUrl(url, config.allowLoopbackWebhooks);
     if (problem) throw validationFailed([{ pointer: '/url', code: problem.code, detail: problem.detail }]);
   };
+  return { load, onEndpoint, checkUrl };
+}
+type Shared = ReturnType<typeof shared>;
 
+function registerPostWebhookEndpoints(app: App, { pool }: AppDeps, { checkUrl }: Shared) {
   app.post(
     '/v1/webhook_endpoints',
     idempotent({
@@ -121,7 +128,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return reply.code(201).send(toEndpointWithSecret(endpoint));
     },
   );
+}
 
+function registerListWebhookEndpoints(app: App, { pool }: AppDeps, _shared: Shared) {
   listRoute(
     app,
     '/v1/webhook_endpoints',
@@ -134,7 +143,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       response: { 200: EndpointList, ...problems(401, 422, 429) },
     },
   );
+}
 
+function registerGetWebhookEndpointsById(app: App, _deps: AppDeps, { load, onEndpoint }: Shared) {
   app.get(
     '/v1/webhook_endpoints/:id',
     {
@@ -147,7 +158,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
     },
     async (request) => toEndpoint(await load(scopeOf(request), request.params.id)),
   );
+}
 
+function registerPatchWebhookEndpointsById(app: App, { pool }: AppDeps, { load, onEndpoint, checkUrl }: Shared) {
   app.patch(
     '/v1/webhook_endpoints/:id',
     idempotent({
@@ -168,7 +181,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return toEndpoint(updated);
     },
   );
+}
 
+function registerDeleteWebhookEndpointsById(app: App, { pool }: AppDeps, { onEndpoint }: Shared) {
   app.delete(
     '/v1/webhook_endpoints/:id',
     idempotent({
@@ -183,7 +198,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return { id: request.params.id, deleted: true as const };
     },
   );
+}
 
+function registerPostWebhookEndpointsByIdRotateSecret(app: App, { pool }: AppDeps, _shared: Shared) {
   objectAction(
     app,
     '/v1/webhook_endpoints/:id/rotate_secret',
@@ -201,7 +218,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       response: { 200: WebhookEndpointWithSecret, ...problems(401, 404, 409, 422, 429) },
     },
   );
+}
 
+function registerGetWebhookEndpointsByIdAttempts(app: App, { pool }: AppDeps, { load, onEndpoint }: Shared) {
   app.get(
     '/v1/webhook_endpoints/:id/attempts',
     {
@@ -222,7 +241,13 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return { data: rows.map(toAttempt), pagination: { limit, offset, has_more: hasMore } };
     },
   );
+}
 
+function registerPostWebhookEndpointsByIdReplay(
+  app: App,
+  { pool, temporal, config }: AppDeps,
+  { load, onEndpoint }: Shared,
+) {
   app.post(
     '/v1/webhook_endpoints/:id/replay',
     idempotent({
@@ -332,5 +357,17 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal, con
       return reply.code(202).send({ replayed });
     },
   );
+}
+
+const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
+  const s = shared(app, deps);
+  registerPostWebhookEndpoints(app, deps, s);
+  registerListWebhookEndpoints(app, deps, s);
+  registerGetWebhookEndpointsById(app, deps, s);
+  registerPatchWebhookEndpointsById(app, deps, s);
+  registerDeleteWebhookEndpointsById(app, deps, s);
+  registerPostWebhookEndpointsByIdRotateSecret(app, deps, s);
+  registerGetWebhookEndpointsByIdAttempts(app, deps, s);
+  registerPostWebhookEndpointsByIdReplay(app, deps, s);
 };
 export default routes;
