@@ -101,11 +101,7 @@ function registerPages(app: App, _deps: AppDeps, { send, page }: Shared) {
   );
 }
 
-function registerPostDashboardApiSession(
-  app: App,
-  { pool, config }: AppDeps,
-  { settings, secure, perAddress }: Shared,
-) {
+function registerSignIn(app: App, { pool, config }: AppDeps, { settings, secure, perAddress }: Shared) {
   app.post(
     '/dashboard/api/session',
     { config: { auth: 'none', rateLimit: perAddress(60) }, schema: { hide: true, body: SignInBody } },
@@ -134,7 +130,7 @@ function registerPostDashboardApiSession(
   );
 }
 
-function registerGetDashboardApiSession(app: App, _deps: AppDeps, { perAddress }: Shared) {
+function registerGetSession(app: App, _deps: AppDeps, { perAddress }: Shared) {
   app.get(
     '/dashboard/api/session',
     { config: { auth: 'none', dashboardSession: 'required', rateLimit: perAddress(600) }, schema: { hide: true } },
@@ -145,7 +141,7 @@ function registerGetDashboardApiSession(app: App, _deps: AppDeps, { perAddress }
   );
 }
 
-function registerDeleteDashboardApiSession(app: App, { pool }: AppDeps, { secure, perAddress }: Shared) {
+function registerSignOut(app: App, { pool }: AppDeps, { secure, perAddress }: Shared) {
   app.delete(
     '/dashboard/api/session',
     { config: { auth: 'none', dashboardSession: 'required', rateLimit: perAddress(600) }, schema: { hide: true } },
@@ -156,7 +152,7 @@ function registerDeleteDashboardApiSession(app: App, { pool }: AppDeps, { secure
   );
 }
 
-function registerPostDashboardApiPassword(app: App, { pool, config }: AppDeps, { perAddress }: Shared) {
+function registerSetPassword(app: App, { pool, config }: AppDeps, { perAddress }: Shared) {
   app.post(
     '/dashboard/api/password',
     { config: { auth: 'none', rateLimit: perAddress(60) }, schema: { hide: true, body: SetPasswordBody } },
@@ -172,9 +168,9 @@ function registerPostDashboardApiPassword(app: App, { pool, config }: AppDeps, {
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
   const s = shared(app, deps);
   registerPages(app, deps, s);
-  registerPostDashboardApiSession(app, deps, s);
-  registerGetDashboardApiSession(app, deps, s);
-  registerDeleteDashboardApiSession(app, deps, s);
-  registerPostDashboardApiPassword(app, deps, s);
+  registerSignIn(app, deps, s);
+  registerGetSession(app, deps, s);
+  registerSignOut(app, deps, s);
+  registerSetPassword(app, deps, s);
 };
 export default routes;

@@ -2,10 +2,12 @@
 // fleet secret (Standard Webhooks). Accepted events are signalled to the delivery's workflow (src/deliveries/fleet-events.ts,
 // the path the test helpers share): 202.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { z } from 'zod';
+import type { Pool } from '../platform/db.js';
 import type { AppDeps } from '../platform/deps.js';
 import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/service.js';
 import { passFleetEvent } from './fleet-events.js';
@@ -71,6 +73,51 @@ const uuidFrom = (text: string) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
+/**
+ * A fleet event's sender: the company its path names, signed with one of that company's fleet secrets, active, and
+ * within the payload cap. Remembers the company on the request for the handler.
+ */
+async function verifyFleetSender(pool: Pool, request: FastifyRequest): Promise<void> {
+  const { courier_slug: slug } = request.params as { courier_slug: string };
+  const courier = await courierBySlug(pool, slug);
+  // The simulated test couriers take no fleet event from outside: theirs come from inside (test-auto, test helpers).
+  if (!courier || courier.adapter === 'simulated') throw notFound('Courier company');
+  // After `courier rotate-secret` the previous secret stays valid for 24 h beside the new one.
+  const verified = validFleetSecrets(courier).some((secret) => {
+    try {
+      new Webhook(secret).verify(request.rawBody ?? '', request.headers as Record<string, string>);
+      return true;
+    } catch (err) {
+      if (err instanceof WebhookVerificationError || err instanceof Error) return false;
+      throw err;
+    }
+  });
+  if (!verified)
+    throw new ApiError(
+      401,
+      'unauthorized',
+      'Missing or invalid webhook signature, or a timestamp older than 5 minutes.',
+    );
+  if (!courier.active)
+    throw new ApiError(403, 'courier_inactive', 'This courier company is deactivated; its fleet events are refused.');
+  // The courier's payload is capped (measured as sent, before unknown fields are dropped).
+  const sentPayload = (request.body as { payload?: unknown } | undefined)?.payload;
+  if (
+    sentPayload !== null &&
+    typeof sentPayload === 'object' &&
+    Buffer.byteLength(JSON.stringify(sentPayload)) > COURIER_PAYLOAD_MAX_BYTES
+  ) {
+    throw validationFailed([
+      {
+        pointer: '/payload',
+        code: 'too_large',
+        detail: `payload must be at most ${COURIER_PAYLOAD_MAX_BYTES} bytes of JSON.`,
+      },
+    ]);
+  }
+  (request as { courierId?: string }).courierId = courier.id;
+}
+
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) => {
   // The signature covers the exact bytes: keep the raw body beside the parsed one (this plugin's scope only).
   parseJsonBodies(app, { keepRaw: true });
@@ -99,50 +146,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
         },
       },
       // The signature is checked before the body schema: an unsigned request learns nothing about the format.
-      preValidation: async (request) => {
-        const { courier_slug: slug } = request.params as { courier_slug: string };
-        const courier = await courierBySlug(pool, slug);
-        // The simulated test couriers take no fleet event from outside: theirs come from inside (test-auto, test helpers).
-        if (!courier || courier.adapter === 'simulated') throw notFound('Courier company');
-        // After `courier rotate-secret` the previous secret stays valid for 24 h beside the new one.
-        const verified = validFleetSecrets(courier).some((secret) => {
-          try {
-            new Webhook(secret).verify(request.rawBody ?? '', request.headers as Record<string, string>);
-            return true;
-          } catch (err) {
-            if (err instanceof WebhookVerificationError || err instanceof Error) return false;
-            throw err;
-          }
-        });
-        if (!verified)
-          throw new ApiError(
-            401,
-            'unauthorized',
-            'Missing or invalid webhook signature, or a timestamp older than 5 minutes.',
-          );
-        if (!courier.active)
-          throw new ApiError(
-            403,
-            'courier_inactive',
-            'This courier company is deactivated; its fleet events are refused.',
-          );
-        // The courier's payload is capped (measured as sent, before unknown fields are dropped).
-        const sentPayload = (request.body as { payload?: unknown } | undefined)?.payload;
-        if (
-          sentPayload !== null &&
-          typeof sentPayload === 'object' &&
-          Buffer.byteLength(JSON.stringify(sentPayload)) > COURIER_PAYLOAD_MAX_BYTES
-        ) {
-          throw validationFailed([
-            {
-              pointer: '/payload',
-              code: 'too_large',
-              detail: `payload must be at most ${COURIER_PAYLOAD_MAX_BYTES} bytes of JSON.`,
-            },
-          ]);
-        }
-        (request as { courierId?: string }).courierId = courier.id;
-      },
+      preValidation: (request) => verifyFleetSender(pool, request),
     },
     async (request, reply) => {
       const courierId = (request as { courierId?: string }).courierId!;

@@ -18,6 +18,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { z } from 'zod';
+import type { Pool } from '../platform/db.js';
 import type { AppDeps } from '../platform/deps.js';
 import { passFleetEvent } from './fleet-events.js';
 import { eventOfFleetWebhook, type DeliveryEventRow, type DeliveryRow } from './repository.js';
@@ -176,6 +177,44 @@ function shared(app: App, { pool, temporal, config }: AppDeps) {
 }
 type Shared = ReturnType<typeof shared>;
 
+/**
+ * Waits (bounded) for the fleet event an advance passed on to be recorded, and answers as the step ends: the Delivery,
+ * or why the step did not apply (a PIN mismatch, a status reached meanwhile that does not allow it).
+ */
+async function stepOutcome(
+  pool: Pool,
+  { load, answer }: Pick<Shared, 'load' | 'answer'>,
+  scope: Scope,
+  deliveryId: string,
+  webhookId: string,
+  to: string,
+) {
+  const deadline = Date.now() + STEP_WAIT_MS;
+  for (;;) {
+    const event = await eventOfFleetWebhook(pool, deliveryId, webhookId);
+    if (event?.payload?.ignored) {
+      if (event.payload.reason === 'pin_mismatch') {
+        const detail =
+          "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.";
+        throw new ApiError(422, 'delivery_pin_mismatch', detail, [
+          { pointer: '/pin', code: 'delivery_pin_mismatch', detail },
+        ]);
+      }
+      // It got there by itself meanwhile (the courier's own event came first): the step is done.
+      const now = await load(scope, deliveryId);
+      if (now.status === to) return answer(scope, deliveryId);
+      const status = (event.payload.status as Status | undefined) ?? now.status;
+      throw notAllowed(
+        status,
+        `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`,
+      );
+    }
+    if (event) return answer(scope, deliveryId);
+    if (Date.now() > deadline) throw pending();
+    await sleep(POLL_MS);
+  }
+}
+
 function registerAdvance(
   app: App,
   { pool, temporal, config }: AppDeps,
@@ -244,30 +283,7 @@ function registerAdvance(
         }
         throw err;
       }
-      const deadline = Date.now() + STEP_WAIT_MS;
-      for (;;) {
-        const event = await eventOfFleetWebhook(pool, delivery.id, webhookId);
-        if (event?.payload?.ignored) {
-          if (event.payload.reason === 'pin_mismatch') {
-            const detail =
-              "The PIN does not match the delivery_pin: the delivered event was recorded as ignored (pin_mismatch), as a courier's would be.";
-            throw new ApiError(422, 'delivery_pin_mismatch', detail, [
-              { pointer: '/pin', code: 'delivery_pin_mismatch', detail },
-            ]);
-          }
-          // It got there by itself meanwhile (the courier's own event came first): the step is done.
-          const now = await load(scope, delivery.id);
-          if (now.status === to) return answer(scope, delivery.id);
-          const status = (event.payload.status as Status | undefined) ?? now.status;
-          throw notAllowed(
-            status,
-            `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`,
-          );
-        }
-        if (event) return answer(scope, delivery.id);
-        if (Date.now() > deadline) throw pending();
-        await sleep(POLL_MS);
-      }
+      return stepOutcome(pool, { load, answer }, scope, delivery.id, webhookId, to);
     },
   );
 }

@@ -62,7 +62,7 @@ function registerListApiKeys(app: App, { pool }: AppDeps) {
   );
 }
 
-function registerPostApiKeys(app: App, { pool }: AppDeps) {
+function registerCreateKey(app: App, { pool }: AppDeps) {
   app.post(
     '/v1/api_keys',
     idempotent({
@@ -100,7 +100,7 @@ function registerPostApiKeys(app: App, { pool }: AppDeps) {
   );
 }
 
-function registerPatchApiKeysById(app: App, { pool }: AppDeps) {
+function registerUpdateKey(app: App, { pool }: AppDeps) {
   app.patch(
     '/v1/api_keys/:id',
     idempotent({
@@ -131,7 +131,7 @@ function registerPatchApiKeysById(app: App, { pool }: AppDeps) {
   );
 }
 
-function registerPostApiKeysByIdRevoke(app: App, { pool }: AppDeps) {
+function registerRevokeKey(app: App, { pool }: AppDeps) {
   objectAction(app, '/v1/api_keys/:id/revoke', 'API key', toApiKey, (scope, id) => revokeScopedKey(pool, scope, id), {
     tags: TAG,
     operationId: 'revokeApiKey',
@@ -147,8 +147,8 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
   // revoke may come without a body even when the client says application/json.
   parseJsonBodies(app, { allowEmpty: true });
   registerListApiKeys(app, deps);
-  registerPostApiKeys(app, deps);
-  registerPatchApiKeysById(app, deps);
-  registerPostApiKeysByIdRevoke(app, deps);
+  registerCreateKey(app, deps);
+  registerUpdateKey(app, deps);
+  registerRevokeKey(app, deps);
 };
 export default routes;

@@ -38,7 +38,7 @@ function registerListUsers(app: App, { pool }: AppDeps) {
   });
 }
 
-function registerPostUsers(app: App, { pool, config }: AppDeps) {
+function registerInviteUser(app: App, { pool, config }: AppDeps) {
   app.post(
     '/v1/users',
     {
@@ -68,7 +68,7 @@ function registerPostUsers(app: App, { pool, config }: AppDeps) {
   );
 }
 
-function registerPatchUsersById(app: App, { pool }: AppDeps) {
+function registerChangeRole(app: App, { pool }: AppDeps) {
   app.patch(
     '/v1/users/:id',
     {
@@ -88,7 +88,7 @@ function registerPatchUsersById(app: App, { pool }: AppDeps) {
   );
 }
 
-function registerPostUsersByIdPasswordLink(app: App, { pool, config }: AppDeps) {
+function registerPasswordLink(app: App, { pool, config }: AppDeps) {
   app.post(
     '/v1/users/:id/password_link',
     {
@@ -114,7 +114,7 @@ function registerPostUsersByIdPasswordLink(app: App, { pool, config }: AppDeps) 
   );
 }
 
-function registerDeleteUsersById(app: App, { pool }: AppDeps) {
+function registerRemoveUser(app: App, { pool }: AppDeps) {
   app.delete(
     '/v1/users/:id',
     {
@@ -139,9 +139,9 @@ function registerDeleteUsersById(app: App, { pool }: AppDeps) {
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
   parseJsonBodies(app, { allowEmpty: true });
   registerListUsers(app, deps);
-  registerPostUsers(app, deps);
-  registerPatchUsersById(app, deps);
-  registerPostUsersByIdPasswordLink(app, deps);
-  registerDeleteUsersById(app, deps);
+  registerInviteUser(app, deps);
+  registerChangeRole(app, deps);
+  registerPasswordLink(app, deps);
+  registerRemoveUser(app, deps);
 };
 export default routes;

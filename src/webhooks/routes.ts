@@ -2,10 +2,11 @@
 // and replay. Secret key only; every id is scoped to the tenant and the key's mode (another tenant's id, the other
 // mode's, or a malformed one: 404). An endpoint registered with a test key receives test deliveries' messages only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AppDeps } from '../platform/deps.js';
-import { inTransaction } from '../platform/db.js';
+import { inTransaction, type Pool } from '../platform/db.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound, validationFailed } from '../http/problem.js';
 import { scopeOf } from '../http/plugins/auth.js';
@@ -91,7 +92,7 @@ function shared(app: App, { pool, config }: AppDeps) {
 }
 type Shared = ReturnType<typeof shared>;
 
-function registerPostWebhookEndpoints(app: App, { pool }: AppDeps, { checkUrl }: Shared) {
+function registerCreateEndpoint(app: App, { pool }: AppDeps, { checkUrl }: Shared) {
   app.post(
     '/v1/webhook_endpoints',
     idempotent({
@@ -130,7 +131,7 @@ function registerPostWebhookEndpoints(app: App, { pool }: AppDeps, { checkUrl }:
   );
 }
 
-function registerListWebhookEndpoints(app: App, { pool }: AppDeps, _shared: Shared) {
+function registerListEndpoints(app: App, { pool }: AppDeps, _shared: Shared) {
   listRoute(
     app,
     '/v1/webhook_endpoints',
@@ -145,7 +146,7 @@ function registerListWebhookEndpoints(app: App, { pool }: AppDeps, _shared: Shar
   );
 }
 
-function registerGetWebhookEndpointsById(app: App, _deps: AppDeps, { load, onEndpoint }: Shared) {
+function registerGetEndpoint(app: App, _deps: AppDeps, { load, onEndpoint }: Shared) {
   app.get(
     '/v1/webhook_endpoints/:id',
     {
@@ -160,7 +161,7 @@ function registerGetWebhookEndpointsById(app: App, _deps: AppDeps, { load, onEnd
   );
 }
 
-function registerPatchWebhookEndpointsById(app: App, { pool }: AppDeps, { load, onEndpoint, checkUrl }: Shared) {
+function registerUpdateEndpoint(app: App, { pool }: AppDeps, { load, onEndpoint, checkUrl }: Shared) {
   app.patch(
     '/v1/webhook_endpoints/:id',
     idempotent({
@@ -183,7 +184,7 @@ function registerPatchWebhookEndpointsById(app: App, { pool }: AppDeps, { load, 
   );
 }
 
-function registerDeleteWebhookEndpointsById(app: App, { pool }: AppDeps, { onEndpoint }: Shared) {
+function registerDeleteEndpoint(app: App, { pool }: AppDeps, { onEndpoint }: Shared) {
   app.delete(
     '/v1/webhook_endpoints/:id',
     idempotent({
@@ -200,7 +201,7 @@ function registerDeleteWebhookEndpointsById(app: App, { pool }: AppDeps, { onEnd
   );
 }
 
-function registerPostWebhookEndpointsByIdRotateSecret(app: App, { pool }: AppDeps, _shared: Shared) {
+function registerRotateSecret(app: App, { pool }: AppDeps, _shared: Shared) {
   objectAction(
     app,
     '/v1/webhook_endpoints/:id/rotate_secret',
@@ -220,7 +221,7 @@ function registerPostWebhookEndpointsByIdRotateSecret(app: App, { pool }: AppDep
   );
 }
 
-function registerGetWebhookEndpointsByIdAttempts(app: App, { pool }: AppDeps, { load, onEndpoint }: Shared) {
+function registerListAttempts(app: App, { pool }: AppDeps, { load, onEndpoint }: Shared) {
   app.get(
     '/v1/webhook_endpoints/:id/attempts',
     {
@@ -243,11 +244,69 @@ function registerGetWebhookEndpointsByIdAttempts(app: App, { pool }: AppDeps, { 
   );
 }
 
-function registerPostWebhookEndpointsByIdReplay(
-  app: App,
-  { pool, temporal, config }: AppDeps,
-  { load, onEndpoint }: Shared,
-) {
+/** The messages a replay resends: the one it names, or those of its range the endpoint takes (at most MAX_REPLAY). */
+async function messagesToReplay(
+  pool: Pool,
+  scope: Scope,
+  endpoint: EndpointRow,
+  body: z.infer<typeof ReplayBody>,
+): Promise<string[]> {
+  if (body.message_id !== undefined) {
+    const message = await findMessage(pool, scope, body.message_id);
+    if (!message) {
+      throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
+        {
+          pointer: '/message_id',
+          code: 'message_not_found',
+          detail: 'message_id names no message of this tenant.',
+        },
+      ]);
+    }
+    return [message.id];
+  }
+  const until = body.until ? new Date(body.until) : new Date();
+  const messageIds = await messagesInRange(pool, scope, new Date(body.since!), until, endpoint.events, MAX_REPLAY + 1);
+  if (messageIds.length > MAX_REPLAY) {
+    throw new ApiError(
+      422,
+      'replay_range_too_large',
+      `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`,
+    );
+  }
+  return messageIds;
+}
+
+/** One replay at a time per endpoint, and at most MAX_REPLAYS_PER_HOUR an hour. */
+async function checkReplayBounds(temporal: Client, state: { startedAt: Date[]; workflowIds: string[] }): Promise<void> {
+  const now = Date.now();
+  const recent = state.startedAt
+    .filter((at) => at.getTime() > now - REPLAY_WINDOW_MS)
+    .sort((a, b) => a.getTime() - b.getTime());
+  if (recent.length >= MAX_REPLAYS_PER_HOUR) {
+    const retryAfter = Math.max(
+      1,
+      Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000),
+    );
+    throw new ApiError(
+      429,
+      'rate_limited',
+      `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`,
+      undefined,
+      {
+        'retry-after': String(retryAfter),
+      },
+    );
+  }
+  if (await anyRunning(temporal, state.workflowIds)) {
+    throw new ApiError(
+      409,
+      'replay_in_progress',
+      'A replay to this endpoint is still running; retry when it has finished.',
+    );
+  }
+}
+
+function registerReplay(app: App, { pool, temporal, config }: AppDeps, { load, onEndpoint }: Shared) {
   app.post(
     '/v1/webhook_endpoints/:id/replay',
     idempotent({
@@ -277,64 +336,9 @@ function registerPostWebhookEndpointsByIdReplay(
       // The endpoint's row stays locked until the replay is recorded: two requests never both pass the bounds.
       const replayed = await inTransaction(pool, async (client) => {
         // What to resend first: a request naming no message is 422 whatever the endpoint's replays are doing.
-        let messageIds: string[];
-        if (body.message_id !== undefined) {
-          const message = await findMessage(pool, scope, body.message_id);
-          if (!message) {
-            throw new ApiError(422, 'message_not_found', `No message ${body.message_id} for this tenant.`, [
-              {
-                pointer: '/message_id',
-                code: 'message_not_found',
-                detail: 'message_id names no message of this tenant.',
-              },
-            ]);
-          }
-          messageIds = [message.id];
-        } else {
-          const until = body.until ? new Date(body.until) : new Date();
-          messageIds = await messagesInRange(
-            pool,
-            scope,
-            new Date(body.since!),
-            until,
-            endpoint.events,
-            MAX_REPLAY + 1,
-          );
-          if (messageIds.length > MAX_REPLAY) {
-            throw new ApiError(
-              422,
-              'replay_range_too_large',
-              `More than ${MAX_REPLAY} messages in this range; replay a narrower one.`,
-            );
-          }
-        }
+        const messageIds = await messagesToReplay(pool, scope, endpoint, body);
         const state = await lockReplayState(client, endpoint.id);
-        const now = Date.now();
-        const recent = state.startedAt
-          .filter((at) => at.getTime() > now - REPLAY_WINDOW_MS)
-          .sort((a, b) => a.getTime() - b.getTime());
-        if (recent.length >= MAX_REPLAYS_PER_HOUR) {
-          const retryAfter = Math.max(
-            1,
-            Math.ceil((recent[recent.length - MAX_REPLAYS_PER_HOUR].getTime() + REPLAY_WINDOW_MS - now) / 1000),
-          );
-          throw new ApiError(
-            429,
-            'rate_limited',
-            `At most ${MAX_REPLAYS_PER_HOUR} replays per endpoint an hour; retry after ${retryAfter} s.`,
-            undefined,
-            {
-              'retry-after': String(retryAfter),
-            },
-          );
-        }
-        if (await anyRunning(temporal, state.workflowIds)) {
-          throw new ApiError(
-            409,
-            'replay_in_progress',
-            'A replay to this endpoint is still running; retry when it has finished.',
-          );
-        }
+        await checkReplayBounds(temporal, state);
         const workflowIds: string[] = [];
         for (let i = 0; i < messageIds.length; i += REPLAY_BATCH) {
           const input: WebhookReplayInput = {
@@ -361,13 +365,13 @@ function registerPostWebhookEndpointsByIdReplay(
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
   const s = shared(app, deps);
-  registerPostWebhookEndpoints(app, deps, s);
-  registerListWebhookEndpoints(app, deps, s);
-  registerGetWebhookEndpointsById(app, deps, s);
-  registerPatchWebhookEndpointsById(app, deps, s);
-  registerDeleteWebhookEndpointsById(app, deps, s);
-  registerPostWebhookEndpointsByIdRotateSecret(app, deps, s);
-  registerGetWebhookEndpointsByIdAttempts(app, deps, s);
-  registerPostWebhookEndpointsByIdReplay(app, deps, s);
+  registerCreateEndpoint(app, deps, s);
+  registerListEndpoints(app, deps, s);
+  registerGetEndpoint(app, deps, s);
+  registerUpdateEndpoint(app, deps, s);
+  registerDeleteEndpoint(app, deps, s);
+  registerRotateSecret(app, deps, s);
+  registerListAttempts(app, deps, s);
+  registerReplay(app, deps, s);
 };
 export default routes;
