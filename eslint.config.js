@@ -36,8 +36,6 @@ const BUDGET_PENDING = [
   'scripts/lib/temporal-server.ts',
   'simulator/server.ts',
   'src/cli/admin.ts',
-  'src/deliveries/create.ts',
-  'src/deliveries/repository.ts',
   'src/system/outgoing-calls.ts',
   'src/http/plugins/openapi.ts',
   'src/webhooks/sender.ts',

@@ -21,7 +21,8 @@ import {
   setCourierActive,
   type CourierRow,
 } from '../couriers/repository.js';
-import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../deliveries/repository.js';
+import { deliveryEvents, deliveryStatus, type DeliveryEventRow } from '../deliveries/repository.js';
+import { stalledSince } from '../deliveries/start-repository.js';
 import { restartIfClosed } from '../deliveries/recovery.js';
 import { keyIdByHash, setAllowedOrigins } from '../keys/repository.js';
 import {

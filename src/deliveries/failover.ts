@@ -7,7 +7,7 @@
 import type { Config } from '../platform/config.js';
 import type { Pool } from '../platform/db.js';
 import { createQuoteService } from '../quotes/service.js';
-import { redispatchSource, useQuoteForRedispatch } from './repository.js';
+import { redispatchSource, useQuoteForRedispatch } from './start-repository.js';
 import type { RedispatchPlan } from '../../shared/deliveries/definitions.js';
 
 export interface PlanInput {

@@ -7,7 +7,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../platform/config.js';
 import type { Pool } from '../platform/db.js';
 import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
-import { countWorkflowRestart, restartableDelivery } from './repository.js';
+import { countWorkflowRestart, restartableDelivery } from './start-repository.js';
 import { startDeliveryWorkflow } from './start.js';
 
 /** After this many restarts of one delivery's workflow the reconciler stops and says so: something closes it again. */

@@ -24,7 +24,7 @@ import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 import { DISPATCH_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
-import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './repository.js';
+import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './start-repository.js';
 
 export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {
