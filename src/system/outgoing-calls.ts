@@ -1,7 +1,7 @@
 // Every call the service makes to another machine, with its time budget, its retries and what the caller sees when
 // they run out: the table of docs/operations.md ("Outgoing calls: timeouts and retries") is this module's output,
 // built from the constants the code itself uses, and test/system/outgoing-calls.test.ts holds the document to it.
-import { loadConfig } from '../platform/config.js';
+import { loadConfig, type Config } from '../platform/config.js';
 import { DEFAULT_COURIER_TIMEOUT_MS } from '../couriers/adapters/http.js';
 import { DB_CONNECT_TIMEOUT_MS, DB_QUERY_TIMEOUT_MS } from '../platform/db.js';
 import { REDIS_COMMAND_TIMEOUT_MS, REDIS_CONNECT_TIMEOUT_MS } from '../http/plugins/rate-limit.js';
@@ -42,8 +42,12 @@ interface OutgoingCall {
 /** The rows, from the code's constants and the configuration's defaults. */
 export function outgoingCalls(): OutgoingCall[] {
   const config = loadConfig({});
+  return [...courierCalls(config), ...otherCalls(config)];
+}
+
+/** The calls to courier companies. */
+function courierCalls(config: Config): OutgoingCall[] {
   const courier = `the company's \`timeout_ms\` (default ${duration(DEFAULT_COURIER_TIMEOUT_MS)}), one limit for connect, headers and body`;
-  const schedule = config.webhookScheduleMs;
   return [
     {
       call: 'Courier quote `POST {endpoint}/quotes` (API; the worker for automatic failover)',
@@ -81,6 +85,13 @@ export function outgoingCalls(): OutgoingCall[] {
         `\`BOOKING_RELEASE_RETRY_MS\` (${duration(config.bookingReleaseRetryMs)})`,
       runsOut: '`delivery.booking_release_failed` on the delivery, for an operator (docs/operations.md)',
     },
+  ];
+}
+
+/** Merchant webhooks, Postgres, Temporal and Redis. */
+function otherCalls(config: Config): OutgoingCall[] {
+  const schedule = config.webhookScheduleMs;
+  return [
     {
       call: 'Merchant webhook `POST <endpoint url>` (worker, one activity per attempt)',
       connect: `${duration(Math.min(config.webhookTimeoutMs, WEBHOOK_CONNECT_MAX_MS))} (the smaller of \`WEBHOOK_TIMEOUT_MS\` and ${duration(WEBHOOK_CONNECT_MAX_MS)})`,

@@ -1,7 +1,7 @@
 // OpenAPI 3.1 built from the routes' zod schemas. Served at GET /v1/openapi.json and GET /docs
 // (JSON for API clients; browsers asking for HTML are sent to the Swagger UI reference page at /docs/ui).
 import fp from 'fastify-plugin';
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { canonicalJson } from '../../platform/canonical.js';
@@ -201,63 +201,68 @@ function audience(document: Json, platform: boolean): Json {
   return copy;
 }
 
+/** The document's head: info, server, security schemes and tags (the paths come from the routes' schemas). */
+function documentHead(baseUrl: string): FastifyDynamicSwaggerOptions['openapi'] {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'delivery service API',
+      version: '1.0.0',
+      description:
+        'Price, book, track and cancel parcel deliveries across courier companies in Angola. Money is integer AOA centavos (`_aoa` fields). ' +
+        'Errors are RFC 9457 problem+json with a machine-readable `error` code, and per-field `errors[].code` for validation errors. ' +
+        'Objects may gain fields over time: clients ignore fields they do not know.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: baseUrl, description: 'This deployment' }],
+    components: {
+      securitySchemes: {
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Secret key `sk_live_...` (merchant servers), or `sk_test_...` in test mode: test keys see and create test objects only.',
+        },
+        publishableKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Publishable key `pk_live_...` (browser widget), or `pk_test_...` in test mode; the request `Origin` must be allowed for the key.',
+        },
+      },
+    },
+    security: [{ secretKey: [] }],
+    tags: [
+      { name: 'couriers', description: 'Courier companies available to the tenant' },
+      { name: 'quotes', description: 'Persisted, single-use price quotes' },
+      { name: 'deliveries', description: 'Deliveries and their event history' },
+      { name: 'webhooks', description: 'Merchant webhook endpoints' },
+      {
+        name: 'test_helpers',
+        description:
+          'Test mode only (a test secret key `sk_test_...`; a live key gets 404): move a test delivery on as its courier and its clock would, ' +
+          'so an integration sees every event and webhook without a real courier (docs/test-mode.md).',
+      },
+      { name: 'settings', description: "The tenant's settings: the dispatch policy (automatic failover)" },
+      {
+        name: 'api_keys',
+        description: "The tenant's API keys of the calling key's mode: create (shown once), allowed origins, revoke",
+      },
+      {
+        name: 'users',
+        description: 'Merchant dashboard users (docs/dashboard.md): invite, roles, set-password links, remove',
+      },
+      { name: 'widget', description: 'Browser-side API (publishable key)' },
+      { name: 'tracking', description: 'Public tracking, no authentication' },
+      { name: 'fleet', description: 'Courier fleet events coming back to the service' },
+      { name: 'system', description: 'Health and documentation' },
+    ],
+  };
+}
+
 export default fp(async (app, opts: { baseUrl: string }) => {
   await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'delivery service API',
-        version: '1.0.0',
-        description:
-          'Price, book, track and cancel parcel deliveries across courier companies in Angola. Money is integer AOA centavos (`_aoa` fields). ' +
-          'Errors are RFC 9457 problem+json with a machine-readable `error` code, and per-field `errors[].code` for validation errors. ' +
-          'Objects may gain fields over time: clients ignore fields they do not know.',
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      },
-      servers: [{ url: opts.baseUrl, description: 'This deployment' }],
-      components: {
-        securitySchemes: {
-          secretKey: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'Secret key `sk_live_...` (merchant servers), or `sk_test_...` in test mode: test keys see and create test objects only.',
-          },
-          publishableKey: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'Publishable key `pk_live_...` (browser widget), or `pk_test_...` in test mode; the request `Origin` must be allowed for the key.',
-          },
-        },
-      },
-      security: [{ secretKey: [] }],
-      tags: [
-        { name: 'couriers', description: 'Courier companies available to the tenant' },
-        { name: 'quotes', description: 'Persisted, single-use price quotes' },
-        { name: 'deliveries', description: 'Deliveries and their event history' },
-        { name: 'webhooks', description: 'Merchant webhook endpoints' },
-        {
-          name: 'test_helpers',
-          description:
-            'Test mode only (a test secret key `sk_test_...`; a live key gets 404): move a test delivery on as its courier and its clock would, ' +
-            'so an integration sees every event and webhook without a real courier (docs/test-mode.md).',
-        },
-        { name: 'settings', description: "The tenant's settings: the dispatch policy (automatic failover)" },
-        {
-          name: 'api_keys',
-          description: "The tenant's API keys of the calling key's mode: create (shown once), allowed origins, revoke",
-        },
-        {
-          name: 'users',
-          description: 'Merchant dashboard users (docs/dashboard.md): invite, roles, set-password links, remove',
-        },
-        { name: 'widget', description: 'Browser-side API (publishable key)' },
-        { name: 'tracking', description: 'Public tracking, no authentication' },
-        { name: 'fleet', description: 'Courier fleet events coming back to the service' },
-        { name: 'system', description: 'Health and documentation' },
-      ],
-    },
+    openapi: documentHead(opts.baseUrl),
     transform: jsonSchemaTransform,
     transformObject: (input) =>
       addExamples(nameSchemasOnce(jsonSchemaTransformObject(input) as Json), opts.baseUrl) as ReturnType<
