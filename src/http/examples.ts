@@ -1,7 +1,7 @@
 // Example bodies of the OpenAPI document: a parcel from a shop in Ingombota to a customer in Alvalade, Luanda, priced,
 // booked and cancelled. The request and response schemas carry them as `.meta({ examples: [...] })`; the reference's
 // "Try it out" starts from them, and src/http/plugins/openapi.ts copies each onto its request or response body.
-// Problem examples come from src/lib/error-catalog.ts. test/http/contract.test.ts checks that every body has one and that
+// Problem examples come from src/http/error-catalog.ts. test/http/contract.test.ts checks that every body has one and that
 // the request examples work against the live API.
 
 const QUOTE_ID = '3f6c1e0a-7b2d-4c9e-8a51-2d4f6b8c0e17';

@@ -1,4 +1,4 @@
-// The shape an API key leaves the API in (the `ApiKey` schema of schemas.ts): never its hash or secret, like src/deliveries/view.ts.
+// The shape an API key leaves the API in (the `ApiKey` schema of schemas.ts): never its hash or secret, like src/deliveries/views.ts.
 import type { ApiKeyRow } from './repository.js';
 
 export function toApiKey(row: ApiKeyRow) {

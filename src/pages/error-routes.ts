@@ -2,7 +2,7 @@
 //   GET /errors/{code}  what the code means and what to do: a short HTML page for browsers (Accept: text/html),
 //                       JSON for everyone else; an unknown code is 404 problem+json
 //   GET /errors         every code, the same two ways
-// The text is src/lib/error-catalog.ts. Outside the OpenAPI document (documentation, not API resources).
+// The text is src/http/error-catalog.ts. Outside the OpenAPI document (documentation, not API resources).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../platform/deps.js';
 import { ERROR_CATALOG, type ErrorInfo } from '../http/error-catalog.js';

@@ -1,4 +1,4 @@
-// The shape a dashboard user leaves the API in (the `User` schema of schemas.ts), like src/deliveries/view.ts.
+// The shape a dashboard user leaves the API in (the `User` schema of schemas.ts), like src/deliveries/views.ts.
 import type { UserRow } from './repository.js';
 
 /** An invited user has no password until they accept the invitation. */

@@ -1,7 +1,7 @@
 // Behaviour the contract review of issue 15 fixed, on the real stack: quote expiry on the database clock, `search`
 // within one field at a time, and ignored events (marked `ignored: true` for the merchant, left out of the widget
 // and public tracking lists alike). The operator's `resume` after a failed dispatch is in the fast workflow tier
-// (test/workflows/delivery.fast.test.ts); cash_collect_aoa only with cod in test/security-widget.test.ts.
+// (test/workflows/delivery.fast.test.ts); cash_collect_aoa only with cod in test/deliveries/security-widget.test.ts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Simulator } from '../../simulator/server.js';
 import { deliveryWorkflowId, operatorActionSignal } from '../../shared/deliveries/definitions.js';
