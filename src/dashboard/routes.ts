@@ -52,8 +52,8 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 
 type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
-/** What every route below shares: settings, secure, perAddress, send, page. */
-function shared(app: App, { config }: AppDeps) {
+/** What the routes of this module share: settings, secure, perAddress, send, page. */
+function shared({ config }: AppDeps) {
   const settings = config.dashboard;
   const secure = settings.secureCookies;
   // Counted per client address (the global limiter skips non-/v1 paths); sign-in has its own lockout besides.
@@ -166,7 +166,7 @@ function registerSetPassword(app: App, { pool, config }: AppDeps, { perAddress }
 }
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
-  const s = shared(app, deps);
+  const s = shared(deps);
   registerPages(app, deps, s);
   registerSignIn(app, deps, s);
   registerGetSession(app, deps, s);

@@ -80,8 +80,8 @@ function rejectQuoteBypass(request: FastifyRequest) {
 
 type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
-/** What every route below shares: load, loadWithEvents, create, ensureWorkflow, createMerchant, createWidget, getMerchant, getWidget. */
-function shared(app: App, { pool, temporal, config }: AppDeps) {
+/** What the routes of this module share: load, loadWithEvents, create, ensureWorkflow, createMerchant, createWidget, getMerchant, getWidget. */
+function shared({ pool, temporal, config }: AppDeps) {
   const load = (scope: Scope, id: string) => loadDelivery(pool, scope, id);
   const loadWithEvents = (scope: Scope, id: string) => loadDeliveryWithEvents(pool, scope, id);
 
@@ -146,8 +146,6 @@ function shared(app: App, { pool, temporal, config }: AppDeps) {
 type Shared = ReturnType<typeof shared>;
 
 function registerCreateMerchant(app: App, { config }: AppDeps, { create, createMerchant }: Shared) {
-  // --- Merchant surface -------------------------------------------------------------------------
-
   app.post(
     createMerchant.url,
     {
@@ -357,8 +355,6 @@ function registerConfirmPayment(
 }
 
 function registerCreateWidget(app: App, { pool, config }: AppDeps, { create, createWidget }: Shared) {
-  // --- Widget surface (publishable key + allowed Origin) -----------------------------------------
-
   app.post(
     createWidget.url,
     {
@@ -431,13 +427,15 @@ function registerGetWidget(app: App, { pool, config }: AppDeps, { loadWithEvents
 }
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, deps) => {
-  const s = shared(app, deps);
+  const s = shared(deps);
+  // Merchant surface (secret key).
   registerCreateMerchant(app, deps, s);
   registerListDeliveries(app, deps, s);
   registerGetMerchant(app, deps, s);
   registerListEvents(app, deps, s);
   registerCancel(app, deps, s);
   registerConfirmPayment(app, deps, s);
+  // Widget surface (publishable key + allowed Origin).
   registerCreateWidget(app, deps, s);
   registerGetWidget(app, deps, s);
 };

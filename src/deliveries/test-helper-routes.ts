@@ -104,7 +104,7 @@ const pending = () =>
 
 type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
-/** What every route below shares: load, answer, common, responses, testKeysOnly, liveKeys, settledBooking, clockStep. */
+/** What the routes of this module share: load, answer, common, responses, testKeysOnly, liveKeys, settledBooking, clockStep. */
 function shared(app: App, { pool, temporal, config }: AppDeps) {
   // expire_payment_window (and a stall with its default reason) may come without a body.
   parseJsonBodies(app, { allowEmpty: true });

@@ -70,7 +70,7 @@ const TAG = ['webhooks'];
 
 type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
-/** What every route below shares: load, onEndpoint, checkUrl. */
+/** What the routes of this module share: load, onEndpoint, checkUrl. */
 function shared(app: App, { pool, config }: AppDeps) {
   // rotate_secret and replay may come without a body even when the client says application/json.
   parseJsonBodies(app, { allowEmpty: true });
