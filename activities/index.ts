@@ -1,8 +1,8 @@
 // Every activity the worker runs, wired to their dependencies.
 import type { Client } from '@temporalio/client';
 import { log } from '@temporalio/activity';
-import type { Config } from '../src/config.js';
-import type { Pool } from '../src/db.js';
+import type { Config } from '../src/platform/config.js';
+import type { Pool } from '../src/platform/db.js';
 import { createWebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { createWebhookSender } from '../src/webhooks/sender.js';
 import { createDeliveryActivities } from './deliveries/activities.js';

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
+import { ROOT_DIR } from '../src/platform/config.js';
 
 const BENCHES: { name: string; script: string; what: string }[] = [
   {

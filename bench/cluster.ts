@@ -6,7 +6,7 @@
 // `npm run bench` runs this after those. BENCH_* settings pass through (BENCH_RATES=1 for a quick look).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
+import { ROOT_DIR } from '../src/platform/config.js';
 import { databaseUrlFor, dropDatabase, resolvePostgres } from '../scripts/lib/postgres.js';
 import {
   ensureClusterBinaries,

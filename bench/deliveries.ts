@@ -16,7 +16,8 @@
 // BENCH_LIST_SAMPLES (600 per shape), BENCH_ONLY (create|list).
 import { randomUUID } from 'node:crypto';
 import { Pool as HttpPool } from 'undici';
-import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
+import { createTenant } from '../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../src/couriers/service.js';
 import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
 import { seedDeliveries } from '../scripts/lib/seed-deliveries.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';

@@ -26,8 +26,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
-import type { Pool } from '../src/db.js';
-import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
+import type { Pool } from '../src/platform/db.js';
+import { createTenant } from '../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../src/couriers/service.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from './floor/workflows.js';

@@ -4,9 +4,9 @@
 // Started by bench/deliveries.ts with DATABASE_URL and PORT; a request names its tenant in `x-tenant` and its filter
 // (bench/deliveries.ts's shapes, dates as ISO strings) as JSON in `x-filter`.
 import http from 'node:http';
-import { createPool } from '../src/db.js';
+import { createPool } from '../src/platform/db.js';
 import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
-import { onParentExit } from '../src/lib/parent.js';
+import { onParentExit } from '../src/platform/parent.js';
 
 const pool = createPool(process.env.DATABASE_URL!, 20);
 onParentExit(() => process.exit(0));

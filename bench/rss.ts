@@ -4,7 +4,8 @@
 // Targets: API <= 150 MB, worker <= 400 MB. Peak = the kernel's high-water mark (VmHWM), sampled each second.
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { createCourier, createTenant, linkCouriers } from '../src/lib/tenants.js';
+import { createTenant } from '../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../src/couriers/service.js';
 import { createSimulator, newFleetSecret } from '../simulator/server.js';
 import {
   cleanupList,

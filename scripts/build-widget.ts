@@ -2,7 +2,7 @@
 // The API also builds it on the first request when the file is missing or older than web/ (src/pages/widget-asset.ts).
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ROOT_DIR } from '../src/config.js';
+import { ROOT_DIR } from '../src/platform/config.js';
 import { WIDGET_OUT, writeWidget } from '../src/pages/widget-asset.js';
 
 const started = Date.now();

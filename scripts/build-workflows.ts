@@ -1,4 +1,4 @@
-import { buildWorkflowBundle } from '../src/workflow-bundle.js';
+import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
 
 const started = Date.now();
 console.log('Bundling workflows...');

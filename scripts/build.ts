@@ -1,16 +1,16 @@
 // npm run build: the production build. Bundles the API, the worker, the admin command and the two database steps
 // (migrations, the application role) into .build/dist (the project's TypeScript; packages stay in node_modules, and
-// must be production `dependencies`: test/production.test.ts runs these bundles with nothing else installed), the
+// must be production `dependencies`: test/platform/production.test.ts runs these bundles with nothing else installed), the
 // workflow bundle into .build/workflow-bundle.js, the widget into .build/widget.js and the merchant dashboard into
 // .build/dashboard (Vite; scripts/lib/dashboard.ts). The processes then start
 // with plain `node` (npm run start:api / start:worker): no compiler, no dev dependency at run time.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
+import { ROOT_DIR } from '../src/platform/config.js';
 import { writeWidget } from '../src/pages/widget-asset.js';
 import { buildDashboard } from './lib/dashboard.js';
-import { buildWorkflowBundle } from '../src/workflow-bundle.js';
+import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
 
 const started = Date.now();
 const outdir = path.join(ROOT_DIR, '.build', 'dist');
@@ -33,7 +33,7 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
-// What each bundle imports from node_modules (checked by test/production.test.ts).
+// What each bundle imports from node_modules (checked by test/platform/production.test.ts).
 fs.writeFileSync(path.join(outdir, 'metafile.json'), JSON.stringify(result.metafile));
 console.log(`API, worker, admin, migrate and create-role bundled into .build/dist in ${Date.now() - started} ms.`);
 await writeWidget();

@@ -5,7 +5,7 @@
 //   simulator and demo tenant -> two workers and two APIs (node .build/dist/worker.js / server.js).
 // Ctrl-C stops everything; the next start reuses the databases and DATA_DIR/cluster (logs, demo keys).
 import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
+import { ROOT_DIR } from '../src/platform/config.js';
 import { DATA_DIR } from './lib/postgres.js';
 import { waitForPort } from './lib/net.js';
 import { Proc, productionBuild } from './lib/processes.js';

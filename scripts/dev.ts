@@ -4,12 +4,12 @@
 // Ctrl-C stops every child; the next start reuses .data/ (database, Temporal's SQLite file, demo keys).
 // `npm run cluster` (scripts/cluster.ts) is the production topology: a Temporal cluster, two APIs, two workers.
 import path from 'node:path';
-import { buildWorkflowBundle } from '../src/workflow-bundle.js';
+import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
 import { DATA_DIR } from './lib/postgres.js';
 import { appDatabase, printReady, startDemo, step, supervise } from './lib/supervisor.js';
 import { startTemporalDevServer } from './lib/temporal-cli.js';
 import { waitForPort } from './lib/net.js';
-import { createPool } from '../src/db.js';
+import { createPool } from '../src/platform/db.js';
 import { ensureDashboard, watchDashboard } from './lib/dashboard.js';
 import { seedDemoUser } from './lib/demo-user.js';
 

@@ -6,8 +6,8 @@ import { Client } from '@temporalio/client';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createPool } from '../src/db.js';
+import { loadConfig } from '../src/platform/config.js';
+import { createPool } from '../src/platform/db.js';
 
 const out = process.argv[2] ?? '.build/openapi.json';
 const config = { ...loadConfig(), logLevel: 'silent' };

@@ -1,6 +1,6 @@
 // npm run seed:deliveries -- [rows] [tenants]: loads many deliveries (default 1,000,000 over 100 tenants)
 // into DATABASE_URL (default: the bench database delivery_api_bench_list), with a progress bar.
-import { createPool } from '../src/db.js';
+import { createPool } from '../src/platform/db.js';
 import { databaseUrlFor, ensureDatabase, migrate, resolvePostgres } from './lib/postgres.js';
 import { seedDeliveries } from './lib/seed-deliveries.js';
 

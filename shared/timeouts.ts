@@ -1,6 +1,6 @@
 // The time budgets of the workflows' outgoing calls (activities that talk to couriers and merchants' webhook
 // receivers), in one workflow-safe place: the workflows use them, and docs/operations.md's table of outgoing calls is
-// generated from them with the API's own (src/outgoing-calls.ts), so the documentation cannot drift from the code.
+// generated from them with the API's own (src/system/outgoing-calls.ts), so the documentation cannot drift from the code.
 
 /** Booking a courier (dispatchDelivery): one attempt's limit; the attempts and backoff come from the configuration. */
 export const DISPATCH_ATTEMPT_MS = 15_000;

@@ -1,6 +1,6 @@
 // The simulated courier companies of the dev command: the simulator runs them and the demo seed registers
 // them (adapter http, endpoint {simulator}/{slug}, the same fleet secret). Demo secrets only: never use in production.
-import type { CourierInput } from '../src/lib/tenants.js';
+import type { CourierInput } from '../src/couriers/service.js';
 import type { CompanyConfig } from './server.js';
 
 const demoSecret = (name: string) =>

@@ -1,95 +1,43 @@
 // Builds the Fastify application: cross-cutting plugins first, then one route module per surface.
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
-import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import { problemBody, type ErrorCode } from './lib/problem.js';
-import { trustProxyOption } from './lib/trust-proxy.js';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { serializerCompiler } from './lib/serializer.js';
-import type { AppDeps } from './deps.js';
-import authPlugin from './plugins/auth.js';
-import bodyGuardPlugin from './plugins/body-guard.js';
-import corsPlugin from './plugins/cors.js';
-import errorsPlugin from './plugins/errors.js';
-import idempotencyPlugin from './plugins/idempotency.js';
-import metricsPlugin from './plugins/metrics.js';
-import { loggerOptions } from './observability/logger.js';
-import openapiPlugin from './plugins/openapi.js';
-import rateLimitPlugin from './plugins/rate-limit.js';
-import sessionPlugin from './plugins/session.js';
-import strictRequestsPlugin from './plugins/strict-requests.js';
-import apiKeysRoutes from './routes/api-keys.js';
-import couriersRoutes from './routes/couriers.js';
-import dashboardRoutes from './routes/dashboard.js';
+import { serializerCompiler } from './http/serializer.js';
+import type { AppDeps } from './platform/deps.js';
+import { fastifyOptions } from './http/fastify-options.js';
+import { keyStore } from './keys/store.js';
+import { allowedOrigins } from './keys/repository.js';
+import { sessionOnly } from './users/roles.js';
+import authPlugin from './http/plugins/auth.js';
+import bodyGuardPlugin from './http/plugins/body-guard.js';
+import corsPlugin from './http/plugins/cors.js';
+import errorsPlugin from './http/plugins/errors.js';
+import idempotencyPlugin from './http/plugins/idempotency.js';
+import metricsPlugin from './http/plugins/metrics.js';
+import openapiPlugin from './http/plugins/openapi.js';
+import rateLimitPlugin from './http/plugins/rate-limit.js';
+import sessionPlugin from './http/plugins/session.js';
+import strictRequestsPlugin from './http/plugins/strict-requests.js';
+import apiKeysRoutes from './keys/routes.js';
+import couriersRoutes from './couriers/routes.js';
+import dashboardRoutes from './dashboard/routes.js';
 import { setHashLimits } from './users/passwords.js';
-import healthRoutes from './routes/health.js';
-import deliveriesRoutes from './routes/deliveries.js';
-import errorsRoutes from './routes/errors.js';
-import fleetRoutes from './routes/fleet.js';
-import pagesRoutes from './routes/pages.js';
-import pingRoutes from './routes/ping.js';
-import trackingRoutes from './routes/tracking.js';
-import quotesRoutes from './routes/quotes.js';
-import usersRoutes from './routes/users.js';
-import testHelpersRoutes from './routes/test-helpers.js';
-import webhookEndpointsRoutes from './routes/webhook-endpoints.js';
-import settingsRoutes from './routes/settings.js';
+import healthRoutes from './system/health-routes.js';
+import deliveriesRoutes from './deliveries/routes.js';
+import errorsRoutes from './pages/error-routes.js';
+import fleetRoutes from './deliveries/fleet-routes.js';
+import pagesRoutes from './pages/routes.js';
+import pingRoutes from './system/ping-routes.js';
+import trackingRoutes from './deliveries/tracking-routes.js';
+import quotesRoutes from './quotes/routes.js';
+import usersRoutes from './users/routes.js';
+import testHelpersRoutes from './deliveries/test-helper-routes.js';
+import webhookEndpointsRoutes from './webhooks/routes.js';
+import settingsRoutes from './tenants/routes.js';
 
-/** A problem+json answer on a raw Node response (router callbacks that run before Fastify's reply exists). */
-function rawProblem(res: ServerResponse, baseUrl: string, status: number, code: ErrorCode, detail: string) {
-  const body = JSON.stringify(problemBody(baseUrl, status, code, detail));
-  res.writeHead(status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'x-request-id': randomUUID(),
-  });
-  res.end(body);
-}
-
-/**
- * `logger`: false for none; an object is merged over the defaults (pino JSON at LOG_LEVEL with secrets redacted,
- * src/observability/logger.ts), e.g. `{ stream }` to capture the lines.
- */
+/** The application: the HTTP layer's plugins (each given what it needs of the domains), then every route module. */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
-  const { config } = deps;
-  const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : { ...loggerOptions(config.logLevel, 'api'), ...(typeof options.logger === 'object' ? options.logger : {}) },
-    bodyLimit: config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (hop count or addresses); default none.
-    trustProxy: trustProxyOption(config.trustProxy),
-    // Errors raised before a request reaches Fastify's error handler are problem+json too.
-    routerOptions: {
-      ignoreTrailingSlash: true,
-      onBadUrl: (_path, _req, res) =>
-        rawProblem(
-          res,
-          config.baseUrl,
-          400,
-          'invalid_url',
-          'The request path is not a valid URL (bad percent-encoding).',
-        ),
-      // No resource has an id that long.
-      onMaxParamLength: (_path, _req, res) => rawProblem(res, config.baseUrl, 404, 'not_found', 'Resource not found.'),
-    },
-    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
-      if (err.code === 'ECONNRESET' || !socket.writable) return;
-      const [status, code, detail]: [number, ErrorCode, string] =
-        err.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'headers_too_large', 'The request headers are too large.']
-          : [400, 'bad_request', 'The request could not be parsed as HTTP.'];
-      const body = JSON.stringify(problemBody(config.baseUrl, status, code, detail));
-      socket.end(
-        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    },
-  }).withTypeProvider<ZodTypeProvider>();
+  const app = Fastify(fastifyOptions(deps.config, options.logger)).withTypeProvider<ZodTypeProvider>();
 
   // JSON is the only body format: anything else is 415.
   app.removeContentTypeParser('text/plain');
@@ -99,6 +47,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     reply.header('x-request-id', request.id);
   });
 
+  await registerPlugins(app, deps);
+  await registerRoutes(app, deps);
+  return app;
+}
+
+/** Cross-cutting plugins, in the order their hooks must run. */
+async function registerPlugins(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { config } = deps;
   await app.register(errorsPlugin, { baseUrl: config.baseUrl });
   await app.register(strictRequestsPlugin);
   // Request counts and latencies by route pattern and status; GET /metrics here only with METRICS_TOKEN.
@@ -113,7 +69,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     redisUrl: config.redisUrl,
     redisPrefix: config.rateLimitRedisPrefix,
   });
-  await app.register(corsPlugin, { pool: deps.pool });
+  await app.register(corsPlugin, { allowedOrigins: () => allowedOrigins(deps.pool) });
   // A dashboard session stands in for a secret key on same-origin requests (before auth, which then accepts it).
   setHashLimits({ concurrency: config.dashboard.passwordHashConcurrency, queue: config.dashboard.passwordHashQueue });
   await app.register(sessionPlugin, {
@@ -122,10 +78,17 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     secureCookies: config.dashboard.secureCookies,
     baseUrl: config.baseUrl,
   });
-  await app.register(authPlugin, { pool: deps.pool, adminToken: config.adminToken });
+  await app.register(authPlugin, {
+    adminToken: config.adminToken,
+    keyStore: (onListenerLost) => keyStore(deps.pool, onListenerLost),
+    sessionOnly,
+  });
   await app.register(bodyGuardPlugin);
   await app.register(idempotencyPlugin, { pool: deps.pool });
+}
 
+/** One route module per surface. The order is the OpenAPI document's order of paths. */
+async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(healthRoutes, deps);
   await app.register(couriersRoutes, deps);
   await app.register(pingRoutes, deps);
@@ -141,5 +104,4 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(pagesRoutes, deps);
   await app.register(dashboardRoutes, deps);
   await app.register(errorsRoutes, deps);
-  return app;
 }

@@ -1,16 +1,16 @@
 // The API process.
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
-import { createPool } from './db.js';
-import { onParentExit } from './lib/parent.js';
-import { startMetricsServer } from './observability/metrics-server.js';
-import { startTracing, stopTracing } from './observability/tracing.js';
-import { connectTemporal } from './temporal.js';
+import { loadConfig } from './platform/config.js';
+import { createPool } from './platform/db.js';
+import { onParentExit } from './platform/parent.js';
+import { startMetricsServer } from './platform/observability/metrics-server.js';
+import { startTracing, stopTracing } from './platform/observability/tracing.js';
+import { connectTemporal } from './platform/temporal.js';
 
 async function main() {
   const config = loadConfig();
-  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/observability/tracing.ts); before the first request.
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/platform/observability/tracing.ts); before the first request.
   await startTracing('delivery-api');
   const pool = createPool(config.databaseUrl, 20);
   const temporal = await connectTemporal(config);

@@ -7,24 +7,24 @@ import { createActivities } from '../activities/index.js';
 import { reconcileOnce } from './deliveries/start.js';
 import { sweepUndispatched } from './webhooks/dispatcher.js';
 import { restartClosedSince } from './deliveries/recovery.js';
-import { loadConfig, type Config } from './config.js';
-import { createPool, type Pool } from './db.js';
-import { ensureWorkflowBundle } from './workflow-bundle.js';
-import { ensurePurgeSchedule } from './maintenance-schedule.js';
-import { onParentExit } from './lib/parent.js';
-import { temporalClient, temporalConnectionOptions } from './temporal.js';
-import { createLogger } from './observability/logger.js';
-import { setDeliveryStatusSource } from './observability/metrics.js';
-import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
-import { countOpenDeliveriesByStatus } from './observability/repository.js';
-import { activityLogContext, installWorkerRuntime } from './observability/temporal-runtime.js';
-import { freePort } from './lib/net.js';
+import { loadConfig, type Config } from './platform/config.js';
+import { createPool, type Pool } from './platform/db.js';
+import { ensureWorkflowBundle } from './platform/workflow-bundle.js';
+import { ensurePurgeSchedule } from './maintenance/schedule.js';
+import { onParentExit } from './platform/parent.js';
+import { temporalClient, temporalConnectionOptions } from './platform/temporal.js';
+import { createLogger } from './platform/observability/logger.js';
+import { setDeliveryStatusSource } from './platform/observability/metrics.js';
+import { startMetricsServer, type MetricsServer } from './platform/observability/metrics-server.js';
+import { countOpenDeliveriesByStatus } from './deliveries/metrics-repository.js';
+import { activityLogContext, installWorkerRuntime } from './platform/observability/temporal-runtime.js';
+import { freePort } from './platform/net.js';
 import {
   startTracing,
   stopTracing,
   tracingActivityInterceptors,
   workflowTracingSinks,
-} from './observability/tracing.js';
+} from './platform/observability/tracing.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -136,7 +136,7 @@ async function main() {
   const coreMetricsAddress = config.workerMetricsPort !== undefined ? `127.0.0.1:${await freePort()}` : undefined;
   installWorkerRuntime(logger, { coreMetricsAddress });
   const pool = createPool(config.databaseUrl, 20);
-  // Same address, TLS / mTLS and API key as the API's connection (src/temporal.ts).
+  // Same address, TLS / mTLS and API key as the API's connection (src/platform/temporal.ts).
   const connectionOptions = temporalConnectionOptions(config);
   const connection = await NativeConnection.connect(connectionOptions);
   const client = temporalClient(await Connection.connect(connectionOptions), config.temporalNamespace);

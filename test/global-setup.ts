@@ -3,8 +3,8 @@
 import type { TestProject } from 'vitest/node';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT_DIR } from '../src/config.js';
-import { buildWorkflowBundle } from '../src/workflow-bundle.js';
+import { ROOT_DIR } from '../src/platform/config.js';
+import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { ensureChromium } from '../scripts/lib/chromium.js';
 import { ensureClientSchema } from '../scripts/lib/client-schema.js';

@@ -3,8 +3,8 @@
 // Thin wrappers: the work is in src/deliveries (repository.ts, dispatch.ts); here errors become Temporal failures.
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../../src/config.js';
-import type { Pool } from '../../src/db.js';
+import type { Config } from '../../src/platform/config.js';
+import type { Pool } from '../../src/platform/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
 import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
 import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
@@ -12,7 +12,7 @@ import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/de
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
-import { observeRecordedEvent } from '../../src/observability/delivery-events.js';
+import { observeRecordedEvent } from '../../src/deliveries/event-metrics.js';
 
 /** With `webhooks` (the delivery workflow's setting), the event's merchant webhooks leave through the outbox. */
 export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] } | null };

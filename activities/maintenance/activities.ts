@@ -1,7 +1,7 @@
 // The maintenance purge's one activity: delete one bounded batch of one kind of expired rows
 // (the deletes are in src/maintenance/repository.ts).
-import type { Config } from '../../src/config.js';
-import type { Pool } from '../../src/db.js';
+import type { Config } from '../../src/platform/config.js';
+import type { Pool } from '../../src/platform/db.js';
 import { purgeBatch } from '../../src/maintenance/repository.js';
 import type { PurgeBatchResult, PurgeKind } from '../../shared/maintenance/definitions.js';
 

@@ -1,5 +1,5 @@
 // The diagnostic round trip's activity (src/system/repository.ts writes the row).
-import type { Pool } from '../../src/db.js';
+import type { Pool } from '../../src/platform/db.js';
 import { writePing } from '../../src/system/repository.js';
 
 export function createSystemActivities(pool: Pool) {

@@ -2,8 +2,8 @@
 // message once; one HTTP attempt per invocation, logged; the workflow owns the schedule and these never retry by
 // themselves).
 import { log } from '@temporalio/activity';
-import type { Config } from '../../src/config.js';
-import type { Pool } from '../../src/db.js';
+import type { Config } from '../../src/platform/config.js';
+import type { Pool } from '../../src/platform/db.js';
 import { messageDelivered } from '../../src/webhooks/repository.js';
 import {
   createWebhookSender,

@@ -3,7 +3,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createSystemActivities } from '../../activities/system/activities.js';
-import { createPool } from '../../src/db.js';
+import { createPool } from '../../src/platform/db.js';
 
 const pool = createPool(process.env.DATABASE_URL!);
 const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 
 export const CLIENT_SCHEMA = path.join(ROOT_DIR, 'clients', 'typescript', 'src', 'schema.ts');
 

@@ -1,13 +1,13 @@
 // Builds the merchant dashboard (web/dashboard: Preact, bundled by Vite) into .build/dashboard, which the API serves
-// at /dashboard (src/routes/dashboard.ts). Run by `npm run build`, `npm run build:dashboard`, `npm run dev` (which
+// at /dashboard (src/dashboard/routes.ts). Run by `npm run build`, `npm run build:dashboard`, `npm run dev` (which
 // then rebuilds on every change) and the dashboard's tests; nothing built is checked in.
 // The first page (index.html, its entry script, the chunks that script imports and its CSS) must stay within
 // FIRST_PAGE_BUDGET_BYTES gzip: the build fails above it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ROOT_DIR } from '../../src/config.js';
-import { DASHBOARD_OUT } from '../../src/pages/dashboard-asset.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
+import { DASHBOARD_OUT } from '../../src/dashboard/asset.js';
 import { ensureClientSchema } from './client-schema.js';
 
 export const DASHBOARD_ROOT = path.join(ROOT_DIR, 'web', 'dashboard');

@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import type { Pool } from '../../src/db.js';
+import { loadConfig } from '../../src/platform/config.js';
+import type { Pool } from '../../src/platform/db.js';
 import { deleteOtherTenantsUsers, userByEmail } from '../../src/users/repository.js';
 import { createUser, newPasswordLink, setPasswordWithLink } from '../../src/users/service.js';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { waitForPort } from './net.js';
 
 /** The dev command's data folder (embedded Postgres, Temporal's SQLite file, demo keys): `DATA_DIR`, default `.data/`. */

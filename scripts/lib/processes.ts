@@ -3,14 +3,14 @@
 import { execFileSync, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 
 export interface ProcOptions {
   env?: NodeJS.ProcessEnv;
   /** Standard output and error are appended to this file; without one, output is dropped and errors shown here. */
   logFile?: string;
   cwd?: string;
-  /** An IPC channel: a Node child started this way stops when this process is gone, even SIGKILLed (src/lib/parent.ts). */
+  /** An IPC channel: a Node child started this way stops when this process is gone, even SIGKILLed (src/platform/parent.ts). */
   ipc?: boolean;
 }
 

@@ -1,4 +1,4 @@
-// Prometheus's promtool, which test/ops.test.ts runs on the alert rules, their unit tests and the Prometheus
+// Prometheus's promtool, which test/system/ops.test.ts runs on the alert rules, their unit tests and the Prometheus
 // configuration: the one on PATH, else Debian's `prometheus` package installed when missing and this user may (the
 // approach of scripts/lib/chromium.ts), else an error saying how to get it. Never a silent skip.
 import { spawnSync } from 'node:child_process';

@@ -1,8 +1,10 @@
 // Loads many deliveries quickly for the list benchmark: tenants, one rate-card courier, and
 // `total` deliveries spread evenly over the tenants and over the past year, with generate_series in
 // batches (a progress bar on stderr). Reuses what an earlier run loaded when the count matches.
-import type { Pool } from '../../src/db.js';
-import { createCourier, createKey, createTenant, linkCouriers } from '../../src/lib/tenants.js';
+import type { Pool } from '../../src/platform/db.js';
+import { createTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
+import { createKey } from '../../src/keys/service.js';
 
 const STATUSES = [
   'pending',

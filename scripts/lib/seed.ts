@@ -3,15 +3,10 @@
 // again on the next start.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Pool } from '../../src/db.js';
-import {
-  createCourier,
-  createKey,
-  createTenant,
-  linkCouriers,
-  type CourierInput,
-  type CreatedTenant,
-} from '../../src/lib/tenants.js';
+import type { Pool } from '../../src/platform/db.js';
+import { createTenant, type CreatedTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers, type CourierInput } from '../../src/couriers/service.js';
+import { createKey } from '../../src/keys/service.js';
 import { demoSimulatorCouriers } from '../../simulator/demo.js';
 
 export const DEMO_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://127.0.0.1:3000'];

@@ -1,9 +1,9 @@
 // What the long-running commands (`npm run dev`, `npm run cluster`) share: step lines, the demo tenant and courier
 // simulator, the children they start, and one clean stop on Ctrl-C, SIGTERM, a child's death or npm's.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT_DIR } from '../../src/config.js';
-import { createPool } from '../../src/db.js';
-import type { CreatedTenant } from '../../src/lib/tenants.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
+import { createPool } from '../../src/platform/db.js';
+import type { CreatedTenant } from '../../src/tenants/service.js';
 import { createSimulator, type Simulator } from '../../simulator/server.js';
 import { DEMO_SIMULATOR_COMPANIES } from '../../simulator/demo.js';
 import { databaseUrlFor, ensureDatabase, migrate, resolvePostgres, type ResolvedPostgres } from './postgres.js';
@@ -13,7 +13,7 @@ import { seedDemo, simulatorCouriers } from './seed.js';
 export const step = (text: string) => console.log(`\x1b[36m==>\x1b[0m ${text}`);
 
 export interface Supervisor {
-  /** A Node child (`node <args>`) with an IPC channel, so it stops when this process is gone (src/lib/parent.ts). */
+  /** A Node child (`node <args>`) with an IPC channel, so it stops when this process is gone (src/platform/parent.ts). */
   node(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess;
   /** Stops the whole stack when `proc` exits on its own (its log file is named in the message). */
   watch(proc: Proc): void;

@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
 import { goInstall, isExecutable, onPath, userCacheDir } from './go-install.js';
 import { waitForPort } from './net.js';

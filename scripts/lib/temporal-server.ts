@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
 import { goInstall, isExecutable, userCacheDir } from './go-install.js';
 import { isListening, waitForPort } from './net.js';

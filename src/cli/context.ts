@@ -2,12 +2,12 @@
 // the option parsers.
 import { InvalidArgumentError, Option } from 'commander';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { courierById, courierBySlug, type CourierRow } from '../couriers/repository.js';
-import type { Pool } from '../db.js';
-import { ApiError } from '../lib/problem.js';
-import { normaliseOrigin } from '../lib/tenants.js';
-import { isUuid } from '../lib/uuid.js';
+import type { Pool } from '../platform/db.js';
+import { ApiError } from '../http/problem.js';
+import { normaliseOrigin } from '../keys/service.js';
+import { isUuid } from '../platform/uuid.js';
 
 /** A usage mistake: printed as one line, exit code 2. */
 export class UsageError extends Error {}

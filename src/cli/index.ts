@@ -4,9 +4,9 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import type { Client } from '@temporalio/client';
-import { loadConfig, type Config } from '../config.js';
-import { createPool, type Pool } from '../db.js';
-import { connectTemporal } from '../temporal.js';
+import { loadConfig, type Config } from '../platform/config.js';
+import { createPool, type Pool } from '../platform/db.js';
+import { connectTemporal } from '../platform/temporal.js';
 import { courierCommands } from './commands/courier.js';
 import { deliveryCommands } from './commands/delivery.js';
 import { keyCommands } from './commands/key.js';

@@ -1,8 +1,8 @@
 // Courier companies as stored (their API shapes: view.ts). The simulated test couriers (adapter `simulated`,
 // migrations/1700000004100_simulated-couriers.sql) are rows too: every tenant's test keys get them without linking, and
 // live keys never see them.
-import type { Pool } from '../db.js';
-import type { Scope } from '../lib/scope.js';
+import type { Pool } from '../platform/db.js';
+import type { Scope } from '../platform/scope.js';
 
 export interface RateCard {
   /** Fee per started kilometre of haversine distance, centavos. */
@@ -81,7 +81,7 @@ export async function courierBySlug(pool: Pool, slug: string): Promise<CourierRo
   return rows[0] ?? null;
 }
 
-/** A new company's row (src/lib/tenants.ts createCourier fills in the defaults). */
+/** A new company's row (src/tenants/service.ts createCourier fills in the defaults). */
 export type NewCourierRow = Pick<
   CourierRow,
   | 'id'

@@ -2,7 +2,7 @@
 // `<delivery id>_secret_<32 base62>`, shown once in the widget's creation answer; only its SHA-256 hash is stored.
 // Presented on GET /v1/widget/deliveries/{id}?client_secret=..., it unlocks the fuller view with the PIN.
 import { createHash } from 'node:crypto';
-import { randomBase62, sameHash } from '../lib/keys.js';
+import { randomBase62, sameHash } from '../platform/secrets.js';
 
 export function newClientSecret(deliveryId: string): { secret: string; hash: Buffer } {
   const secret = `${deliveryId}_secret_${randomBase62(32)}`;

@@ -1,24 +1,25 @@
 // Creating a delivery from a persisted quote, in one transaction: lock and consume the quote, insert the
 // delivery and its `delivery.created` event. The workflow starts after commit (src/deliveries/start.ts).
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Config } from '../config.js';
-import { inTransaction, type Pool, type PoolClient } from '../db.js';
-import { canonicalJson, sha256Hex } from '../lib/canonical.js';
-import { ApiError, type ErrorCode, type FieldErrorCode } from '../lib/problem.js';
-import type { Scope } from '../lib/scope.js';
-import { isUuid } from '../lib/uuid.js';
+import type { Config } from '../platform/config.js';
+import { inTransaction, type Pool, type PoolClient } from '../platform/db.js';
+import { canonicalJson, sha256Hex } from '../platform/canonical.js';
+import { ApiError, type ErrorCode, type FieldErrorCode } from '../http/problem.js';
+import type { Scope } from '../platform/scope.js';
+import { isUuid } from '../platform/uuid.js';
 import { differingParts, payloadHash } from '../quotes/payload.js';
-import { clampDate, type Address, type Parcel } from '../schemas.js';
+import { clampDate } from '../http/schemas.js';
+import { type Address, type Parcel } from '../couriers/schemas.js';
 import { initialStatusFor, type PaymentMethod } from '../../shared/deliveries/vocabulary.js';
+import { type DeliveryEventRow, type DeliveryRow } from './repository.js';
 import {
   deliveryByIdempotencyKey,
   insertDelivery,
   lockQuoteForDelivery,
   quotedPayload,
-  type DeliveryEventRow,
-  type DeliveryRow,
+  type QuoteForDelivery,
   type StartableDelivery,
-} from './repository.js';
+} from './start-repository.js';
 import { newClientSecret } from './client-secret.js';
 
 export interface CreateDeliveryInput {
@@ -93,71 +94,84 @@ export async function createDelivery(
     }
     if (payloadHash(input) !== quote.payload_hash) throw await payloadMismatch(client, quote.id, input);
 
-    const id = randomUUID();
-    const reference = newReference();
-    const initialStatus = initialStatusFor(input.payment_method);
-    const start = input.scheduled_pickup_at ? Date.parse(input.scheduled_pickup_at) : Date.now();
-    // Capped at 9999-12-31T23:59:59.999Z: a pickup scheduled at the end of the range cannot push it past what a read serialises.
-    const slaDeadline = clampDate(
-      input.scheduled_delivery_at
-        ? Date.parse(input.scheduled_delivery_at)
-        : Math.max(start, Date.now()) + quote.eta_minutes * 60_000 + config.slaGraceMs,
-    );
-    const pin = quote.require_delivery_pin ? String(randomInt(10_000)).padStart(4, '0') : null;
-    // Only the widget's deliveries get one: the merchant reads its deliveries with its secret key.
-    const clientSecret = source === 'widget' ? newClientSecret(id) : null;
+    return insertFromQuote(client, config, scope, input, source, quote, { key: idempotencyKey, requestHash });
+  });
+}
 
-    // The Idempotency-Key stays bound to its delivery for good; a concurrent request under it is refused (refuseReusedKey).
-    const createdEventId = randomUUID();
-    const inserted = await insertDelivery(
-      client,
-      {
-        id,
-        tenant_id: scope.tenantId,
-        reference,
-        status: initialStatus,
-        livemode: scope.livemode,
-        company_id: quote.company_id,
-        quote_id: quote.id,
-        origin: input.origin,
-        destination: input.destination,
-        parcel: input.parcel,
-        payment_method: input.payment_method,
-        cash_collect_aoa: input.cash_collect_aoa ?? null,
-        quoted_fee_aoa: quote.fee_aoa,
-        delivery_pin: pin,
-        scheduled_pickup_at: input.scheduled_pickup_at ?? null,
-        scheduled_delivery_at: input.scheduled_delivery_at ?? null,
-        sla_deadline_at: slaDeadline,
-        metadata: input.options?.metadata ?? {},
-        idempotency_key: idempotencyKey,
-        idempotency_request_hash: requestHash,
-        client_secret_hash: clientSecret?.hash ?? null,
-      },
-      { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
-    ).catch(refuseReusedKey);
-    return {
-      row: {
-        ...inserted.row,
-        courier_name: quote.name,
-        courier_slug: quote.slug,
-        require_delivery_pin: quote.require_delivery_pin,
-      },
-      events: [inserted.event],
-      client_secret: clientSecret?.secret ?? null,
-      replayed: false,
+/** The delivery's row and its first event, from a quote that checked out; the answer createDelivery gives. */
+async function insertFromQuote(
+  client: PoolClient,
+  config: Config,
+  scope: Scope,
+  input: CreateDeliveryInput,
+  source: string,
+  quote: QuoteForDelivery,
+  idempotency: { key: string | null; requestHash: string | null },
+): Promise<CreatedDelivery> {
+  const id = randomUUID();
+  const reference = newReference();
+  const initialStatus = initialStatusFor(input.payment_method);
+  const start = input.scheduled_pickup_at ? Date.parse(input.scheduled_pickup_at) : Date.now();
+  // Capped at 9999-12-31T23:59:59.999Z: a pickup scheduled at the end of the range cannot push it past what a read serialises.
+  const slaDeadline = clampDate(
+    input.scheduled_delivery_at
+      ? Date.parse(input.scheduled_delivery_at)
+      : Math.max(start, Date.now()) + quote.eta_minutes * 60_000 + config.slaGraceMs,
+  );
+  const pin = quote.require_delivery_pin ? String(randomInt(10_000)).padStart(4, '0') : null;
+  // Only the widget's deliveries get one: the merchant reads its deliveries with its secret key.
+  const clientSecret = source === 'widget' ? newClientSecret(id) : null;
+
+  // The Idempotency-Key stays bound to its delivery for good; a concurrent request under it is refused (refuseReusedKey).
+  const createdEventId = randomUUID();
+  const inserted = await insertDelivery(
+    client,
+    {
       id,
-      reference,
       tenant_id: scope.tenantId,
+      reference,
+      status: initialStatus,
       livemode: scope.livemode,
       company_id: quote.company_id,
+      quote_id: quote.id,
+      origin: input.origin,
+      destination: input.destination,
+      parcel: input.parcel,
+      payment_method: input.payment_method,
+      cash_collect_aoa: input.cash_collect_aoa ?? null,
+      quoted_fee_aoa: quote.fee_aoa,
+      delivery_pin: pin,
+      scheduled_pickup_at: input.scheduled_pickup_at ?? null,
+      scheduled_delivery_at: input.scheduled_delivery_at ?? null,
+      sla_deadline_at: slaDeadline,
+      metadata: input.options?.metadata ?? {},
+      idempotency_key: idempotency.key,
+      idempotency_request_hash: idempotency.requestHash,
+      client_secret_hash: clientSecret?.hash ?? null,
+    },
+    { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
+  ).catch(refuseReusedKey);
+  return {
+    row: {
+      ...inserted.row,
+      courier_name: quote.name,
       courier_slug: quote.slug,
       require_delivery_pin: quote.require_delivery_pin,
-      sla_deadline_at: slaDeadline,
-      created_event_id: createdEventId,
-      initial_status: initialStatus,
-    };
-  });
+    },
+    events: [inserted.event],
+    client_secret: clientSecret?.secret ?? null,
+    replayed: false,
+    id,
+    reference,
+    tenant_id: scope.tenantId,
+    livemode: scope.livemode,
+    company_id: quote.company_id,
+    courier_slug: quote.slug,
+    require_delivery_pin: quote.require_delivery_pin,
+    sla_deadline_at: slaDeadline,
+    created_event_id: createdEventId,
+    initial_status: initialStatus,
+  };
 }
 
 /** 422 quote_payload_mismatch naming the parts that differ from the quoted ones: one field error per part. */

@@ -5,13 +5,13 @@
 // (the mode of the company must be the delivery's: no real courier is ever called for a test delivery). A simulated
 // courier that moves by itself gets its movement workflow once booked (workflows/simulated-couriers).
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { adapterFor } from '../couriers/adapters/index.js';
 import type { BookingResult } from '../couriers/adapters/adapter.js';
 import { simulatedMoves } from '../couriers/adapters/simulated.js';
 import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/repository.js';
-import type { Pool } from '../db.js';
-import { startWorkflowOnce } from '../temporal.js';
+import type { Pool } from '../platform/db.js';
+import { startWorkflowOnce } from '../platform/temporal.js';
 import { CourierNotFound, DeliveryNotFound } from '../../shared/deliveries/definitions.js';
 import { simulatedCourierWorkflowId } from '../../shared/simulated-couriers/definitions.js';
 import { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';

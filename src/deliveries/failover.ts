@@ -4,10 +4,10 @@
 // from left out; among those within the fee ceiling (the fee locked at creation + max_fee_increase_aoa, however many
 // moves came before) the tenant's preferred
 // companies come first, in their order, then the cheapest. The quote picked is marked used by the delivery.
-import type { Config } from '../config.js';
-import type { Pool } from '../db.js';
+import type { Config } from '../platform/config.js';
+import type { Pool } from '../platform/db.js';
 import { createQuoteService } from '../quotes/service.js';
-import { redispatchSource, useQuoteForRedispatch } from './repository.js';
+import { redispatchSource, useQuoteForRedispatch } from './start-repository.js';
 import type { RedispatchPlan } from '../../shared/deliveries/definitions.js';
 
 export interface PlanInput {

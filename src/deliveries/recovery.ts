@@ -4,10 +4,10 @@
 // state in Postgres; `delivery recover` does the same before it signals (docs/operations.md "Temporal UI actions").
 // A cancellation requested in the Temporal UI is handled by the workflow itself and ends nothing abruptly.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Config } from '../config.js';
-import type { Pool } from '../db.js';
+import type { Config } from '../platform/config.js';
+import type { Pool } from '../platform/db.js';
 import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
-import { countWorkflowRestart, restartableDelivery } from './repository.js';
+import { countWorkflowRestart, restartableDelivery } from './start-repository.js';
 import { startDeliveryWorkflow } from './start.js';
 
 /** After this many restarts of one delivery's workflow the reconciler stops and says so: something closes it again. */

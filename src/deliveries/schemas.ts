@@ -5,11 +5,11 @@ import {
   EXAMPLE_CREATED_EVENT,
   EXAMPLE_DELIVERY,
   EXAMPLE_DELIVERY_SUMMARY,
-  EXAMPLE_PAGINATION,
   EXAMPLE_TRACKING,
   EXAMPLE_WIDGET_DELIVERY,
-} from '../lib/examples.js';
-import { Address, DateTimeInput, PaginationQuery, Parcel, Timestamp, Uri } from '../schemas.js';
+} from '../http/examples.js';
+import { DateTimeInput, PaginationQuery, Timestamp, Uri } from '../http/schemas.js';
+import { Address, Parcel } from '../couriers/schemas.js';
 import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../shared/deliveries/vocabulary.js';
 
 const dateTime = DateTimeInput;
@@ -80,7 +80,7 @@ export const CreateDeliveryBody = CreateDeliveryFields.superRefine((body, ctx) =
 }).meta({ examples: [EXAMPLE_CREATE_DELIVERY] });
 
 /** The widget's body: the same fields; which payment methods it may use and the cod amount come from its key's
- *  policy (src/lib/widget-policy.ts), checked by the route. */
+ *  policy (src/keys/widget-policy.ts), checked by the route. */
 export const WidgetCreateDeliveryBody = CreateDeliveryFields.superRefine(checkCreate).meta({
   examples: [EXAMPLE_CREATE_DELIVERY],
 });
@@ -225,9 +225,8 @@ export const TrackingView = z
   })
   .meta({ id: 'TrackingView', examples: [EXAMPLE_TRACKING] });
 
-export const Pagination = z
-  .object({ limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() })
-  .meta({ id: 'Pagination', examples: [EXAMPLE_PAGINATION] });
+/** `:id` of a delivery route. */
+export const DeliveryId = z.object({ id: z.uuid() });
 
 export const ListQuery = PaginationQuery.extend({
   status: z

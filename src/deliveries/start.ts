@@ -5,9 +5,9 @@
 // never run twice.
 import type { Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Config } from '../config.js';
-import type { Pool } from '../db.js';
-import { startWorkflowOnce } from '../temporal.js';
+import type { Config } from '../platform/config.js';
+import type { Pool } from '../platform/db.js';
+import { startWorkflowOnce } from '../platform/temporal.js';
 import {
   deliveryWorkflowId,
   type DeliveryContinuedState,
@@ -24,7 +24,7 @@ import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 import { DISPATCH_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
-import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './repository.js';
+import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './start-repository.js';
 
 export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {

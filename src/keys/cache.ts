@@ -9,7 +9,7 @@
 //     older than a minute.
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
-import type { KeyKind } from '../lib/keys.js';
+import type { KeyKind } from '../platform/secrets.js';
 import type { KeyRow } from './repository.js';
 
 const CHANNEL = 'api_keys_changed';

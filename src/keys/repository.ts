@@ -1,8 +1,8 @@
-// API keys as stored (api_keys): only their SHA-256 hash is kept (src/lib/keys.ts makes and hashes them).
-import { inTransaction, type Db, type Pool } from '../db.js';
+// API keys as stored (api_keys): only their SHA-256 hash is kept (src/platform/secrets.ts makes and hashes them).
+import { inTransaction, type Db, type Pool } from '../platform/db.js';
 import { keyChanged } from './cache.js';
-import type { KeyKind, KeyMode } from '../lib/keys.js';
-import type { Scope } from '../lib/scope.js';
+import type { KeyKind, KeyMode } from '../platform/secrets.js';
+import type { Scope } from '../platform/scope.js';
 import type { PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 
 export interface KeyRow {
@@ -104,7 +104,7 @@ export async function setWidgetPolicyRow(
   return rowCount === 1;
 }
 
-// --- /v1/api_keys (src/routes/api-keys.ts): a tenant's keys of one mode, never their hash ---------------------
+// --- /v1/api_keys (src/keys/routes.ts): a tenant's keys of one mode, never their hash ---------------------
 
 /** A key as the merchant sees it: kind, mode, the first 12 characters, origins, revocation. */
 export interface ApiKeyRow {

@@ -1,8 +1,8 @@
 // Request and response schemas of /v1/api_keys (OpenAPI through the zod type provider), and the shape a key row
 // leaves the API in.
 import { z } from 'zod';
-import { Timestamp } from '../schemas.js';
-import { pageOf, withSecret } from '../lib/schema-builders.js';
+import { Timestamp } from '../http/schemas.js';
+import { pageOf, withSecret } from '../http/schema-builders.js';
 
 /** Active keys per tenant and mode. */
 export const MAX_ACTIVE_KEYS = 50;

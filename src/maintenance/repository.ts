@@ -1,8 +1,8 @@
 // The maintenance purge's deletes: one bounded batch of one kind of expired rows at a time
 // (workflows/maintenance/definitions.ts lists the kinds; docs/operations.md "Retention" their periods).
-import type { Config } from '../config.js';
-import type { Pool } from '../db.js';
-import { IDEMPOTENCY_TTL } from '../idempotency/repository.js';
+import type { Config } from '../platform/config.js';
+import type { Pool } from '../platform/db.js';
+import { IDEMPOTENCY_TTL } from '../http/idempotency-repository.js';
 import type { PurgeBatchResult, PurgeKind } from '../../shared/maintenance/definitions.js';
 
 /** The table of each kind and the condition that makes its row deletable; `$1` is the retention in ms. */

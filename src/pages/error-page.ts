@@ -1,6 +1,6 @@
 // The pages every problem's `type` URI resolves to (GET /errors/<code>, and GET /errors for the list): what the code
-// means and what to do, from src/lib/error-catalog.ts. Plain server-rendered HTML, no scripts, like the tracking page.
-import type { ErrorInfo } from '../lib/error-catalog.js';
+// means and what to do, from src/http/error-catalog.ts. Plain server-rendered HTML, no scripts, like the tracking page.
+import type { ErrorInfo } from '../http/error-catalog.js';
 import { esc } from './tracking-page.js';
 
 /** Escaped text with `backticks` as <code>. */

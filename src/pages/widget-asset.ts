@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ROOT_DIR } from '../config.js';
+import { ROOT_DIR } from '../platform/config.js';
 
 export const WIDGET_ENTRY = path.join(ROOT_DIR, 'web', 'widget.ts');
 export const WIDGET_OUT = path.join(ROOT_DIR, '.build', 'widget.js');

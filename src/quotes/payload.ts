@@ -1,8 +1,8 @@
 // A quote locks its fee for the exact origin, destination and parcel that produced it.
 // Both are stored normalised (validated by the zod schemas, which trim strings; keys sorted;
 // absent optional fields dropped) with a SHA-256 hash, and delivery creation compares on that form.
-import { canonicalJson, sha256Hex } from '../lib/canonical.js';
-import type { Address, Parcel } from '../schemas.js';
+import { canonicalJson, sha256Hex } from '../platform/canonical.js';
+import type { Address, Parcel } from '../couriers/schemas.js';
 import type { QuoteRequest } from './schemas.js';
 
 /** The normalised form: plain JSON, keys sorted, undefined and null optional fields dropped. */

@@ -1,7 +1,7 @@
 // Quotes as stored: one row per courier company's answer (src/quotes/service.ts writes them, delivery creation
 // takes one: src/deliveries/create.ts).
-import type { Pool } from '../db.js';
-import type { Scope } from '../lib/scope.js';
+import type { Pool } from '../platform/db.js';
+import type { Scope } from '../platform/scope.js';
 import type { QuoteRequest } from './schemas.js';
 
 export interface NewQuote {

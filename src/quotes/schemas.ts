@@ -1,8 +1,9 @@
 // Request and response schemas of POST /v1/quotes and /v1/widget/quotes (OpenAPI through the zod type provider).
 // The quote service's and the courier adapters' types are derived from them.
 import { z } from 'zod';
-import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../lib/examples.js';
-import { Address, Parcel, Uri } from '../schemas.js';
+import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../http/examples.js';
+import { Uri } from '../http/schemas.js';
+import { Address, Parcel } from '../couriers/schemas.js';
 
 export const QuoteRequestBody = z.strictObject({ origin: Address, destination: Address, parcel: Parcel }).meta({
   id: 'QuoteRequest',

@@ -12,11 +12,11 @@
 // - The result says how many companies were configured and how many failed, so the caller decides 502/503.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { adapterFor, CourierUnavailableError, type CourierQuote } from '../couriers/adapters/index.js';
 import { tenantCouriers, type CourierRow } from '../couriers/repository.js';
-import type { Pool } from '../db.js';
-import type { Scope } from '../lib/scope.js';
+import type { Pool } from '../platform/db.js';
+import type { Scope } from '../platform/scope.js';
 import { normalisePayload, payloadHash } from './payload.js';
 import { insertQuotes } from './repository.js';
 import { QuoteRequestBody, type QuoteEntry, type QuoteRequest } from './schemas.js';

@@ -1,5 +1,5 @@
 // Rows of the diagnostic round trip (POST /v1/diagnostics/round_trip: API -> workflow -> activity -> Postgres).
-import type { Pool } from '../db.js';
+import type { Pool } from '../platform/db.js';
 
 export async function writePing(
   pool: Pool,

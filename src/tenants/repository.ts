@@ -1,5 +1,5 @@
 // Tenants (merchants) as stored. Their keys: src/keys/repository.ts; their courier companies: src/couriers/repository.ts.
-import type { Pool } from '../db.js';
+import type { Pool } from '../platform/db.js';
 import { DEFAULT_DISPATCH_POLICY, type DispatchPolicy } from './dispatch-policy.js';
 
 export async function insertTenant(pool: Pool, id: string, name: string): Promise<void> {

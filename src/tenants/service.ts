@@ -1,11 +1,15 @@
-// Tenant settings changed by the API (PUT /v1/settings/dispatch) and the admin command line (`admin tenant dispatch`,
-// `admin tenant settings`): the rules live here once, the SQL in ./repository.ts.
-import { linkedActiveCourier } from '../couriers/repository.js';
-import type { Pool } from '../db.js';
-import { ApiError, validationFailed } from '../lib/problem.js';
+// Tenants: a new tenant is its row plus a live and a test pair of keys (through the keys service); the settings changed
+// by the API (PUT /v1/settings/dispatch) and the admin command line (`admin tenant dispatch`, `admin tenant settings`):
+// the rules live here once, the SQL in ./repository.ts.
+import { randomUUID } from 'node:crypto';
+import { createKey } from '../keys/service.js';
+import { canBook } from '../couriers/service.js';
+import type { Pool } from '../platform/db.js';
+import { ApiError, validationFailed } from '../http/problem.js';
 import { isEmailAddress } from '../users/service.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
 import {
+  insertTenant,
   dispatchPolicyOf,
   saveDispatchPolicy,
   updateTenantPageSettings,
@@ -25,7 +29,7 @@ export async function changeDispatchPolicy(
 ): Promise<DispatchPolicy> {
   const refused = [];
   for (const [i, companyId] of (change.preferred_company_ids ?? []).entries()) {
-    if (!(await linkedActiveCourier(pool, tenantId, companyId, livemode))) {
+    if (!(await canBook(pool, tenantId, companyId, livemode))) {
       refused.push({
         pointer: `/preferred_company_ids/${i}`,
         code: 'not_allowed' as const,
@@ -67,4 +71,38 @@ export async function changePageSettings(
     changes[column] = value || null;
   }
   return updateTenantPageSettings(pool, tenantId, changes);
+}
+
+/** A new tenant's keys: the live pair (`secret_key`, `publishable_key`) and the test pair (`test_...`). */
+export interface CreatedTenant {
+  tenant_id: string;
+  secret_key: string;
+  secret_key_id: string;
+  publishable_key: string;
+  publishable_key_id: string;
+  test_secret_key: string;
+  test_secret_key_id: string;
+  test_publishable_key: string;
+  test_publishable_key_id: string;
+}
+
+/** A tenant with a live and a test pair of keys; both publishable keys allow `allowedOrigins`. */
+export async function createTenant(pool: Pool, name: string, allowedOrigins: string[] = []): Promise<CreatedTenant> {
+  const tenantId = randomUUID();
+  await insertTenant(pool, tenantId, name);
+  const secret = await createKey(pool, tenantId, 'secret');
+  const publishable = await createKey(pool, tenantId, 'publishable', allowedOrigins);
+  const testSecret = await createKey(pool, tenantId, 'secret', [], 'test');
+  const testPublishable = await createKey(pool, tenantId, 'publishable', allowedOrigins, 'test');
+  return {
+    tenant_id: tenantId,
+    secret_key: secret.key,
+    secret_key_id: secret.id,
+    publishable_key: publishable.key,
+    publishable_key_id: publishable.id,
+    test_secret_key: testSecret.key,
+    test_secret_key_id: testSecret.id,
+    test_publishable_key: testPublishable.key,
+    test_publishable_key_id: testPublishable.id,
+  };
 }

@@ -7,7 +7,7 @@
 // run at once and `queue` more wait for a turn; beyond that a hash is refused at once (503 password_check_busy,
 // Retry-After) instead of piling up behind the others (DASHBOARD_PASSWORD_HASH_CONCURRENCY, _QUEUE).
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { ApiError } from '../lib/problem.js';
+import { ApiError } from '../http/problem.js';
 
 const LOG_N = 17;
 const R = 8;

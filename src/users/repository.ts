@@ -1,6 +1,6 @@
 // Dashboard users, their set-password links, their sessions and failed sign-ins as stored
 // (migrations/1700000007000_dashboard-users.sql). Tokens and session ids are stored as SHA-256 hashes only.
-import type { Db, Pool } from '../db.js';
+import type { Db, Pool } from '../platform/db.js';
 import type { Role } from './roles.js';
 
 export interface UserRow {

@@ -1,8 +1,8 @@
 // Request and response schemas of /v1/users (OpenAPI through the zod type provider) and of the dashboard's own
-// routes (src/routes/dashboard.ts, hidden from the document), and the shape a user leaves the API in.
+// routes (src/dashboard/routes.ts, hidden from the document), and the shape a user leaves the API in.
 import { z } from 'zod';
-import { Timestamp, Uri } from '../schemas.js';
-import { Pagination } from '../deliveries/schemas.js';
+import { Timestamp, Uri } from '../http/schemas.js';
+import { Pagination } from '../http/schemas.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { ROLES } from './roles.js';
 

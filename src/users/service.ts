@@ -1,9 +1,9 @@
 // Dashboard accounts (docs/dashboard.md): users of a tenant, set-password links, sign-in with rate limiting and
 // lockout, sessions. The admin command line (`user create`), the /v1/users routes and the dashboard's own routes
-// (src/routes/dashboard.ts) all go through here.
+// (src/dashboard/routes.ts) all go through here.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { inTransaction, type Pool } from '../db.js';
-import { ApiError, notFound } from '../lib/problem.js';
+import { inTransaction, type Pool } from '../platform/db.js';
+import { ApiError, notFound } from '../http/problem.js';
 import { hashPassword, verifyMany } from './passwords.js';
 import {
   accountsByEmail,
@@ -11,6 +11,7 @@ import {
   consumePasswordLink,
   countFailures,
   deleteExpired,
+  deleteSession,
   deleteUserRow,
   forgetAttempt,
   insertSession,
@@ -277,3 +278,8 @@ export async function signIn(
 
 /** The stored form of a session cookie's value. */
 export const sessionHash = (sessionToken: string): Buffer => sha256(sessionToken);
+
+/** Signs a dashboard session out: it is forgotten at once (the route clears the cookie). */
+export async function signOut(pool: Pool, sessionIdHash: Buffer): Promise<void> {
+  await deleteSession(pool, sessionIdHash);
+}

@@ -6,13 +6,13 @@
 // it was dispatched is found by the sweeper (sweepUndispatched) and handed to the same workflow, which skips the
 // endpoints that took it already: at least once per (event, endpoint), always under the same webhook-id.
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import { inTransaction, type Pool } from '../db.js';
+import { inTransaction, type Pool } from '../platform/db.js';
 import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } from '../deliveries/repository.js';
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
 import { markMessageDispatched, undispatchedMessages } from './repository.js';
 import { storeWebhookMessage, type PreparedMessage } from './sender.js';
-import type { Config } from '../config.js';
-import { startWorkflowOnce } from '../temporal.js';
+import type { Config } from '../platform/config.js';
+import { startWorkflowOnce } from '../platform/temporal.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE_MS,
   webhookFanoutWorkflowId,

@@ -2,10 +2,10 @@
 // endpoint registered with a test key is a test endpoint: it gets test deliveries' messages only, and a live key
 // never sees it); a deleted endpoint (deleted_at set) is gone for the API but keeps its attempt log rows.
 import { randomUUID } from 'node:crypto';
-import { inTransaction, type Db, type Pool } from '../db.js';
-import type { Scope } from '../lib/scope.js';
-import { isUuid } from '../lib/uuid.js';
-import { generateWebhookSecret } from '../lib/keys.js';
+import { inTransaction, type Db, type Pool } from '../platform/db.js';
+import type { Scope } from '../platform/scope.js';
+import { isUuid } from '../platform/uuid.js';
+import { generateWebhookSecret } from '../platform/secrets.js';
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
 
 export interface EndpointRow {

@@ -1,8 +1,8 @@
 // Request and response schemas of /v1/webhook_endpoints (OpenAPI through the zod type provider).
 import { z } from 'zod';
-import { DateTimeInput, PaginationQuery, Timestamp, Uri } from '../schemas.js';
-import { EXAMPLE_CREATED_EVENT, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../lib/examples.js';
-import { pageOf, withSecret } from '../lib/schema-builders.js';
+import { DateTimeInput, PaginationQuery, Timestamp, Uri } from '../http/schemas.js';
+import { EXAMPLE_CREATED_EVENT, EXAMPLE_WEBHOOK_ATTEMPT, EXAMPLE_WEBHOOK_ENDPOINT } from '../http/examples.js';
+import { pageOf, withSecret } from '../http/schema-builders.js';
 import { EVENT_TYPES } from '../../shared/deliveries/vocabulary.js';
 
 const dateTime = DateTimeInput;

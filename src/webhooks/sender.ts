@@ -3,13 +3,13 @@
 // The worker runs these as the prepareWebhookMessage / attemptWebhook activities (activities/webhooks).
 import { Agent, request } from 'undici';
 import { Webhook } from 'standardwebhooks';
-import type { Config } from '../config.js';
-import type { Db, Pool } from '../db.js';
+import type { Config } from '../platform/config.js';
+import type { Db, Pool } from '../platform/db.js';
 import { findDelivery, findEvent, type DeliveryEventRow } from '../deliveries/repository.js';
-import { toEvent, toSummary } from '../deliveries/view.js';
+import { toEvent, toSummary } from '../deliveries/views.js';
 import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
-import { webhookAttempts, webhookDelay } from '../observability/metrics.js';
+import { webhookAttempts, webhookDelay } from '../platform/observability/metrics.js';
 import type { Status } from '../../shared/deliveries/vocabulary.js';
 import {
   MAX_RETRY_AFTER_MS,
@@ -108,7 +108,7 @@ export async function storeWebhookMessage(
 }
 
 /**
- * An attempt's metrics (src/observability/metrics.ts): its outcome and, for an event's webhook (not a replay), how long
+ * An attempt's metrics (src/platform/observability/metrics.ts): its outcome and, for an event's webhook (not a replay), how long
  * after the event the first attempt started and the webhook arrived. The event's time is the envelope's `created_at`.
  */
 function observeAttempt(input: AttemptInput, outcome: AttemptResult['outcome'], body: string, startedAt: number): void {
@@ -125,6 +125,82 @@ function observeAttempt(input: AttemptInput, outcome: AttemptResult['outcome'], 
 
 /** The longest a webhook receiver's connection may take to open (WEBHOOK_TIMEOUT_MS when that is shorter). */
 export const WEBHOOK_CONNECT_MAX_MS = 10_000;
+
+type Target = NonNullable<Awaited<ReturnType<typeof attemptTarget>>>;
+
+/**
+ * Logs an attempt and what follows from it: `exhausted` after a last attempt to retry, and `final` when this attempt
+ * disabled the endpoint (failing for DISABLE_FAILING_AFTER_MS). Returns the outcome the caller acts on.
+ */
+async function logOutcome(
+  pool: Pool,
+  input: AttemptInput,
+  target: Target,
+  startedAt: number,
+  attempt: { result: AttemptResult; statusCode: number | null; latencyMs: number | null; error: string | null },
+): Promise<AttemptResult> {
+  const base = {
+    endpointId: input.endpointId,
+    tenantId: target.tenant_id,
+    livemode: target.livemode,
+    messageId: input.messageId,
+    eventId: target.event_id,
+    eventType: target.event_type,
+    attempt: input.attempt,
+    trigger: input.trigger,
+  };
+  let { result } = attempt;
+  const { statusCode, latencyMs, error } = attempt;
+  const succeeded = result.outcome === 'succeeded';
+  const { disabled } = await insertAttempt(pool, {
+    ...base,
+    status: succeeded ? 'succeeded' : 'failed',
+    statusCode,
+    latencyMs,
+    error,
+  });
+  if (disabled) {
+    // Failing for DISABLE_FAILING_AFTER_MS: this attempt disabled the endpoint (reason `failing`); nothing follows.
+    result = { ...result, outcome: 'final' };
+  } else if (result.outcome === 'retry' && input.lastAttempt) {
+    await insertAttempt(pool, {
+      ...base,
+      status: 'exhausted',
+      statusCode: null,
+      latencyMs: null,
+      error: `no attempt left after ${input.attempt}`,
+    });
+    result = { ...result, outcome: 'exhausted' };
+  }
+  observeAttempt(input, result.outcome, target.body, startedAt);
+  return result;
+}
+
+/** The Standard Webhooks headers of a message, signed with the endpoint's secret (and the previous one while rotating). */
+function signedHeaders(target: Target, messageId: string, now: Date): Record<string, string> {
+  const secrets = [target.secret, ...(target.rotating && target.previous_secret ? [target.previous_secret] : [])];
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'delivery-api-webhooks/1.0',
+    'webhook-id': messageId,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': signatureHeader(secrets, messageId, now, target.body),
+  };
+}
+
+/** The POST itself: the receiver's status and Retry-After. Throws when the receiver cannot be reached in time. */
+async function postSigned(agent: Agent, timeoutMs: number, target: Target, headers: Record<string, string>) {
+  const res = await request(target.url, {
+    method: 'POST',
+    headers,
+    body: target.body,
+    dispatcher: agent,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+  await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+  return { statusCode: res.statusCode, retryAfterMs };
+}
 
 /** `resolve`: the DNS resolver of outgoing connections (default dns.lookup; tests play DNS rebinding with it). */
 export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?: Resolver; log?: Logger }) {
@@ -143,8 +219,6 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
     keepAliveTimeout: 10_000,
     connections: 64,
   });
-
-  const logAttempt = (row: Parameters<typeof insertAttempt>[1]) => insertAttempt(pool, row);
 
   return {
     /**
@@ -169,78 +243,28 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         return { outcome: 'inactive', statusCode: null, retryAfterMs: null };
       }
 
-      const base = {
-        endpointId: input.endpointId,
-        tenantId: target.tenant_id,
-        livemode: target.livemode,
-        messageId: input.messageId,
-        eventId: target.event_id,
-        eventType: target.event_type,
-        attempt: input.attempt,
-        trigger: input.trigger,
-      };
-      const finish = async (
+      const finish = (
         result: AttemptResult,
         statusCode: number | null,
         latencyMs: number | null,
         error: string | null,
-      ): Promise<AttemptResult> => {
-        const succeeded = result.outcome === 'succeeded';
-        const { disabled } = await logAttempt({
-          ...base,
-          status: succeeded ? 'succeeded' : 'failed',
-          statusCode,
-          latencyMs,
-          error,
-        });
-        if (disabled) {
-          // Failing for DISABLE_FAILING_AFTER_MS: this attempt disabled the endpoint (reason `failing`); nothing follows.
-          result = { ...result, outcome: 'final' };
-        } else if (result.outcome === 'retry' && input.lastAttempt) {
-          await logAttempt({
-            ...base,
-            status: 'exhausted',
-            statusCode: null,
-            latencyMs: null,
-            error: `no attempt left after ${input.attempt}`,
-          });
-          result = { ...result, outcome: 'exhausted' };
-        }
-        observeAttempt(input, result.outcome, target.body, startedAt);
-        return result;
-      };
+      ) => logOutcome(pool, input, target, startedAt, { result, statusCode, latencyMs, error });
 
       // A URL that is no longer acceptable (e.g. registered before production rules applied) is a final failure.
       const refused = checkUrlSyntax(target.url, config.allowLoopbackWebhooks);
       if (refused) return finish({ outcome: 'final', statusCode: null, retryAfterMs: null }, null, 0, refused.detail);
 
       const now = new Date();
-      const secrets = [target.secret, ...(target.rotating && target.previous_secret ? [target.previous_secret] : [])];
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'delivery-api-webhooks/1.0',
-        'webhook-id': input.messageId,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': signatureHeader(secrets, input.messageId, now, target.body),
-      };
+      const headers = signedHeaders(target, input.messageId, now);
       const started = performance.now();
-      let statusCode: number;
-      let retryAfterMs: number | null;
+      let answer: { statusCode: number; retryAfterMs: number | null };
       try {
-        const res = await request(target.url, {
-          method: 'POST',
-          headers,
-          body: target.body,
-          dispatcher: agent,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        statusCode = res.statusCode;
-        retryAfterMs = parseRetryAfter(res.headers['retry-after']);
-        await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+        answer = await postSigned(agent, timeoutMs, target, headers);
       } catch (err) {
         const latency = Math.round(performance.now() - started);
         return finish({ outcome: 'retry', statusCode: null, retryAfterMs: null }, null, latency, errorText(err));
       }
+      const { statusCode, retryAfterMs } = answer;
       const latency = Math.round(performance.now() - started);
       if (statusCode >= 200 && statusCode < 300)
         return finish({ outcome: 'succeeded', statusCode, retryAfterMs: null }, statusCode, latency, null);

@@ -17,8 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT_DIR } from '../../src/config.js';
-import { createTenant } from '../../src/lib/tenants.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
+import { createTenant } from '../../src/tenants/service.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc, productionBuild } from '../../scripts/lib/processes.js';
 import {

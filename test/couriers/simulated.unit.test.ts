@@ -2,7 +2,7 @@
 // how each answers a booking, the fleet events it sends by itself, and test-slow-quotes' parcel type and delay. And
 // the RateCardAdapter's guards: a malformed card or an absurd price is the courier being unavailable, not a quote.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { CourierRejectedError, CourierUnavailableError } from '../../src/couriers/adapters/adapter.js';
 import { RateCardAdapter } from '../../src/couriers/adapters/rate-card.js';
 import {

@@ -2,9 +2,9 @@
 // which a browser reads: no fleet size, opening hours or bank account, and never the adapter's secrets.
 import { describe, expect, it } from 'vitest';
 import type { CourierRow } from '../../src/couriers/repository.js';
-import { toCourier, toWidgetCourier } from '../../src/couriers/view.js';
-import { WidgetCourier } from '../../src/routes/couriers.js';
-import { Courier } from '../../src/schemas.js';
+import { toCourier, toWidgetCourier } from '../../src/couriers/views.js';
+import { WidgetCourier } from '../../src/couriers/routes.js';
+import { Courier } from '../../src/couriers/schemas.js';
 
 const row: CourierRow = {
   id: '33333333-3333-4333-8333-333333333333',

@@ -3,9 +3,9 @@
 import Fastify from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
-import { parseJsonBodies } from '../../src/lib/json-body.js';
-import errorsPlugin from '../../src/plugins/errors.js';
-import { FleetEventBody } from '../../src/routes/fleet.js';
+import { parseJsonBodies } from '../../src/http/json-body.js';
+import errorsPlugin from '../../src/http/plugins/errors.js';
+import { FleetEventBody } from '../../src/deliveries/fleet-routes.js';
 
 const event = (change: Record<string, unknown> = {}) => ({
   tracking_ref: 'TRK-1',

@@ -5,15 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { CreateDeliveryBody, ListQuery, WidgetCreateDeliveryBody } from '../../src/deliveries/schemas.js';
-import {
-  Address,
-  clampDate,
-  DateTimeInput,
-  EARLIEST_DATE_MS,
-  LATEST_DATE_MS,
-  PaginationQuery,
-  Parcel,
-} from '../../src/schemas.js';
+import { Address, Parcel } from '../../src/couriers/schemas.js';
+import { clampDate, DateTimeInput, EARLIEST_DATE_MS, LATEST_DATE_MS, PaginationQuery } from '../../src/http/schemas.js';
 
 const origin = { address_line: 'Rua Rainha Ginga 10', city: 'Luanda', province: 'Luanda' };
 const destination = { address_line: 'Estrada de Catete km 12', city: 'Viana', province: 'Luanda' };

@@ -12,8 +12,8 @@ import {
   toTracking,
   toWidgetDelivery,
   trackingUrl,
-} from '../../src/deliveries/view.js';
-import { LATEST_DATE_MS } from '../../src/schemas.js';
+} from '../../src/deliveries/views.js';
+import { LATEST_DATE_MS } from '../../src/http/schemas.js';
 
 const BASE = 'https://api.example.test';
 const ID = '0b6f4c1e-7a6e-4c31-9d2a-2f1c1f0e9a11';

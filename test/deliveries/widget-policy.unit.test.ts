@@ -1,8 +1,8 @@
 // A publishable key's widget payment policy (src/lib/widget-policy.ts): which payment methods a widget delivery may
 // use and how much cash the courier collects on cod.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/lib/problem.js';
-import { applyWidgetPaymentPolicy, DEFAULT_WIDGET_PAYMENT_METHODS } from '../../src/lib/widget-policy.js';
+import { ApiError } from '../../src/http/problem.js';
+import { applyWidgetPaymentPolicy, DEFAULT_WIDGET_PAYMENT_METHODS } from '../../src/keys/widget-policy.js';
 
 describe('the widget payment policy', () => {
   const refusal = (fn: () => unknown) => {

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 
 /** The ```sh blocks of a page, in order. */
 const shellBlocks = (markdown: string): string[] =>

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { createTenant } from '../../src/lib/tenants.js';
+import { createTenant } from '../../src/tenants/service.js';
 import { ensureTemporalCli } from '../../scripts/lib/temporal-cli.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc } from '../../scripts/lib/processes.js';

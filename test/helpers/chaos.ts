@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
-import { createCourier, linkCouriers } from '../../src/lib/tenants.js';
+import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import { createSimulator, newFleetSecret, type Simulator } from '../../simulator/server.js';
 import {
   databaseUrlFor,
@@ -20,8 +20,8 @@ import {
 } from '../../scripts/lib/postgres.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc } from '../../scripts/lib/processes.js';
-import { ROOT_DIR } from '../../src/config.js';
-import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
+import { buildWorkflowBundle } from '../../src/platform/workflow-bundle.js';
 import { DESTINATION, ORIGIN, PARCEL } from './fixtures.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
 // A dashboard session for tests that manage users and keys: those writes take a session, never a secret key
-// (403 session_required, src/users/roles.ts sessionOnly). test/dashboard-api.test.ts drives sign-in itself.
+// (403 session_required, src/users/roles.ts sessionOnly). test/dashboard/dashboard-api.test.ts drives sign-in itself.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { createUser } from '../../src/users/service.js';

@@ -1,12 +1,12 @@
-// `npm run dev` as a developer runs it, for the tests that need the whole dev stack (test/dev.test.ts,
-// test/quickstart.test.ts): its own free ports, data folder and database; started in its own process group, as a
+// `npm run dev` as a developer runs it, for the tests that need the whole dev stack (test/platform/dev.test.ts,
+// test/system/quickstart.test.ts): its own free ports, data folder and database; started in its own process group, as a
 // terminal does; stopped by killing that group whatever happened.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { dropDatabase } from '../../scripts/lib/postgres.js';
 import { isListening } from '../../scripts/lib/net.js';
 

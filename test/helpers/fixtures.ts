@@ -1,7 +1,8 @@
 // Merchants with couriers behind the real courier simulator, and quotes made through the real API.
 import { randomUUID } from 'node:crypto';
 import { createSimulator, newFleetSecret, type CompanyConfig, type Simulator } from '../../simulator/server.js';
-import { createCourier, linkCouriers, type CourierInput, type CreatedTenant } from '../../src/lib/tenants.js';
+import { type CreatedTenant } from '../../src/tenants/service.js';
+import { createCourier, linkCouriers, type CourierInput } from '../../src/couriers/service.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Stack } from './stack.js';
 import { webhookFanoutWorkflowId, webhookMessageId } from '../../shared/webhooks/definitions.js';

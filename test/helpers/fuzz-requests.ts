@@ -1,9 +1,9 @@
-// The request mix of the HTTP fuzzer (test/fuzz.test.ts): fast-check arbitraries that build requests for every
+// The request mix of the HTTP fuzzer (test/http/fuzz.test.ts): fast-check arbitraries that build requests for every
 // endpoint of the three surfaces, fleet events, webhook endpoints, pages and strays, against a World of ids and keys
 // the test sets up. Loaded in a worker thread (test/helpers/fuzz-worker.ts), so it holds plain data only.
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import type { CreatedTenant } from '../../src/lib/tenants.js';
+import type { CreatedTenant } from '../../src/tenants/service.js';
 import { signFleetEvent } from '../../simulator/server.js';
 import {
   CONTENT_TYPES,
@@ -52,7 +52,7 @@ export const ALLOWED_ORIGIN = 'http://shop.test';
  */
 // Known bugs the fuzzer counts without failing. Empty: the two it found (router and HTTP-parser errors that
 // were not problem+json; a 500 for bodies nested ~3,000 levels deep with an Idempotency-Key) are fixed in
-// src/app.ts and src/plugins/body-guard.ts, and now fail the run if they come back.
+// src/app.ts and src/http/plugins/body-guard.ts, and now fail the run if they come back.
 export const KNOWN_BUGS: { id: string; matches: (v: Violation) => boolean }[] = [];
 
 export interface World {

@@ -1,6 +1,6 @@
 // The fuzzer's client side, in a worker thread so that generating requests, parsing answers and validating them
 // against the OpenAPI document do not compete with the API for the test process's event loop.
-// Started by `runFuzzWorker` (below) from test/fuzz.test.ts; runs `concurrency` fast-check lanes against the API
+// Started by `runFuzzWorker` (below) from test/http/fuzz.test.ts; runs `concurrency` fast-check lanes against the API
 // and posts back the histogram, the violations and the known-bug counts.
 import fc from 'fast-check';
 import path from 'node:path';

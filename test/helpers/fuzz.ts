@@ -1,4 +1,4 @@
-// Shared pieces of the HTTP fuzzer (test/fuzz.test.ts): the response checker (problem+json for every error,
+// Shared pieces of the HTTP fuzzer (test/http/fuzz.test.ts): the response checker (problem+json for every error,
 // 2xx bodies against the served OpenAPI document), value generators for hostile input, body mutation,
 // and a keep-alive HTTP sender with a histogram.
 import fc from 'fast-check';

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import type { Stack } from './stack.js';

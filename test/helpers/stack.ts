@@ -6,12 +6,12 @@ import type { Logger as Pino } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createPool, type Pool } from '../../src/db.js';
-import { createTenant, type CreatedTenant } from '../../src/lib/tenants.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
+import { createPool, type Pool } from '../../src/platform/db.js';
+import { createTenant, type CreatedTenant } from '../../src/tenants/service.js';
 import { createWorker } from '../../src/worker.js';
-import { installWorkerRuntime } from '../../src/observability/temporal-runtime.js';
-import { temporalClient } from '../../src/temporal.js';
+import { installWorkerRuntime } from '../../src/platform/observability/temporal-runtime.js';
+import { temporalClient } from '../../src/platform/temporal.js';
 import type { FastifyInstance } from 'fastify';
 import { freePort } from '../../scripts/lib/net.js';
 
@@ -67,7 +67,7 @@ export async function startStack(overrides: Partial<Config> = {}, options: { log
     // The operator token of POST /v1/diagnostics/round_trip; Redis keys (when redisUrl is set) unique to this stack.
     adminToken: `admin-${randomUUID()}`,
     rateLimitRedisPrefix: `delivery-api-test:${randomUUID()}:`,
-    // The tests' webhook receivers listen on 127.0.0.1 (the default refuses loopback: test/security-ssrf.test.ts).
+    // The tests' webhook receivers listen on 127.0.0.1 (the default refuses loopback: test/webhooks/security-ssrf.test.ts).
     allowLoopbackWebhooks: true,
     ...overrides,
   };

@@ -3,29 +3,14 @@
 // a missing, malformed, wrong-kind, unknown or revoked key is told, the publishable key's origins, the test mode
 // from the stored key, the writes only a dashboard session may make, and the operator token.
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import authPlugin from '../../src/http/plugins/auth.js';
+import errorsPlugin from '../../src/http/plugins/errors.js';
 import type { KeyRow } from '../../src/keys/repository.js';
-import { generateKey, hashKey } from '../../src/lib/keys.js';
+import { sessionOnly } from '../../src/users/roles.js';
+import { generateKey, hashKey } from '../../src/platform/secrets.js';
 
 const rows = new Map<string, KeyRow & { kind: string }>();
-
-vi.mock('../../src/keys/cache.js', () => ({
-  KeyCache: class {
-    lookup(_hash: Buffer, _kind: string, read: () => Promise<KeyRow | null>) {
-      return read();
-    }
-    async close() {}
-  },
-}));
-vi.mock('../../src/keys/repository.js', () => ({
-  keyByHash: async (_pool: unknown, hash: Buffer, kind: string) => {
-    const row = rows.get(hash.toString('hex'));
-    return row && row.kind === kind ? row : null;
-  },
-}));
-
-const { default: authPlugin } = await import('../../src/plugins/auth.js');
-const { default: errorsPlugin } = await import('../../src/plugins/errors.js');
 
 const ADMIN_TOKEN = 'operator-token-of-this-test';
 const key = (kind: 'secret' | 'publishable', mode: 'live' | 'test', change: Partial<KeyRow> = {}) => {
@@ -52,7 +37,15 @@ beforeAll(async () => {
   app = Fastify({ logger: false });
   await app.register(errorsPlugin, { baseUrl: 'https://api.example.test' });
   app.decorateRequest('dashboardSession', null);
-  await app.register(authPlugin, { pool: {} as never, adminToken: ADMIN_TOKEN });
+  // The keys domain's store, in memory: the plugin takes it as an option (the HTTP layer imports no domain).
+  const keyStore = () => ({
+    find: async (hash: Buffer, kind: string) => {
+      const row = rows.get(hash.toString('hex'));
+      return row && row.kind === kind ? row : null;
+    },
+    close: async () => {},
+  });
+  await app.register(authPlugin, { adminToken: ADMIN_TOKEN, keyStore, sessionOnly });
   const echo = async (request: { auth: unknown }) => ({ auth: request.auth });
   app.get('/v1/deliveries', echo);
   app.get('/v1/widget/couriers', echo);

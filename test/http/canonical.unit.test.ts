@@ -1,7 +1,7 @@
 // Canonical JSON (src/lib/canonical.ts): equal values give equal text whatever the key order, which the quote
 // payload hash and the Idempotency-Key body comparison rely on.
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Hex } from '../../src/lib/canonical.js';
+import { canonicalJson, sha256Hex } from '../../src/platform/canonical.js';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth, keeps array order, drops undefined members', () => {

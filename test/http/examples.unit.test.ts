@@ -7,7 +7,7 @@ import { z } from 'zod';
 import '../../src/deliveries/schemas.js';
 import '../../src/keys/schemas.js';
 import '../../src/quotes/schemas.js';
-import '../../src/routes/couriers.js';
+import '../../src/couriers/routes.js';
 import '../../src/tenants/dispatch-policy.js';
 import '../../src/users/schemas.js';
 import '../../src/webhooks/schemas.js';

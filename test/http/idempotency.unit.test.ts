@@ -4,12 +4,12 @@
 // spelling, the body compared in canonical form, secrets never stored, and a 5xx freeing the key.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { IdempotencyClaim, IdempotencyRecord } from '../../src/idempotency/repository.js';
+import type { IdempotencyClaim, IdempotencyRecord } from '../../src/http/idempotency-repository.js';
 
 const records = new Map<string, IdempotencyRecord>();
 const id = (c: IdempotencyClaim) => JSON.stringify([c.tenantId, c.livemode, c.scope, c.key]);
 
-vi.mock('../../src/idempotency/repository.js', () => ({
+vi.mock('../../src/http/idempotency-repository.js', () => ({
   claimKey: async (_pool: unknown, claim: IdempotencyClaim, requestHash: string) => {
     if (records.has(id(claim))) return false;
     records.set(id(claim), {
@@ -39,8 +39,8 @@ vi.mock('../../src/idempotency/repository.js', () => ({
   },
 }));
 
-const { default: idempotencyPlugin } = await import('../../src/plugins/idempotency.js');
-const { default: errorsPlugin } = await import('../../src/plugins/errors.js');
+const { default: idempotencyPlugin } = await import('../../src/http/plugins/idempotency.js');
+const { default: errorsPlugin } = await import('../../src/http/plugins/errors.js');
 
 let app: FastifyInstance;
 let runs = 0;

@@ -2,8 +2,8 @@
 // blank body as no body where allowed, malformed JSON as 400 invalid_json; only in the scope that registers it.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJsonBodies } from '../../src/lib/json-body.js';
-import errorsPlugin from '../../src/plugins/errors.js';
+import { parseJsonBodies } from '../../src/http/json-body.js';
+import errorsPlugin from '../../src/http/plugins/errors.js';
 
 let app: FastifyInstance;
 beforeAll(async () => {

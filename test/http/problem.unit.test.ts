@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT_DIR } from '../../src/config.js';
-import { ERROR_CATALOG } from '../../src/lib/error-catalog.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
+import { ERROR_CATALOG } from '../../src/http/error-catalog.js';
 import {
   ApiError,
   ERROR_CODES,
@@ -14,7 +14,7 @@ import {
   titleFor,
   unauthorized,
   validationFailed,
-} from '../../src/lib/problem.js';
+} from '../../src/http/problem.js';
 
 const BASE = 'https://api.example.test';
 

@@ -1,8 +1,8 @@
 // TRUST_PROXY as Fastify's trustProxy (src/lib/trust-proxy.ts): a hop count trusts that many hops only behind a
 // peer on a private network, so a client from the internet cannot name its own address in X-Forwarded-For.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { isPrivateAddress, trustProxyOption } from '../../src/lib/trust-proxy.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { isPrivateAddress, trustProxyOption } from '../../src/http/trust-proxy.js';
 
 describe('trustProxyOption', () => {
   it('is off by default; a hop count or a list of addresses; "true" is refused', () => {

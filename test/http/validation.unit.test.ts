@@ -7,10 +7,10 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateDeliveryBody, ListQuery } from '../../src/deliveries/schemas.js';
-import { ApiError, FIELD_ERROR_CODES } from '../../src/lib/problem.js';
-import errorsPlugin from '../../src/plugins/errors.js';
-import strictRequestsPlugin from '../../src/plugins/strict-requests.js';
-import { IdParam } from '../../src/schemas.js';
+import { ApiError, FIELD_ERROR_CODES } from '../../src/http/problem.js';
+import errorsPlugin from '../../src/http/plugins/errors.js';
+import strictRequestsPlugin from '../../src/http/plugins/strict-requests.js';
+import { IdParam } from '../../src/http/schemas.js';
 import { CreateEndpointBody } from '../../src/webhooks/schemas.js';
 
 const BASE = 'https://api.example.test';

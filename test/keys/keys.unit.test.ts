@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { clientSecretMatches, hashClientSecret, newClientSecret } from '../../src/deliveries/client-secret.js';
 import type { ApiKeyRow } from '../../src/keys/repository.js';
 import { ApiKey } from '../../src/keys/schemas.js';
-import { toApiKey } from '../../src/keys/view.js';
+import { toApiKey } from '../../src/keys/views.js';
 import {
   generateKey,
   generateWebhookSecret,
@@ -13,8 +13,8 @@ import {
   parseKey,
   randomBase62,
   sameHash,
-} from '../../src/lib/keys.js';
-import { isUuid } from '../../src/lib/uuid.js';
+} from '../../src/platform/secrets.js';
+import { isUuid } from '../../src/platform/uuid.js';
 
 describe('API keys', () => {
   it('generateKey: the prefix of its kind and mode, then 32 base62 characters; parseKey reads both back', () => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT_DIR } from '../../src/config.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 
 interface Panel {
   id: number;

@@ -1,7 +1,7 @@
 // The configuration schema (src/config.ts) without any server: defaults, coercion, every bad variable reported at
 // once, and the README's table generated from it (`npm run docs:config` rewrites it when this fails).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_STATE_BUDGETS_MS, loadConfig } from '../../src/config.js';
+import { DEFAULT_STATE_BUDGETS_MS, loadConfig } from '../../src/platform/config.js';
 import { readReadme, withConfigTable } from '../../scripts/lib/config-table.js';
 
 describe('loadConfig', () => {

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT_DIR } from '../../src/config.js';
-import { duration, outgoingCallsTable } from '../../src/outgoing-calls.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
+import { duration, outgoingCallsTable } from '../../src/system/outgoing-calls.js';
 
 describe('outgoing calls', () => {
   it('docs/operations.md holds the table generated from the code', () => {

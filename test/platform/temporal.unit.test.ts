@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { temporalConnectionOptions } from '../../src/temporal.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { temporalConnectionOptions } from '../../src/platform/temporal.js';
 
 describe('Temporal connection options (TLS, mTLS, API key)', () => {
   let dir: string;

@@ -3,7 +3,7 @@
 // (503 password_check_busy with Retry-After beyond the queue). Cheap parameters (N = 2^10) where the format allows.
 import { randomBytes, scryptSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/lib/problem.js';
+import { ApiError } from '../../src/http/problem.js';
 import {
   HASH_BUSY_RETRY_AFTER_S,
   hashPassword,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { UserRow } from '../../src/users/repository.js';
 import { ROLES, requiredRole, roleAllows, sessionOnly } from '../../src/users/roles.js';
 import { User } from '../../src/users/schemas.js';
-import { toUser } from '../../src/users/view.js';
+import { toUser } from '../../src/users/views.js';
 
 describe('roles', () => {
   it('are ordered viewer < developer < owner', () => {

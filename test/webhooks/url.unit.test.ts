@@ -3,7 +3,7 @@
 // opt-in; the registration check after DNS resolution and the send-time lookup (DNS rebinding) with stub resolvers.
 // The same rules on the real stack (422 at registration, nothing sent) are in test/security-ssrf.test.ts.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/platform/config.js';
 import {
   checkUrlSyntax,
   checkWebhookUrl,

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILING_AFTER_MS, type EndpointRow } from '../../src/webhooks/repository.js';
 import { CreateEndpointBody, WebhookEndpoint } from '../../src/webhooks/schemas.js';
-import { toEndpoint, toEndpointWithSecret } from '../../src/webhooks/view.js';
+import { toEndpoint, toEndpointWithSecret } from '../../src/webhooks/views.js';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 const row = (change: Partial<EndpointRow> = {}): EndpointRow => ({

@@ -1,10 +1,10 @@
-// Workflow interceptors, bundled with every workflow (src/workflow-bundle.ts: workflowInterceptorModules).
+// Workflow interceptors, bundled with every workflow (src/platform/workflow-bundle.ts: workflowInterceptorModules).
 //  - Logs: a workflow's log lines carry the deliveryId and tenantId of its input (every delivery and webhook workflow
 //    takes them), beside the workflowId and runId Temporal adds.
 //  - Traces: Temporal's OpenTelemetry interceptors (@temporalio/interceptors-opentelemetry), for a run started with a
-//    trace context only (the starter traced: src/observability/tracing.ts). A run started without one passes every
+//    trace context only (the starter traced: src/platform/observability/tracing.ts). A run started without one passes every
 //    call straight through: no span, no sink call, no extra yield, so histories recorded before tracing existed replay
-//    unchanged (test/lifecycle.test.ts). Whether a run is traced comes from its start headers, which are in its
+//    unchanged (test/deliveries/lifecycle.test.ts). Whether a run is traced comes from its start headers, which are in its
 //    history: the choice is the same on replay.
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import {

@@ -1,5 +1,5 @@
 // The maintenance purge, started every PURGE_INTERVAL_MS by the Temporal Schedule `maintenance-purge`
-// (src/maintenance-schedule.ts): deletes what has outlived its retention, kind by kind, in bounded batches.
+// (src/maintenance/schedule.ts): deletes what has outlived its retention, kind by kind, in bounded batches.
 import { proxyActivities } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../../activities/maintenance/activities.js';
 import {

@@ -1,8 +1,8 @@
 // `admin courier ...`: courier companies: create, link to tenants, list, (de)activate, rotate the fleet secret.
 import { Option, type Command } from 'commander';
 import { courierSlugExists, listCouriers, rotateFleetSecret, setCourierActive } from '../../couriers/repository.js';
-import { generateWebhookSecret } from '../../lib/keys.js';
-import { createCourier, linkCouriers } from '../../lib/tenants.js';
+import { generateWebhookSecret } from '../../platform/secrets.js';
+import { createCourier, linkCouriers } from '../../couriers/service.js';
 import { tenantExists } from '../../tenants/repository.js';
 import { courierNamed, int, list, text, uuid, UsageError, type CliContext } from '../context.js';
 

@@ -6,10 +6,11 @@ import {
   type OperatorAction,
 } from '../../../shared/deliveries/definitions.js';
 import { OPERATOR_ACTIONS } from '../../../shared/deliveries/vocabulary.js';
-import type { Pool } from '../../db.js';
+import type { Pool } from '../../platform/db.js';
 import { restartIfClosed } from '../../deliveries/recovery.js';
-import { deliveryEvents, deliveryStatus, stalledSince, type DeliveryEventRow } from '../../deliveries/repository.js';
-import { isUuid } from '../../lib/uuid.js';
+import { deliveryEvents, deliveryStatus, type DeliveryEventRow } from '../../deliveries/repository.js';
+import { stalledSince } from '../../deliveries/start-repository.js';
+import { isUuid } from '../../platform/uuid.js';
 import { courierNamed, IgnoredError, int, uuid, UsageError, type CliContext } from '../context.js';
 
 /** "42 s", "17 min", "3 h 5 min", "2 d 4 h": how long ago, for people. */

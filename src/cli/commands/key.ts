@@ -2,10 +2,10 @@
 import { Option, type Command } from 'commander';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../../shared/deliveries/vocabulary.js';
 import { setAllowedOrigins, keyIdByHash } from '../../keys/repository.js';
-import { KEY_MODES, hashKey } from '../../lib/keys.js';
-import { createKey, revokeKey } from '../../lib/tenants.js';
-import { isUuid } from '../../lib/uuid.js';
-import { setWidgetPaymentPolicy } from '../../lib/widget-policy.js';
+import { KEY_MODES, hashKey } from '../../platform/secrets.js';
+import { createKey, revokeKey } from '../../keys/service.js';
+import { isUuid } from '../../platform/uuid.js';
+import { setWidgetPaymentPolicy } from '../../keys/widget-policy.js';
 import { tenantExists } from '../../tenants/repository.js';
 import { allowedOrigins, int, list, uuid, UsageError, type CliContext } from '../context.js';
 

@@ -1,6 +1,6 @@
 // `admin tenant ...`: tenants (merchants), their tracking page settings and their dispatch policy.
 import type { Command } from 'commander';
-import { createTenant } from '../../lib/tenants.js';
+import { createTenant } from '../../tenants/service.js';
 import { DispatchPolicyChange, type DispatchPolicy } from '../../tenants/dispatch-policy.js';
 import { listTenants, tenantExists } from '../../tenants/repository.js';
 import { changeDispatchPolicy, changePageSettings } from '../../tenants/service.js';

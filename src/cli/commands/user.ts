@@ -1,12 +1,12 @@
 // `admin user ...`: dashboard users of a tenant (docs/dashboard.md), through the same service as /v1/users. The
 // set-password link is printed once: send it to the user.
 import { Option, type Command, type OptionValues } from 'commander';
-import { isUuid } from '../../lib/uuid.js';
+import { isUuid } from '../../platform/uuid.js';
 import { tenantExists } from '../../tenants/repository.js';
 import { listUsers, userByEmail, userById, type UserRow } from '../../users/repository.js';
 import { ROLES } from '../../users/roles.js';
 import { createUser, newPasswordLink, removeUser } from '../../users/service.js';
-import { toUser } from '../../users/view.js';
+import { toUser } from '../../users/views.js';
 import { asUsage, text, uuid, UsageError, type CliContext } from '../context.js';
 
 const role = () =>

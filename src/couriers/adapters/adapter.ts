@@ -3,10 +3,14 @@
 //   http       the company's own API, spoken through the courier protocol of design.md (http.ts)
 //   simulated  the built-in test couriers of test mode (simulated.ts)
 // The quote service, the API's quotes route and the delivery workflow's dispatch all go through this.
-import type { QuoteRequest } from '../../quotes/schemas.js';
-import type { Address, Parcel } from '../../schemas.js';
+import type { Address, Parcel } from '../schemas.js';
 
-export type { QuoteRequest };
+/** What an adapter is asked to price: the body of POST /v1/quotes (src/quotes/schemas.ts QuoteRequestBody). */
+export interface QuoteRequest {
+  origin: Address;
+  destination: Address;
+  parcel: Parcel;
+}
 
 export interface CourierQuote {
   fee_aoa: number;

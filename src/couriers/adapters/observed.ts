@@ -1,9 +1,9 @@
-// Every courier call measured (src/observability/metrics.ts): its latency by courier, operation and outcome, and its
+// Every courier call measured (src/platform/observability/metrics.ts): its latency by courier, operation and outcome, and its
 // failures by kind; and, when tracing is on, a span `courier <operation>` (the HTTP call's own span is its child).
 // adapterFor wraps every adapter in this, so quotes (API), bookings and cancellations (worker) are all seen.
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { courierCallDuration, courierCallErrors } from '../../observability/metrics.js';
-import { activeTracer } from '../../observability/tracing.js';
+import { courierCallDuration, courierCallErrors } from '../../platform/observability/metrics.js';
+import { activeTracer } from '../../platform/observability/tracing.js';
 import { CourierRejectedError, CourierUnavailableError, type CourierAdapter } from './adapter.js';
 
 type Operation = 'quote' | 'book' | 'cancel';

@@ -15,7 +15,7 @@
 // the job is the delivery's reference and the fleet's `assigned` event will follow.
 import { z } from 'zod';
 import type { CourierRow } from '../repository.js';
-import type { Address, Parcel } from '../../schemas.js';
+import type { Address, Parcel } from '../schemas.js';
 import {
   CourierUnavailableError,
   type BookingRequest,

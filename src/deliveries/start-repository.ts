@@ -1,0 +1,308 @@
+// The writes that make and (re)start a delivery: creating it from its quote (src/deliveries/create.ts), starting its
+// workflow and finding the ones never started (src/deliveries/start.ts), redispatching after a failover
+// (src/deliveries/failover.ts) and restarting a closed workflow (src/deliveries/recovery.ts). The reads of the API
+// and the worker's event writes are in repository.ts.
+import type { Pool, PoolClient } from '../platform/db.js';
+import type { Scope } from '../platform/scope.js';
+import type { Address, Parcel } from '../couriers/schemas.js';
+import type { Status } from '../../shared/deliveries/vocabulary.js';
+import { DELIVERY_COLUMNS, type DeliveryEventRow, type DeliveryRow } from './repository.js';
+
+// --- Creating a delivery (src/deliveries/create.ts) and starting its workflow (src/deliveries/start.ts) ------------
+
+/** The quote a creation consumes, locked (`FOR UPDATE`) until the creating transaction ends. */
+export interface QuoteForDelivery {
+  id: string;
+  company_id: string;
+  fee_aoa: number;
+  eta_minutes: number;
+  /** Past `valid_until` on the database clock, the one that stamped it (src/quotes/repository.ts). */
+  expired: boolean;
+  payload_hash: string;
+  used_at: Date | null;
+  slug: string;
+  name: string;
+  require_delivery_pin: boolean;
+}
+
+/** The scope's quote (a test quote is not found with a live key, nor the reverse). */
+export async function lockQuoteForDelivery(
+  client: PoolClient,
+  scope: Scope,
+  quoteId: string,
+): Promise<QuoteForDelivery | null> {
+  const { rows } = await client.query<QuoteForDelivery>(
+    `SELECT q.id, q.company_id, q.fee_aoa, q.eta_minutes, q.valid_until < now() AS expired, q.payload_hash, q.used_at, c.slug, c.name,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin
+       FROM quotes q JOIN courier_companies c ON c.id = q.company_id
+      WHERE q.id = $1 AND q.tenant_id = $2 AND q.livemode = $3 FOR UPDATE OF q`,
+    [quoteId, scope.tenantId, scope.livemode],
+  );
+  return rows[0] ?? null;
+}
+
+/** The origin, destination and parcel a quote was made for, as stored. */
+export async function quotedPayload(
+  client: PoolClient,
+  quoteId: string,
+): Promise<{ origin: Address; destination: Address; parcel: Parcel }> {
+  const { rows } = await client.query<{ origin: Address; destination: Address; parcel: Parcel }>(
+    'SELECT origin, destination, parcel FROM quotes WHERE id = $1',
+    [quoteId],
+  );
+  return rows[0];
+}
+
+/** A new delivery's row, as create.ts decided it: the stored columns of a DeliveryRow, and the ones only creation sets. */
+export type NewDeliveryRow = Pick<
+  DeliveryRow,
+  | 'id'
+  | 'tenant_id'
+  | 'reference'
+  | 'status'
+  | 'livemode'
+  | 'company_id'
+  | 'origin'
+  | 'destination'
+  | 'parcel'
+  | 'payment_method'
+  | 'cash_collect_aoa'
+  | 'quoted_fee_aoa'
+  | 'delivery_pin'
+  | 'metadata'
+> & {
+  quote_id: string;
+  scheduled_pickup_at: string | null;
+  scheduled_delivery_at: string | null;
+  sla_deadline_at: Date;
+  idempotency_key: string | null;
+  /** sha256 of the request body's canonical JSON, beside idempotency_key: a reuse of the key with the same body replays. */
+  idempotency_request_hash: string | null;
+  client_secret_hash: Buffer | null;
+};
+
+/**
+ * Inserts the delivery, marks its quote used and records `delivery.created`, on the creating transaction's client.
+ * Returns the inserted row (without the courier's columns) and the event. The unique index on (tenant,
+ * Idempotency-Key) makes the insert fail with constraint `deliveries_tenant_idempotency_key_idx` when the key made
+ * another delivery (at any time: a delivery keeps its key).
+ */
+export async function insertDelivery(
+  client: PoolClient,
+  row: NewDeliveryRow,
+  created: { eventId: string; source: string; payload: Record<string, unknown> },
+): Promise<{
+  row: Omit<DeliveryRow, 'courier_name' | 'courier_slug' | 'require_delivery_pin'>;
+  event: DeliveryEventRow;
+}> {
+  const inserted = await client.query(
+    `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
+       cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
+       client_secret_hash, livemode, idempotency_request_hash)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
+     RETURNING *`,
+    [
+      row.id,
+      row.tenant_id,
+      row.reference,
+      row.status,
+      row.company_id,
+      row.quote_id,
+      row.origin,
+      row.destination,
+      row.parcel,
+      row.payment_method,
+      row.cash_collect_aoa,
+      row.quoted_fee_aoa,
+      row.delivery_pin,
+      row.scheduled_pickup_at,
+      row.scheduled_delivery_at,
+      row.sla_deadline_at,
+      row.metadata,
+      row.idempotency_key,
+      row.client_secret_hash,
+      row.livemode,
+      row.idempotency_request_hash,
+    ],
+  );
+  await client.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1', [row.quote_id, row.id]);
+  const event = await client.query<DeliveryEventRow>(
+    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload, livemode) VALUES ($1, $2, $3, 'delivery.created', $4, $5, $6)
+     RETURNING id, event_type, occurred_at, source, payload`,
+    [created.eventId, row.id, row.tenant_id, created.source, created.payload, row.livemode],
+  );
+  return { row: inserted.rows[0], event: event.rows[0] };
+}
+
+/** What starting a delivery's workflow needs (src/deliveries/start.ts). */
+export interface StartableDelivery {
+  id: string;
+  tenant_id: string;
+  /** The delivery's mode: it takes the dispatch policy of that mode. */
+  livemode: boolean;
+  reference: string;
+  company_id: string;
+  courier_slug: string;
+  require_delivery_pin: boolean;
+  sla_deadline_at: Date | null;
+  created_event_id: string;
+  initial_status: Status;
+}
+
+/**
+ * The delivery of this scope made under this Idempotency-Key, at any age (a delivery keeps its key), with its
+ * `delivery.created` event and what tells whether a new request is the same one: the request hash stored with the key
+ * (null on deliveries made before it was stored) and the quote. Null when the key made no delivery.
+ */
+export async function deliveryByIdempotencyKey(
+  client: PoolClient,
+  scope: Scope,
+  idempotencyKey: string,
+): Promise<{
+  row: DeliveryRow & StartableDelivery;
+  event: DeliveryEventRow;
+  requestHash: string | null;
+  quoteId: string;
+} | null> {
+  const { rows } = await client.query<
+    DeliveryRow & StartableDelivery & { idempotency_request_hash: string | null; quote_id: string }
+  >(
+    `SELECT ${DELIVERY_COLUMNS}, d.idempotency_request_hash, d.quote_id, e.id AS created_event_id, e.payload->>'status' AS initial_status
+       FROM deliveries d JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.tenant_id = $1 AND d.livemode = $3 AND d.idempotency_key = $2`,
+    [scope.tenantId, idempotencyKey, scope.livemode],
+  );
+  const found = rows[0];
+  if (!found) return null;
+  const { idempotency_request_hash: requestHash, quote_id: quoteId, ...row } = found;
+  const events = await client.query<DeliveryEventRow>(
+    'SELECT id, event_type, occurred_at, source, payload FROM delivery_events WHERE id = $1',
+    [row.created_event_id],
+  );
+  return { row, event: events.rows[0], requestHash, quoteId };
+}
+
+/** Notes that the delivery's workflow was started (the reconciler skips it from then on). */
+export async function markWorkflowStarted(pool: Pool, deliveryId: string): Promise<void> {
+  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [
+    deliveryId,
+  ]);
+}
+
+/** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
+export async function unstartedDeliveries(
+  pool: Pool,
+  olderThanMs: number,
+  limit = 100,
+  onlyId: string | null = null,
+): Promise<StartableDelivery[]> {
+  const { rows } = await pool.query<StartableDelivery>(
+    `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status
+       FROM deliveries d
+       JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.workflow_started_at IS NULL AND d.inserted_at <= now() - make_interval(secs => $1::double precision / 1000)
+        AND ($3::uuid IS NULL OR d.id = $3)
+      ORDER BY d.inserted_at LIMIT $2`,
+    [olderThanMs, limit, onlyId],
+  );
+  return rows;
+}
+
+/** Why and since when each of these deliveries is stalled (its latest `delivery.stalled` event), by id. */
+export async function stalledSince(
+  pool: Pool,
+  ids: string[],
+): Promise<Map<string, { reason: string | null; stalled_at: Date }>> {
+  const { rows } = await pool.query<{ delivery_id: string; reason: string | null; stalled_at: Date }>(
+    `SELECT DISTINCT ON (delivery_id) delivery_id, payload->>'reason' AS reason, occurred_at AS stalled_at
+       FROM delivery_events WHERE delivery_id = ANY($1::uuid[]) AND event_type = 'delivery.stalled'
+      ORDER BY delivery_id, occurred_at DESC, seq DESC`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.delivery_id, { reason: r.reason, stalled_at: r.stalled_at }]));
+}
+
+/**
+ * What automatic failover quotes again for a delivery: its tenant and mode, route, parcel, its current fee
+ * (`quoted_fee_aoa`, which follows each redispatch) and the fee locked at creation (`locked_fee_aoa`: the fee of the
+ * quote it was created from, `deliveries.quote_id`, which a redispatch never changes).
+ */
+export async function redispatchSource(
+  pool: Pool,
+  deliveryId: string,
+): Promise<{
+  tenant_id: string;
+  livemode: boolean;
+  origin: Address;
+  destination: Address;
+  parcel: Parcel;
+  quoted_fee_aoa: number;
+  locked_fee_aoa: number;
+} | null> {
+  const { rows } = await pool.query(
+    `SELECT d.tenant_id, d.livemode, d.origin, d.destination, d.parcel, d.quoted_fee_aoa, q.fee_aoa AS locked_fee_aoa
+       FROM deliveries d JOIN quotes q ON q.id = d.quote_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The quote an automatic failover booked is used up by the delivery (it keeps its first quote as `quote_id`). */
+export async function useQuoteForRedispatch(pool: Pool, quoteId: string, deliveryId: string): Promise<void> {
+  await pool.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1 AND used_at IS NULL', [
+    quoteId,
+    deliveryId,
+  ]);
+}
+
+/**
+ * What restarting a delivery's closed workflow needs (src/deliveries/recovery.ts): how it starts, and its state now,
+ * from the delivery row and its events; null when the delivery is final (nothing to restart) or unknown.
+ */
+export async function restartableDelivery(
+  pool: Pool,
+  deliveryId: string,
+): Promise<
+  | (StartableDelivery & {
+      status: Status;
+      courier_tracking_ref: string | null;
+      previous_status: Status | null;
+      changed_at: Date;
+      workflow_restarts: number;
+      /** Automatic failover: the companies it moved away from, oldest first (each delivery.redispatched with automatic: true). */
+      redispatched_from: string[];
+      /** When the current booking was made (delivery_bookings), for the assign timeout; null without one. */
+      booked_at: Date | null;
+    })
+  | null
+> {
+  const { rows } = await pool.query(
+    `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
+            coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status,
+            d.status, d.courier_tracking_ref, d.updated_at AS changed_at, d.workflow_restarts,
+            (SELECT s.payload->>'previous_status' FROM delivery_events s WHERE s.delivery_id = d.id AND s.event_type = 'delivery.stalled'
+              ORDER BY s.occurred_at DESC, s.seq DESC LIMIT 1) AS previous_status,
+            ARRAY(SELECT r.payload->>'from_company_id' FROM delivery_events r
+                   WHERE r.delivery_id = d.id AND r.event_type = 'delivery.redispatched' AND r.payload->>'automatic' = 'true'
+                   ORDER BY r.occurred_at, r.seq) AS redispatched_from,
+            (SELECT b.booked_at FROM delivery_bookings b
+              WHERE b.delivery_id = d.id AND b.company_id = d.company_id AND b.tracking_ref = d.courier_tracking_ref) AS booked_at
+       FROM deliveries d
+       JOIN courier_companies c ON c.id = d.company_id
+       JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
+      WHERE d.id = $1 AND d.status NOT IN ('delivered', 'cancelled', 'failed')`,
+    [deliveryId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Counts a restart of the delivery's workflow (the reconciler gives up after a few). */
+export async function countWorkflowRestart(pool: Pool, deliveryId: string): Promise<void> {
+  await pool.query('UPDATE deliveries SET workflow_restarts = workflow_restarts + 1 WHERE id = $1', [deliveryId]);
+}
