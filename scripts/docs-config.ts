@@ -3,4 +3,4 @@ import fs from 'node:fs';
 import { README, readReadme, withConfigTable } from './lib/config-table.js';
 
 fs.writeFileSync(README, withConfigTable(readReadme()));
-console.log('README.md: configuration table written from src/config.ts');
+console.log('README.md: configuration table written from src/platform/config.ts');

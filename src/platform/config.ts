@@ -54,7 +54,7 @@ const json = <T extends z.ZodType>(schema: T, example: string) =>
   });
 
 /**
- * TRUST_PROXY: off, a hop count (trusted only from private addresses: src/lib/trust-proxy.ts), or proxy-addr's
+ * TRUST_PROXY: off, a hop count (trusted only from private addresses: src/http/trust-proxy.ts), or proxy-addr's
  * comma-separated addresses / CIDRs. "true" (trust every hop) is refused: any client could then choose its address.
  */
 const trustProxy = z
@@ -253,7 +253,7 @@ function toConfig(env: z.output<typeof envSchema>) {
     temporalAddress: env.TEMPORAL_ADDRESS,
     temporalNamespace: env.TEMPORAL_NAMESPACE,
     taskQueue: env.TEMPORAL_TASK_QUEUE,
-    /** TLS / mTLS towards a real Temporal cluster or Temporal Cloud (src/temporal.ts); `enabled` undefined: auto. */
+    /** TLS / mTLS towards a real Temporal cluster or Temporal Cloud (src/platform/temporal.ts); `enabled` undefined: auto. */
     temporalTls: {
       enabled: env.TEMPORAL_TLS,
       certPath: env.TEMPORAL_TLS_CERT,

@@ -1,4 +1,4 @@
-// The shapes a courier company leaves the API in (src/couriers/view.ts): the merchant's Courier, and the widget's,
+// The shapes a courier company leaves the API in (src/couriers/views.ts): the merchant's Courier, and the widget's,
 // which a browser reads: no fleet size, opening hours or bank account, and never the adapter's secrets.
 import { describe, expect, it } from 'vitest';
 import type { CourierRow } from '../../src/couriers/repository.js';

@@ -1,4 +1,4 @@
-// The body of a courier's fleet event (FleetEventBody of src/routes/fleet.ts): strict at the top, the courier payload
+// The body of a courier's fleet event (FleetEventBody of src/deliveries/fleet-routes.ts): strict at the top, the courier payload
 // free-form but bounded, its known fields typed; and how a bad one is answered (the errors plugin on a bare app).
 import Fastify from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';

@@ -1,4 +1,4 @@
-// The request schemas of deliveries (src/deliveries/schemas.ts) and the shared ones (src/schemas.ts), parsed with zod
+// The request schemas of deliveries (src/deliveries/schemas.ts) and the shared ones (src/http/schemas.ts), parsed with zod
 // alone: strict objects, money as integer AOA centavos, dates within 1970..9999 UTC, cash only with cod, the status
 // filter of the list. How a failure becomes a field error code is in test/http/validation.unit.test.ts.
 import { randomUUID } from 'node:crypto';

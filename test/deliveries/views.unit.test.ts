@@ -1,4 +1,4 @@
-// The shapes a delivery leaves the API in (src/deliveries/view.ts): what the merchant sees, what the widget hides
+// The shapes a delivery leaves the API in (src/deliveries/views.ts): what the merchant sees, what the widget hides
 // without and with the client secret, what public tracking shows, and the expected delivery time. Each view is also
 // held to its response schema (src/deliveries/schemas.ts), so a field the schema does not document cannot slip in.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // docs/quickstart.md is the README's quickstart: the same shell commands, so the two cannot drift. Running them is
-// test/quickstart.test.ts (against a real `npm run dev`).
+// test/system/quickstart.test.ts (against a real `npm run dev`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

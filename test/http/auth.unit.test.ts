@@ -1,5 +1,5 @@
-// Authentication (src/plugins/auth.ts) on a bare Fastify app, with the key store replaced by an in-memory table (the
-// cache and its Postgres invalidation are held by test/key-cache.test.ts): which credential each route takes, what
+// Authentication (src/http/plugins/auth.ts) on a bare Fastify app, with the key store replaced by an in-memory table (the
+// cache and its Postgres invalidation are held by test/keys/key-cache.test.ts): which credential each route takes, what
 // a missing, malformed, wrong-kind, unknown or revoked key is told, the publishable key's origins, the test mode
 // from the stored key, the writes only a dashboard session may make, and the operator token.
 import Fastify, { type FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// Canonical JSON (src/lib/canonical.ts): equal values give equal text whatever the key order, which the quote
+// Canonical JSON (src/platform/canonical.ts): equal values give equal text whatever the key order, which the quote
 // payload hash and the Idempotency-Key body comparison rely on.
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../src/platform/canonical.js';

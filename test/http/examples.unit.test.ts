@@ -1,4 +1,4 @@
-// The examples the OpenAPI document shows (src/lib/examples.ts, attached with `.meta({ examples })`) are valid
+// The examples the OpenAPI document shows (src/http/examples.ts, attached with `.meta({ examples })`) are valid
 // instances of their own schemas: a reader who copies one gets a request the API accepts, and a response example is
 // what the API answers with. Every schema registered with an id is visited, so a new one is checked too.
 import { describe, expect, it } from 'vitest';

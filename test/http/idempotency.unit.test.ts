@@ -1,4 +1,4 @@
-// The Idempotency-Key rules of src/plugins/idempotency.ts on a bare Fastify app, with its repository replaced by an
+// The Idempotency-Key rules of src/http/plugins/idempotency.ts on a bare Fastify app, with its repository replaced by an
 // in-memory table (the SQL itself, expiry and the abandoned-claim takeover, is held by the integration tier): the key's
 // length, a record per operation (method, route pattern, parameters with ids in lower case) rather than per URL
 // spelling, the body compared in canonical form, secrets never stored, and a 5xx freeing the key.

@@ -1,4 +1,4 @@
-// The JSON body parser of the routes that need their own (src/lib/json-body.ts): the exact text kept on request, a
+// The JSON body parser of the routes that need their own (src/http/json-body.ts): the exact text kept on request, a
 // blank body as no body where allowed, malformed JSON as 400 invalid_json; only in the scope that registers it.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

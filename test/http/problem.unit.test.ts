@@ -1,4 +1,4 @@
-// Problem details (src/lib/problem.ts) and the error catalog (src/lib/error-catalog.ts): the body every 4xx/5xx
+// Problem details (src/http/problem.ts) and the error catalog (src/http/error-catalog.ts): the body every 4xx/5xx
 // carries, and docs/errors.md held to the catalog. Pure: no stack.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// TRUST_PROXY as Fastify's trustProxy (src/lib/trust-proxy.ts): a hop count trusts that many hops only behind a
+// TRUST_PROXY as Fastify's trustProxy (src/http/trust-proxy.ts): a hop count trusts that many hops only behind a
 // peer on a private network, so a client from the internet cannot name its own address in X-Forwarded-For.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';

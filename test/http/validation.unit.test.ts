@@ -1,4 +1,4 @@
-// How a request the contract refuses is answered (src/plugins/errors.ts, src/plugins/strict-requests.ts): 422
+// How a request the contract refuses is answered (src/http/plugins/errors.ts, src/http/plugins/strict-requests.ts): 422
 // validation_failed with one field error per problem, each with our documented code at its JSON Pointer (body) or
 // parameter (query), never zod's own codes; a malformed path id is 404; Fastify's body errors are problems too.
 // A bare Fastify app with only those plugins and the real schemas, called in-process (inject): no database.

@@ -1,4 +1,4 @@
-// API keys and client secrets (src/lib/keys.ts, src/deliveries/client-secret.ts) and the API key view: the key
+// API keys and client secrets (src/platform/secrets.ts, src/deliveries/client-secret.ts) and the API key view: the key
 // format and its parsing, uniform base62, hashes compared in constant time, and views that never carry a secret.
 import { describe, expect, it } from 'vitest';
 import { clientSecretMatches, hashClientSecret, newClientSecret } from '../../src/deliveries/client-secret.js';

@@ -1,6 +1,6 @@
 // The Grafana dashboard of ops/ (docs/operations.md "Observability") loads as a dashboard: uid, title, schema version,
 // the data source variable, unique panel ids, a grid without overlaps, a query on every panel. Reading a JSON file
-// only; its PromQL is checked by promtool in test/ops.test.ts.
+// only; its PromQL is checked by promtool in test/system/ops.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The configuration schema (src/config.ts) without any server: defaults, coercion, every bad variable reported at
+// The configuration schema (src/platform/config.ts) without any server: defaults, coercion, every bad variable reported at
 // once, and the README's table generated from it (`npm run docs:config` rewrites it when this fails).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_STATE_BUDGETS_MS, loadConfig } from '../../src/platform/config.js';

@@ -1,4 +1,4 @@
-// The logger (src/observability/logger.ts) censors every field that can hold a secret, at any depth, wherever code
+// The logger (src/platform/observability/logger.ts) censors every field that can hold a secret, at any depth, wherever code
 // logs it, and withholds a line it cannot read. Written to an in-memory sink: no process, no stack.
 import { describe, expect, it } from 'vitest';
 import { censorLine, createLogger } from '../../src/platform/observability/logger.js';

@@ -1,4 +1,4 @@
-// The Temporal connection options built from the configuration (src/temporal.ts): plain gRPC, TLS, mTLS from files,
+// The Temporal connection options built from the configuration (src/platform/temporal.ts): plain gRPC, TLS, mTLS from files,
 // an API key, and the errors a wrong combination gets. Pure: nothing connects.
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // The Postgres limits docs/operations.md's table of outgoing calls states are really applied by the pool (that the
-// table is the code's own is checked in the unit tier: test/platform/outgoing-calls.unit.test.ts).
+// table is the code's own is checked in the unit tier: test/system/outgoing-calls.unit.test.ts).
 import net from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createPool, DB_CONNECT_TIMEOUT_MS, type Pool } from '../../src/platform/db.js';

@@ -1,6 +1,6 @@
 // The SSRF cases both tiers check: addresses and URL spellings no webhook may reach, public ones, and stub resolvers
 // (a name rebound to loopback, a name with a public address). Used by test/webhooks/url.unit.test.ts and
-// test/security-ssrf.test.ts.
+// test/webhooks/security-ssrf.test.ts.
 import dns from 'node:dns';
 import type { Resolver } from '../../src/webhooks/url.js';
 

@@ -1,7 +1,7 @@
 // SSRF checks of merchant webhook URLs (src/webhooks/url.ts), without the stack: every special-use address in every
 // spelling (IPv4, IPv6, IPv4 inside IPv6, odd URL forms) refused, public ones accepted, loopback only with the
 // opt-in; the registration check after DNS resolution and the send-time lookup (DNS rebinding) with stub resolvers.
-// The same rules on the real stack (422 at registration, nothing sent) are in test/security-ssrf.test.ts.
+// The same rules on the real stack (422 at registration, nothing sent) are in test/webhooks/security-ssrf.test.ts.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import {

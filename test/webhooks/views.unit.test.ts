@@ -1,4 +1,4 @@
-// What a webhook endpoint leaves the API in (src/webhooks/view.ts): its health from the age of its failures, the end
+// What a webhook endpoint leaves the API in (src/webhooks/views.ts): its health from the age of its failures, the end
 // of a secret rotation, and the signing secret only where the answer is meant to carry it.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILING_AFTER_MS, type EndpointRow } from '../../src/webhooks/repository.js';

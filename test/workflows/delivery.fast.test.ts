@@ -2,7 +2,7 @@
 // retries, operator actions, cancel/dispatch races, PIN attempts, continue-as-new) on the run's real Temporal dev
 // server, with the activities replaced by in-memory fakes (test/helpers/fake-activities.ts) and budgets of
 // milliseconds. Every test asserts the exact events recorded and the status reached, never a duration.
-// The end-to-end tests (test/lifecycle.test.ts) cover the same rules through the API, Postgres and the simulator.
+// The end-to-end tests (test/deliveries/lifecycle.test.ts) cover the same rules through the API, Postgres and the simulator.
 import { WorkflowContinuedAsNewError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';

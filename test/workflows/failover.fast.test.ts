@@ -1,6 +1,6 @@
 // Automatic failover in the fast tier (fake activities): each trigger before pickup rebooks with the company the plan
 // names, within the policy's limits; without the policy, or after pickup, the delivery behaves as design.md says.
-// The plan itself (re-quote, fee ceiling, preferred order) is covered end to end in test/failover.test.ts.
+// The plan itself (re-quote, fee ceiling, preferred order) is covered end to end in test/deliveries/failover.test.ts.
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';

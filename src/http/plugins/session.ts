@@ -7,7 +7,7 @@
 //   - `Dashboard-Mode: test` works on test objects (as a `sk_test_` key would), anything else on live ones.
 // Such a request then looks like one made with a secret key of that mode (request.auth), so every /v1 route serves
 // the dashboard as it is: plugins/auth.ts accepts it in place of a Bearer key. A request that sends
-// `Authorization` is a key's, whatever cookie it carries. Routes of the dashboard itself (src/routes/dashboard.ts)
+// `Authorization` is a key's, whatever cookie it carries. Routes of the dashboard itself (src/dashboard/routes.ts)
 // ask for the session with `config.dashboardSession`.
 import fastifyCookie, { type CookieSerializeOptions } from '@fastify/cookie';
 import fp from 'fastify-plugin';

@@ -1,5 +1,5 @@
 // docs/operations.md's table of outgoing calls (timeouts and retries of every call the service makes) is the one
-// generated from the code (src/outgoing-calls.ts), so the two cannot drift.
+// generated from the code (src/system/outgoing-calls.ts), so the two cannot drift.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

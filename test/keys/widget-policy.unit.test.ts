@@ -1,4 +1,4 @@
-// A publishable key's widget payment policy (src/lib/widget-policy.ts): which payment methods a widget delivery may
+// A publishable key's widget payment policy (src/keys/widget-policy.ts): which payment methods a widget delivery may
 // use and how much cash the courier collects on cod.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/problem.js';
