@@ -51,9 +51,6 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // The dashboard session plugin still reads the users domain itself; it is rewritten on @fastify/cookie with the
-    // users service passed in as an option (#26), and checked again then.
-    exclude: { path: '^src/http/plugins/session\\.ts$' },
     // src/ (and shared/, which imports nothing of it). workflows/ and activities/ are left out: a workflow names its
     // activities by type and src/ starts workflows by function, a loop Temporal's design asks for (type-only on the
     // workflow side, which ESLint checks: workflow-safe imports only).

@@ -16,7 +16,7 @@ import idempotencyPlugin from './http/plugins/idempotency.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import openapiPlugin from './http/plugins/openapi.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
-import sessionPlugin from './http/plugins/session.js';
+import sessionPlugin from './users/session-plugin.js';
 import strictRequestsPlugin from './http/plugins/strict-requests.js';
 import apiKeysRoutes from './keys/routes.js';
 import couriersRoutes from './couriers/routes.js';

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../platform/deps.js';
 import { ApiError } from '../http/problem.js';
 import { dashboardFile } from './asset.js';
-import { clearSessionCookie, sameOrigin, setSessionCookie, type DashboardSession } from '../http/plugins/session.js';
+import { clearSessionCookie, sameOrigin, setSessionCookie, type DashboardSession } from '../users/session-plugin.js';
 import { SetPasswordBody, SignInBody } from '../users/schemas.js';
 import { setPasswordWithLink, signIn, signOut } from '../users/service.js';
 

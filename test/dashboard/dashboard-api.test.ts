@@ -11,7 +11,7 @@ import { ROOT_DIR } from '../../src/platform/config.js';
 import type { CreatedTenant } from '../../src/tenants/service.js';
 import fastifyCookie from '@fastify/cookie';
 import Fastify from 'fastify';
-import { clearSessionCookie, setSessionCookie } from '../../src/http/plugins/session.js';
+import { clearSessionCookie, setSessionCookie } from '../../src/users/session-plugin.js';
 import { MAX_FAILURES_PER_ADDRESS, createUser } from '../../src/users/service.js';
 import type { Role } from '../../src/users/roles.js';
 import { startStack, type Stack } from '../helpers/stack.js';

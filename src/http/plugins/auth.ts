@@ -7,7 +7,7 @@
 // and scopeOf(request) confines the request to the tenant's test objects (docs/test-mode.md).
 // Failed authentications are counted per client address by plugins/rate-limit.ts (every 401 on /v1).
 // The writes on dashboard users and API keys take a dashboard session: a secret key gets 403 session_required there.
-// The merchant dashboard's session cookie is accepted in place of a secret key (plugins/session.ts, registered first).
+// The merchant dashboard's session cookie is accepted in place of a secret key (src/users/session-plugin.ts, registered first).
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { hashKey, keyPrefix, parseKey, sameHash, type KeyKind } from '../../platform/secrets.js';
@@ -75,7 +75,7 @@ export default fp(async (app, opts: AuthOptions) => {
     if (!request.routeOptions.url || request.method === 'OPTIONS') return;
     const mode = authModeFor(request);
     if (mode === 'none') return;
-    // A dashboard session (plugins/session.ts: same origin, the CSRF token on changes, a role that allows the route)
+    // A dashboard session (src/users/session-plugin.ts: same origin, the CSRF token on changes, a role that allows the route)
     // stands in for a secret key: it has set request.auth to the tenant and the mode the dashboard is in.
     if (mode === 'secret' && request.auth && request.dashboardSession) return;
 

@@ -13,12 +13,12 @@ import fastifyCookie, { type CookieSerializeOptions } from '@fastify/cookie';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import type { Pool } from '../../platform/db.js';
-import { ApiError, unauthorized } from '../problem.js';
-import { deleteSession, sessionByHash, touchSession } from '../../users/repository.js';
-import { requiredRole, roleAllows, type Role } from '../../users/roles.js';
-import { sessionHash, type DashboardSettings } from '../../users/service.js';
-import { authModeFor } from './auth.js';
+import type { Pool } from '../platform/db.js';
+import { ApiError, unauthorized } from '../http/problem.js';
+import { deleteSession, sessionByHash, touchSession } from './repository.js';
+import { requiredRole, roleAllows, type Role } from './roles.js';
+import { sessionHash, type DashboardSettings } from './service.js';
+import { authModeFor } from '../http/plugins/auth.js';
 
 export interface DashboardSession {
   idHash: Buffer;
