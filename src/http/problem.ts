@@ -121,6 +121,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported media type',
   422: 'Validation error',
   429: 'Too many requests',
+  431: 'Request header fields too large',
   500: 'Internal server error',
   502: 'Bad gateway',
   503: 'Service unavailable',

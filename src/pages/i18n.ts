@@ -1,6 +1,8 @@
 // Words of the public HTML pages (the recipients' tracking page), in Portuguese (default) and English.
 // Status and event labels are written for recipients: internal words ("stalled", "dispatched") are softened.
 
+import type { EventType } from '../../shared/deliveries/vocabulary.js';
+
 export type Lang = 'pt' | 'en';
 
 /** `?lang=` wins; then the best of pt/en in Accept-Language (by q-value, then order); else Portuguese. */
@@ -56,7 +58,8 @@ export interface PageStrings {
   progress: string;
   steps: [string, string, string, string, string];
   statuses: Record<string, { label: string; hint: string }>;
-  events: Record<string, string>;
+  /** A label for every event type: tsc refuses a new event type the recipient's page cannot name. */
+  events: Record<EventType, string>;
 }
 
 export const STRINGS: Record<Lang, PageStrings> = {
@@ -125,6 +128,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
       'delivery.redispatched': 'Nova transportadora atribuída',
       'delivery.resumed': 'Entrega retomada',
       'delivery.operator_action': 'Atualizada pela equipa de apoio',
+      'delivery.booking_release_failed': 'Atualização com a transportadora',
     },
   },
   en: {
@@ -189,6 +193,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
       'delivery.redispatched': 'New courier assigned',
       'delivery.resumed': 'Delivery resumed',
       'delivery.operator_action': 'Updated by our support team',
+      'delivery.booking_release_failed': 'Update with the courier',
     },
   },
 };

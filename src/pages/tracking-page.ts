@@ -172,7 +172,7 @@ export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath
     ? `<ol class="timeline">${events
         .map(
           (e) =>
-            `<li><strong>${esc(t.events[e.event_type] ?? e.event_type)}</strong><time datetime="${esc(e.occurred_at)}">${esc(formatTime(e.occurred_at, t.locale))}</time></li>`,
+            `<li><strong>${esc((t.events as Record<string, string>)[e.event_type] ?? e.event_type)}</strong><time datetime="${esc(e.occurred_at)}">${esc(formatTime(e.occurred_at, t.locale))}</time></li>`,
         )
         .join('\n')}</ol>`
     : `<p>${esc(t.noEvents)}</p>`;

@@ -35,6 +35,10 @@ describe('problem details (RFC 9457)', () => {
     expect(problemBody(BASE, 409, 'delivery_not_cancellable', 'x').title).toBe('Conflict');
     expect(problemBody(BASE, 503, 'not_ready', 'x').title).toBe('Service unavailable');
     expect(titleFor(418)).toBe('Error');
+    // Every status the catalog answers with has its own title (431 headers_too_large was "Error").
+    for (const status of new Set(Object.values(ERROR_CATALOG).map((e) => e.status))) {
+      expect(titleFor(status), String(status)).not.toBe('Error');
+    }
   });
 
   it('field errors and extensions (current_status) are members of the body', () => {
