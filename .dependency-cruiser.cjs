@@ -52,7 +52,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // src/ (and shared/, which imports nothing of it). workflows/ and activities/ are left out: a workflow names its
-    // activities by type and src/ starts workflows by function, a loop Temporal's design asks for (type-only on the
+    // activities by type and src/ names workflows by type (`import type`, ESLint-checked), a loop Temporal's design asks for (type-only on the
     // workflow side, which ESLint checks: workflow-safe imports only).
     includeOnly: '^(src|shared)/',
     tsPreCompilationDeps: true,

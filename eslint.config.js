@@ -93,6 +93,12 @@ export default tseslint.config(
               message: 'src/ holds the domain: call its services; activities/ are thin wrappers the worker runs.',
             },
             {
+              group: ['**/workflows/**'],
+              allowTypeImports: true,
+              message:
+                "Start a workflow by its name with the function's type (`import type`), so the API never loads workflow code; only src/worker.ts bundles workflows/.",
+            },
+            {
               group: ['**/app.js', '**/app'],
               allowTypeImports: false,
               message: 'Import AppDeps from src/platform/deps.ts; only src/server.ts, tests and scripts build the app.',

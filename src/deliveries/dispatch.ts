@@ -14,7 +14,7 @@ import type { Pool } from '../platform/db.js';
 import { startWorkflowOnce } from '../platform/temporal.js';
 import { CourierNotFound, DeliveryNotFound } from '../../shared/deliveries/definitions.js';
 import { simulatedCourierWorkflowId } from '../../shared/simulated-couriers/definitions.js';
-import { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
+import type { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
 import { bookableDelivery, rememberTrackingRef } from './repository.js';
 
 /** The delivery or its company is gone: retrying cannot help. `kind` names the failure type. */
@@ -65,7 +65,7 @@ export function createDispatchService(deps: {
   async function startSimulatedMovement(deliveryId: string, courier: CourierRow, trackingRef: string) {
     const moves = courier.adapter === 'simulated' ? simulatedMoves(courier.slug) : [];
     if (moves.length === 0 || !deps.temporal) return;
-    await startWorkflowOnce(deps.temporal, simulatedCourierWorkflow, {
+    await startWorkflowOnce<typeof simulatedCourierWorkflow>(deps.temporal, 'simulatedCourierWorkflow', {
       taskQueue: config.taskQueue,
       workflowId: simulatedCourierWorkflowId(deliveryId, trackingRef),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

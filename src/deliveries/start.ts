@@ -20,7 +20,7 @@ import {
   DeliveryStatusKey,
   TenantIdKey,
 } from '../../shared/search-attributes.js';
-import { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
+import type { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 import { DISPATCH_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
@@ -100,7 +100,7 @@ async function startWorkflowOf(
     ...(restart ? { continued: restart } : {}),
   };
   // The workflow may have run and finished already (its start was not recorded here): nothing to start then.
-  await startWorkflowOnce(client, deliveryWorkflow, {
+  await startWorkflowOnce<typeof deliveryWorkflow>(client, 'deliveryWorkflow', {
     taskQueue: config.taskQueue,
     workflowId: deliveryWorkflowId(d.id),
     args: [input],

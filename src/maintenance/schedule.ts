@@ -9,7 +9,7 @@ import {
 } from '@temporalio/client';
 import type { Config } from '../platform/config.js';
 import { PURGE_SCHEDULE_ID } from '../../shared/maintenance/definitions.js';
-import { maintenancePurgeWorkflow } from '../../workflows/maintenance/workflows.js';
+import type { maintenancePurgeWorkflow } from '../../workflows/maintenance/workflows.js';
 
 export async function ensurePurgeSchedule(
   client: Client,
@@ -19,7 +19,7 @@ export async function ensurePurgeSchedule(
   const spec = { intervals: [{ every: config.purgeIntervalMs }] };
   const action: ScheduleOptionsStartWorkflowAction<typeof maintenancePurgeWorkflow> = {
     type: 'startWorkflow',
-    workflowType: maintenancePurgeWorkflow,
+    workflowType: 'maintenancePurgeWorkflow',
     workflowId: scheduleId,
     taskQueue: config.taskQueue,
     args: [{}],

@@ -98,7 +98,7 @@ export async function connectTemporal(config: TemporalConfig): Promise<Client> {
  */
 export async function startWorkflowOnce<T extends Workflow>(
   client: Client,
-  workflow: T,
+  workflow: T | string,
   options: WorkflowStartOptions<T>,
 ): Promise<void> {
   try {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { problems } from '../http/schemas.js';
-import { pingWorkflow } from '../../workflows/system/workflows.js';
+import type { pingWorkflow } from '../../workflows/system/workflows.js';
 
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { temporal, config }) => {
   if (!config.adminToken) return;
@@ -28,7 +28,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { temporal, config })
     async (request) => {
       const id = randomUUID();
       const workflowId = `ping-${id}`;
-      const result = await temporal.workflow.execute(pingWorkflow, {
+      const result = await temporal.workflow.execute<typeof pingWorkflow>('pingWorkflow', {
         taskQueue: config.taskQueue,
         workflowId,
         args: [{ id, message: `round trip from ${request.id}` }],

@@ -20,7 +20,7 @@ import {
   type AttemptResult,
   type WebhookFanoutInput,
 } from '../../shared/webhooks/definitions.js';
-import { webhookFanoutWorkflow } from '../../workflows/webhooks/workflows.js';
+import type { webhookFanoutWorkflow } from '../../workflows/webhooks/workflows.js';
 
 /** First attempts in flight at once in one worker; past it a message waits for the sweeper. */
 const MAX_IN_FLIGHT = 256;
@@ -83,7 +83,7 @@ export async function startWebhookRetries(
 ): Promise<void> {
   // One run per event, ever: a closed one (an earlier fan-out of the same event) is not run again, and a start that
   // the sweeper or another worker made first counts.
-  await startWorkflowOnce(temporal, webhookFanoutWorkflow, {
+  await startWorkflowOnce<typeof webhookFanoutWorkflow>(temporal, 'webhookFanoutWorkflow', {
     taskQueue: config.taskQueue,
     workflowId: webhookFanoutWorkflowId(input.eventId),
     args: [input],

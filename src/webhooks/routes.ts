@@ -41,7 +41,7 @@ import {
 import { toAttempt, toEndpoint, toEndpointWithSecret } from './views.js';
 import { checkWebhookUrl } from './url.js';
 import type { WebhookReplayInput } from '../../shared/webhooks/definitions.js';
-import { webhookReplayWorkflow } from '../../workflows/webhooks/workflows.js';
+import type { webhookReplayWorkflow } from '../../workflows/webhooks/workflows.js';
 import { idempotent, listRoute, objectAction } from '../http/route-helpers.js';
 
 /** Endpoints per tenant. */
@@ -348,7 +348,7 @@ function registerReplay(app: App, { pool, temporal, config }: AppDeps, { load, o
             schedule: config.webhookScheduleMs,
           };
           const workflowId = `webhook-replay-${randomUUID()}`;
-          await temporal.workflow.start(webhookReplayWorkflow, {
+          await temporal.workflow.start<typeof webhookReplayWorkflow>('webhookReplayWorkflow', {
             taskQueue: config.taskQueue,
             workflowId,
             args: [input],
