@@ -5,6 +5,7 @@ import type { Config } from '../src/platform/config.js';
 import type { Pool } from '../src/platform/db.js';
 import { createWebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { createWebhookSender } from '../src/webhooks/sender.js';
+import { createCodActivities } from './cod/activities.js';
 import { createDeliveryActivities } from './deliveries/activities.js';
 import { createMaintenanceActivities } from './maintenance/activities.js';
 import { createSystemActivities } from './system/activities.js';
@@ -26,5 +27,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeliveryActivities({ ...deps, webhooks, sender }),
     ...createWebhookActivities({ ...deps, sender }),
     ...createMaintenanceActivities(deps),
+    ...createCodActivities({ ...deps, webhooks }),
   };
 }

@@ -26,7 +26,12 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   {
     name: 'lifecycle',
     script: 'bench/lifecycle.ts',
-    what: 'Whole lifecycles (quote, create, courier moves every 300 ms to delivered, one webhook endpoint) at stepped offered rates: the sustained rate, CPU seconds per lifecycle over every process of the stack, and Temporal history events, workflow tasks and actions per delivery, beside a minimal floor workflow.',
+    what: 'Whole lifecycles (quote, create, courier moves every 300 ms to delivered, one webhook endpoint) at stepped offered rates: the sustained rate, CPU seconds per lifecycle over every process of the stack, and Temporal history events, workflow tasks and actions per delivery, beside a minimal floor workflow; the same for a delivery with one failed attempt and for a return to sender (both attempts fail, the return is delivered), BENCH_KINDS.',
+  },
+  {
+    name: 'cod',
+    script: 'bench/cod.ts',
+    what: 'Cash on delivery: GET /v1/cod/balances over 1,000,000 ledger entries (100 tenants, 10 courier companies, bulk-loaded with SQL), beside the same SQL run bare; a 500-item remittance (POST /v1/cod/remittances) end to end.',
   },
   {
     name: 'cluster',

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool as HttpPool } from 'undici';
 import { createTenant } from '../src/tenants/service.js';
 import { createCourier, linkCouriers } from '../src/couriers/service.js';
-import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
+import { listDeliveries, type ListFilter } from '../src/deliveries/list-repository.js';
 import { seedDeliveries } from '../scripts/lib/seed-deliveries.js';
 import { freePort, waitForPort } from '../scripts/lib/net.js';
 import { Proc } from '../scripts/lib/processes.js';

@@ -1,25 +1,38 @@
-// npm run bench:lifecycle — what a whole delivery lifecycle costs, and how many a second the stack keeps up with.
+// npm run bench:lifecycle — what a whole delivery lifecycle costs, and how many a second the stack keeps up with: the
+// plain lifecycle, one with a failed attempt and a return to sender (BENCH_KINDS, below), beside a floor.
 //
 // The stack runs as in production: the API and the worker each in its own process (npm run build; start:api,
 // start:worker), a Temporal server (a dev server of its own, or TEMPORAL_ADDRESS), Postgres. The courier simulator
 // (in this process) books every delivery and moves it every BENCH_STEP_MS to `delivered`; one merchant webhook
 // endpoint is registered and its receiver (in this process) answers 200.
 //
-// For each offered rate of BENCH_RATES (deliveries a second: quote + create through the API), for BENCH_STEP_S:
-//   - backlog: deliveries created but not yet delivered, older than the simulator's own delays, sampled every 2 s;
+// Kinds (BENCH_KINDS=normal,attempt,return, the default: all, one after the other in the same run; bench/lifecycle-kinds.ts),
+// each with a merchant and a company of its own:
+//   - normal (`delivery` in the tables): booked, moved to `delivered`;
+//   - attempt (`one failed attempt`): the first attempt fails (`attempt_failed`), the second delivers;
+//   - return: both attempts fail, the delivery fails (delivery_attempts_exhausted) and the return to sender the
+//     service books with the same company is moved to `delivered`; the lifecycle ends at `delivery.returned` on the
+//     original, and its CPU, events and Temporal work are the original's and the return's together.
+// The last "Sustained:" line sets each kind's CPU per lifecycle beside the normal one's.
+//
+// For each kind and each offered rate of BENCH_RATES (lifecycles a second: quote + create through the API), for
+// BENCH_STEP_S:
+//   - backlog: lifecycles started but not yet over, older than the simulator's own delays, sampled every 2 s;
 //     the rate is sustained when the backlog stays flat over the step's second half (it grows by less than 5 % of
 //     the offered rate per second) and drains within BENCH_DRAIN_S after the step;
 //   - CPU seconds per completed lifecycle, summed over the API, the worker, the Temporal server and Postgres
 //     (from /proc, from the step's start until its deliveries are all delivered);
-//   - lifecycle time (created -> delivered) p50 / p95.
-// Then, from a sample of delivered deliveries, Temporal's work per delivery: history events, workflow tasks and
+//   - lifecycle time (created -> delivered, or -> delivery.returned) p50 / p95.
+// Then, from a sample of each kind's finished lifecycles, Temporal's work per lifecycle: history events, workflow tasks and
 // actions (roughly as Temporal Cloud bills them), summed over the delivery's workflow and every workflow started
 // for it (webhook fan-outs).
 // The floor, in the same run and the same way: lifecycleFloorWorkflow (bench/floor/workflows.ts, not in the production
 // bundle) on a worker process of its own (bench/floor/worker.ts, its CPU counted as the worker's), started by this
-// process, signalled once per fleet event the courier sent, writing one row per signal with one activity; no API.
+// process, signalled once per fleet event the courier sent in a normal lifecycle, writing one row per signal with one
+// activity; no API.
 //
-// Stepping up stops at the first rate that is not sustained. Set BENCH_RATES=1 for a quick look.
+// Stepping up stops, for each kind, at the first rate that is not sustained. Set BENCH_RATES=1 (and BENCH_STEP_S=20)
+// for a quick look.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -27,13 +40,20 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import protos from '@temporalio/proto'; // CommonJS: its namespaces come through the default export under tsx
 import type { Pool } from '../src/platform/db.js';
-import { createTenant } from '../src/tenants/service.js';
-import { createCourier, linkCouriers } from '../src/couriers/service.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from './floor/workflows.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
-import { createSimulator, newFleetSecret } from '../simulator/server.js';
+import { createSimulator } from '../simulator/server.js';
+import {
+  durationsOfKind,
+  eventsPerLifecycle,
+  kindsFromEnv,
+  openOfKind,
+  sampleOfKind,
+  setUpKind,
+  type KindSetup,
+} from './lifecycle-kinds.js';
 import {
   benchDatabaseWithPool,
   benchTemporal,
@@ -56,9 +76,13 @@ const STEP_S = Number(process.env.BENCH_STEP_S ?? 60);
 const DRAIN_S = Number(process.env.BENCH_DRAIN_S ?? 120);
 const STEP_MS = Number(process.env.BENCH_STEP_MS ?? 300); // the courier moves a job every 300 ms
 const SAMPLE = Number(process.env.BENCH_SAMPLE ?? 20);
+// The share of deliveries paid cash on delivery (0.5: every other one), each collecting 15.000 Kz at the door:
+// compare CPU per lifecycle with and without (docs/cash-on-delivery.md).
+const COD_SHARE = Number(process.env.BENCH_COD_SHARE ?? 0);
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? (process.env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : 'dev server');
-/** Deliveries younger than this are not backlog: the simulator's own delays (booking + four moves) and some slack. */
-const BACKLOG_AFTER_MS = 5 * STEP_MS + 1500;
+const KIND_NAMES_RUN = kindsFromEnv();
+/** Floor lifecycles younger than this are not backlog: the floor's own delays (four signals) and some slack. */
+const FLOOR_BACKLOG_AFTER_MS = 5 * STEP_MS + 1500;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -76,6 +100,17 @@ interface StepResult {
   lifecycleP95: number;
 }
 
+/** One kind's steps, and its sampled lifecycles' Temporal work and recorded events. */
+interface KindResult {
+  kind: KindSetup;
+  steps: StepResult[];
+  sampled: number;
+  own: HistoryCounts;
+  all: HistoryCounts;
+  events: number;
+  signals: number;
+}
+
 /** Least-squares slope of (t seconds, value) points. */
 function slope(points: [number, number][]): number {
   const n = points.length;
@@ -90,7 +125,8 @@ function slope(points: [number, number][]): number {
 /**
  * Offers `rate` lifecycles a second for STEP_S, sampling the backlog, then waits for the step's lifecycles to end.
  * `startOne` starts a lifecycle and returns its id; `openCount(ids, olderThanMs)` counts those not finished yet;
- * `durations(ids)` gives the finished ones' lifecycle times in ms.
+ * `durations(ids)` gives the finished ones' lifecycle times in ms; lifecycles younger than `backlogAfterMs` are not
+ * backlog (the simulator's own delays).
  */
 async function runStep(
   label: string,
@@ -100,6 +136,7 @@ async function runStep(
   startOne: () => Promise<string | null>,
   openCount: (ids: string[], olderThanMs: number) => Promise<number>,
   durations: (ids: string[]) => Promise<number[]>,
+  backlogAfterMs: number,
 ): Promise<StepResult> {
   const ids: string[] = [];
   const startedAt = new Map<string, number>();
@@ -111,8 +148,8 @@ async function runStep(
   let offered = 0;
   const ticker = setInterval(async () => {
     const t = (performance.now() - t0) / 1000;
-    const older = ids.filter((id) => performance.now() - startedAt.get(id)! > BACKLOG_AFTER_MS);
-    const backlog = older.length ? await openCount(older, BACKLOG_AFTER_MS) : 0;
+    const older = ids.filter((id) => performance.now() - startedAt.get(id)! > backlogAfterMs);
+    const backlog = older.length ? await openCount(older, backlogAfterMs) : 0;
     samples.push([t, backlog]);
     console.log(
       `    [${label} ${rate}/s] ${t.toFixed(0).padStart(3)} s  ${ids.length} created  backlog ${backlog}  errors ${errors}  in flight ${inFlight}`,
@@ -292,24 +329,8 @@ async function main() {
 
     const sim = await createSimulator({ port: 0, host: '127.0.0.1', companies: [], eventRetries: 600 });
     cleanups.push(() => sim.close());
-    const tenant = await createTenant(pool, 'lifecycle merchant');
-    const slug = `life-${randomUUID().slice(0, 6)}`;
-    const secret = newFleetSecret();
-    sim.control.upsert({
-      slug,
-      fleet_secret: secret,
-      pricing: { base_fee_aoa: 100_000 },
-      booking_status: 'accepted',
-      auto_progress: { delay_ms: STEP_MS },
-    });
-    await createCourier(pool, {
-      name: slug,
-      slug,
-      adapter: 'http',
-      endpoint: sim.endpoint(slug),
-      fleet_secret: secret,
-    });
-    await linkCouriers(pool, tenant.tenant_id, slug);
+    const kinds: KindSetup[] = [];
+    for (const name of KIND_NAMES_RUN) kinds.push(await setUpKind(pool, sim, name, STEP_MS));
 
     const receiver = await webhookReceiver(cleanups);
 
@@ -318,73 +339,64 @@ async function main() {
     pids.api = api.pid!;
     pids.worker = worker.pid!;
 
-    const call = merchantApi(cleanups, apiUrl, tenant.secret_key, 64);
-    await registerEndpoint(call, receiver.url);
-
-    // ---- the product: quote + create through the API; the simulator drives each delivery to delivered ----
-    const createOne = async (): Promise<string | null> => {
-      const quotes = await call('POST', '/v1/quotes', QUOTE_BODY);
-      if (quotes.status !== 200 || !quotes.json.data.length) return null;
-      const created = await call('POST', '/v1/deliveries', { quote_id: quotes.json.data[0].quote_id, ...QUOTE_BODY });
-      return created.status === 201 ? created.json.id : null;
-    };
-    const openDeliveries = async (ids: string[], olderThanMs: number) =>
-      (
-        await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1::uuid[]) AND status <> 'delivered'
-              AND inserted_at < now() - make_interval(secs => $2::double precision / 1000)`,
-          [ids, olderThanMs],
-        )
-      ).rows[0].n;
-    const deliveryDurations = async (ids: string[]) =>
-      (
-        await pool.query<{ ms: number }>(
-          `SELECT extract(epoch FROM max(e.occurred_at) - d.inserted_at) * 1000 AS ms
-             FROM deliveries d JOIN delivery_events e ON e.delivery_id = d.id
-            WHERE d.id = ANY($1::uuid[]) AND d.status = 'delivered' GROUP BY d.id, d.inserted_at`,
-          [ids],
-        )
-      ).rows.map((r) => Number(r.ms));
-
-    say('Warm-up: 5 lifecycles');
-    for (let i = 0; i < 5; i++) await createOne();
-    await sleep(5 * STEP_MS + 3000);
-
-    const product = await stepUp('delivery', (rate) =>
-      runStep('delivery', rate, pids, postmaster, createOne, openDeliveries, deliveryDurations),
-    );
-
-    // ---- Temporal's work per delivery, from a sample of the first step's deliveries ----
-    const { rows: sample } = await pool.query<{ id: string }>(
-      `SELECT id FROM deliveries WHERE tenant_id = $1 AND status = 'delivered' ORDER BY inserted_at LIMIT $2`,
-      [tenant.tenant_id, SAMPLE],
-    );
-    const signalsPerDelivery =
-      (
-        await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = ANY($1::uuid[]) AND source = 'fleet_webhook'`,
-          [sample.map((r) => r.id)],
-        )
-      ).rows[0].n / Math.max(1, sample.length);
-    const eventsPerDelivery =
-      (
-        await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = ANY($1::uuid[])`,
-          [sample.map((r) => r.id)],
-        )
-      ).rows[0].n / Math.max(1, sample.length);
-    let own: HistoryCounts | null = null;
-    let all: HistoryCounts | null = null;
-    for (const { id } of sample) {
-      const ids = await workflowIdsOfDelivery(pool, id);
-      const o = await countHistories(temporal, [ids.own]);
-      const r = await countHistories(temporal, ids.related);
-      own = own ? addCounts(own, o) : o;
-      all = addCounts(all ?? zeroCounts(), addCounts(o, r));
+    // ---- the product, kind by kind: quote + create through the API; the simulator drives each lifecycle ----
+    const measured: KindResult[] = [];
+    for (const kind of kinds) {
+      const call = merchantApi(cleanups, apiUrl, kind.secretKey, 64);
+      await registerEndpoint(call, receiver.url);
+      let made = 0;
+      const createOne = async (): Promise<string | null> => {
+        const n = made++;
+        const cod = Math.floor((n + 1) * COD_SHARE) > Math.floor(n * COD_SHARE);
+        const quotes = await call('POST', '/v1/quotes', QUOTE_BODY);
+        if (quotes.status !== 200 || !quotes.json.data.length) return null;
+        const created = await call('POST', '/v1/deliveries', {
+          quote_id: quotes.json.data[0].quote_id,
+          ...QUOTE_BODY,
+          ...(cod ? { payment_method: 'cod', cash_collect_aoa: 1_500_000 } : {}),
+        });
+        return created.status === 201 ? created.json.id : null;
+      };
+      const backlogAfterMs = kind.spec.steps * STEP_MS + 1500;
+      const label = kind.spec.label;
+      say(`${label}: warm-up, 5 lifecycles`);
+      const warmUp: string[] = [];
+      for (let i = 0; i < 5; i++) warmUp.push((await createOne()) ?? '');
+      // Over before the first step, so that their work is not counted in it (at most 60 s).
+      await sleep(backlogAfterMs);
+      const ready = warmUp.filter(Boolean);
+      for (let t = 0; t < 60 && (await openOfKind(pool, kind, ready, 0)) > 0; t++) await sleep(1000);
+      await sleep(1500);
+      const steps = await stepUp(label, (rate) =>
+        runStep(
+          label,
+          rate,
+          pids,
+          postmaster,
+          createOne,
+          (ids, olderThanMs) => openOfKind(pool, kind, ids, olderThanMs),
+          (ids) => durationsOfKind(pool, kind, ids),
+          backlogAfterMs,
+        ),
+      );
+      // Temporal's work per lifecycle, from a sample of the first step's (with the return's workflows, if any).
+      const sample = await sampleOfKind(pool, kind, SAMPLE);
+      let own: HistoryCounts = zeroCounts();
+      let all: HistoryCounts = zeroCounts();
+      for (const { deliveryIds } of sample) {
+        for (const id of deliveryIds) {
+          const ids = await workflowIdsOfDelivery(pool, id);
+          const o = await countHistories(temporal, [ids.own]);
+          own = addCounts(own, o);
+          all = addCounts(all, addCounts(o, await countHistories(temporal, ids.related)));
+        }
+      }
+      measured.push({ kind, steps, sampled: sample.length, own, all, ...(await eventsPerLifecycle(pool, sample)) });
     }
 
     // ---- the floor: the same number of signals, one row per signal by one activity, no API ----
-    const signals = Math.round(signalsPerDelivery);
+    const reference = measured.find((m) => m.kind.name === 'normal') ?? measured[0];
+    const signals = Math.round(reference.signals);
     const floorQueue = `${taskQueue}-floor`;
     const floorWorker = spawn(
       process.execPath,
@@ -437,15 +449,16 @@ async function main() {
     const floorDurations = async (ids: string[]) =>
       ids.filter((id) => floorDone.has(id)).map((id) => floorDone.get(id)! - floorStart.get(id)!);
     const floor = await stepUp('floor', (rate) =>
-      runStep('floor', rate, floorPids, postmaster, startFloor, openFloor, floorDurations),
+      runStep('floor', rate, floorPids, postmaster, startFloor, openFloor, floorDurations, FLOOR_BACKLOG_AFTER_MS),
     );
     const floorHistory = await countHistories(temporal, floorIds.slice(0, SAMPLE));
 
     // ---- report ----
     const best = (rs: StepResult[]) => rs.filter((r) => r.sustained).at(-1)?.rate ?? 0;
+    const first = (rs: StepResult[]) => rs[0]?.cpuPerLifecycle ?? NaN;
     console.log('');
     console.log(
-      `Topology: ${TOPOLOGY}. Courier moves every ${STEP_MS} ms; ${signals} fleet events per delivery; one webhook endpoint.`,
+      `Topology: ${TOPOLOGY}. Courier moves every ${STEP_MS} ms; ${signals} fleet events per delivery; one webhook endpoint per merchant; ${Math.round(COD_SHARE * 100)} % of deliveries cash on delivery (BENCH_COD_SHARE).`,
     );
     const stepRows = (label: string, rs: StepResult[]) =>
       rs.map((r) => ({
@@ -460,19 +473,36 @@ async function main() {
         'lifecycle p95 s': +(r.lifecycleP95 / 1000).toFixed(1),
         sustained: r.sustained ? 'yes' : 'NO',
       }));
-    console.table([...stepRows('delivery', product), ...stepRows('floor', floor)]);
-    const n = Math.max(1, sample.length);
+    console.table([...measured.flatMap((m) => stepRows(m.kind.spec.label, m.steps)), ...stepRows('floor', floor)]);
     console.table([
-      { what: `delivery workflow alone (${sample.length} sampled)`, ...per(own ?? zeroCounts(), n) },
-      { what: 'delivery + every workflow started for it', ...per(all ?? zeroCounts(), n) },
+      ...measured.flatMap((m) => {
+        const n = Math.max(1, m.sampled);
+        return [
+          { what: `${m.kind.spec.label}: its workflows alone (${m.sampled} sampled)`, ...per(m.own, n) },
+          { what: `${m.kind.spec.label}: + every workflow started for it`, ...per(m.all, n) },
+        ];
+      }),
       { what: 'floor workflow', ...per(floorHistory, Math.max(1, Math.min(SAMPLE, floorIds.length))) },
     ]);
-    const first = (rs: StepResult[]) => rs[0]?.cpuPerLifecycle ?? NaN;
+    const line = (m: KindResult) =>
+      `Recorded events per delivery: ${m.events.toFixed(1)}; workflow tasks of the delivery workflow: ${(m.own.workflowTasks / Math.max(1, m.sampled)).toFixed(1)}.`;
+    const others = measured.filter((m) => m !== reference);
     console.log(
-      `Sustained: ${best(product)} lifecycles/s (floor ${best(floor)}/s). CPU per lifecycle at ${RATES[0]}/s: ${first(product).toFixed(3)} s (floor ${first(floor).toFixed(3)} s). ` +
-        `Recorded events per delivery: ${eventsPerDelivery.toFixed(1)}; workflow tasks of the delivery workflow: ${((own?.workflowTasks ?? 0) / n).toFixed(1)}. ` +
-        `${receiver.received()} webhooks received.`,
+      `Sustained: ${best(reference.steps)} lifecycles/s (floor ${best(floor)}/s). CPU per lifecycle at ${RATES[0]}/s: ${first(reference.steps).toFixed(3)} s (floor ${first(floor).toFixed(3)} s). ` +
+        `${line(reference)} ${receiver.received()} webhooks received.` +
+        (reference.kind.name === 'normal' ? '' : ` (kind ${reference.kind.name})`),
     );
+    if (others.length)
+      console.log(
+        `Sustained: ${others
+          .map(
+            (m) =>
+              `${m.kind.spec.label} ${best(m.steps)}/s, CPU per lifecycle at ${RATES[0]}/s ${first(m.steps).toFixed(3)} s ` +
+              `(${(first(m.steps) / first(reference.steps)).toFixed(2)}x the ${reference.kind.spec.label}), ${m.events.toFixed(1)} events, ` +
+              `${(m.all.actions / Math.max(1, m.sampled)).toFixed(1)} actions`,
+          )
+          .join('; ')}.`,
+      );
     console.log(`${machineLine()}; API and worker in their own processes; simulator, receiver and load in this one.`);
   } finally {
     await cleanup();

@@ -5,7 +5,7 @@
 // (bench/deliveries.ts's shapes, dates as ISO strings) as JSON in `x-filter`.
 import http from 'node:http';
 import { createPool } from '../src/platform/db.js';
-import { listDeliveries, type ListFilter } from '../src/deliveries/repository.js';
+import { listDeliveries, type ListFilter } from '../src/deliveries/list-repository.js';
 import { onParentExit } from '../src/platform/parent.js';
 
 const pool = createPool(process.env.DATABASE_URL!, 20);

@@ -59,6 +59,10 @@ export function controlRoutes(app: FastifyInstance, sim: Simulation): void {
     const pin = typeof body.pin === 'string' ? body.pin : undefined;
     return send(reply, ...result(await control.deliver(request.params.slug, body.tracking_ref, pin)));
   });
+  // Cash on delivery: report the delivered cash jobs as one signed remittance ({tracking_refs?, fee_deducted_aoa?, ...}).
+  app.post<Slug>('/_control/:slug/remit', async (request, reply) =>
+    send(reply, 200, await control.remit(request.params.slug, bodyOf(request) ?? {})),
+  );
   app.post<Slug>('/_control/:slug/pins', async (request, reply) => {
     const body = bodyOf(request);
     if (typeof body?.tracking_ref !== 'string' || typeof body?.pin !== 'string')

@@ -2,15 +2,18 @@
 // the signed fleet events they send (Standard Webhooks, the company's fleet secret) to a booking's callback_url.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { deliveredPayload } from './proof.js';
 import type {
   BookingRecord,
   CompanyConfig,
   CompanyState,
+  FailedAttempts,
   FleetEventType,
   SentEvent,
   SimulatorControl,
   SimulatorOptions,
 } from './types.js';
+import { cashPayload, remit } from './cod.js';
 
 /** An answer other than success: `{ error: code, detail: message }` with this status (no detail when empty). */
 export class HttpError extends Error {
@@ -52,6 +55,31 @@ function nextEvent(
   if (previous === 'assigned') return 'pickup_ready';
   const chain: FleetEventType[] = ['pickup_ready', 'in_transit', 'out_for_delivery', outcome];
   return chain[chain.indexOf(previous) + 1];
+}
+
+const REFUSALS = ['recipient_refused', 'cod_refused'];
+
+/** Auto-progress with failing attempts: the event after `previous`, or undefined at the end (null: the plain chain). */
+function attemptStep(
+  booking: BookingRecord,
+  previous: FleetEventType | null,
+  attempts: FailedAttempts | undefined,
+): FleetEventType | undefined | null {
+  if (!attempts || (attempts.returns === false && booking.reference.endsWith('-R'))) return null;
+  const failed = booking.failed_attempts ?? 0;
+  if (previous === 'attempt_failed') {
+    const last = booking.events.at(-1)?.payload.reason;
+    return failed >= (attempts.max ?? 2) || REFUSALS.includes(String(last)) ? undefined : 'out_for_delivery';
+  }
+  if (previous !== 'out_for_delivery') return null;
+  const fails = failed < (attempts.first ?? 0) || Math.random() < (attempts.rate ?? 0);
+  return fails ? 'attempt_failed' : null;
+}
+
+/** The reason of the next failed attempt: `reasons` in turn. */
+function attemptReason(booking: BookingRecord, attempts: FailedAttempts | undefined): string {
+  const reasons = attempts?.reasons?.length ? attempts.reasons : ['recipient_unavailable'];
+  return reasons[(booking.failed_attempts ?? 0) % reasons.length];
 }
 
 export class Simulation {
@@ -170,7 +198,8 @@ export class Simulation {
     const auto = state.config.auto_progress;
     if (!auto || booking.status === 'cancelled') return;
     if (previous && (previous === auto.stop_after || previous === 'delivered' || previous === 'failed')) return;
-    const next = nextEvent(booking, previous, auto.outcome ?? 'delivered');
+    const step = attemptStep(booking, previous, auto.failed_attempts);
+    const next = step === null ? nextEvent(booking, previous, auto.outcome ?? 'delivered') : step;
     if (!next) return;
     booking.progressing = true;
     this.#later(auto.delay_ms ?? 1000, () => {
@@ -186,9 +215,13 @@ export class Simulation {
           );
           return;
         }
-        if (pin !== null) payload = { pin };
+        payload = { ...deliveredPayload(state.config, booking, pin), ...cashPayload(state, booking) };
       }
       if (next === 'failed') payload = { reason: 'recipient_unreachable' };
+      if (next === 'attempt_failed') {
+        payload = { reason: attemptReason(booking, auto.failed_attempts) };
+        booking.failed_attempts = (booking.failed_attempts ?? 0) + 1;
+      }
       void this.deliverEvent(state, booking, next, payload, this.#retries + 1).then(() =>
         this.progress(state, booking, next),
       );
@@ -225,15 +258,25 @@ export class Simulation {
         booking.pin = pin;
         if (!booking.waiting_for_pin) return null;
         booking.waiting_for_pin = false;
-        return this.deliverEvent(company(slug), booking, 'delivered', { pin }, this.#retries + 1);
+        const state = company(slug);
+        return this.deliverEvent(
+          state,
+          booking,
+          'delivered',
+          { ...deliveredPayload(state.config, booking, pin), ...cashPayload(state, booking) },
+          this.#retries + 1,
+        );
       },
       deliver: async (slug, ref, pin) => {
         const booking = this.bookingOf(slug, ref);
         if (pin !== undefined) booking.pin = pin;
         booking.waiting_for_pin = false;
         const used = pin ?? booking.pin;
-        return this.deliverEvent(company(slug), booking, 'delivered', used ? { pin: used } : {}, 1);
+        const state = company(slug);
+        const payload = { ...deliveredPayload(state.config, booking, used), ...cashPayload(state, booking) };
+        return this.deliverEvent(state, booking, 'delivered', payload, 1);
       },
+      remit: (slug, input) => remit(company(slug), input ?? {}, (secret, body) => signFleetEvent(secret, body)),
     };
   }
 }

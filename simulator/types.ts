@@ -24,6 +24,29 @@ export interface AutoProgress {
   stop_after?: FleetEventType;
   /** PIN to put in `delivered` when none was registered for the booking (e.g. to test a wrong PIN). */
   pin?: string;
+  /** Delivery attempts that fail (`attempt_failed` after `out_for_delivery`, then `out_for_delivery` again). */
+  failed_attempts?: FailedAttempts;
+}
+
+/**
+ * Which delivery attempts fail and why. An attempt fails when it is one of the `first` ones, else with probability
+ * `rate`; its reason is the next of `reasons`, in turn. The job stops after `max` failed attempts or a refusal
+ * (`recipient_refused`, `cod_refused`): the service then fails the delivery and books its return, itself a booking.
+ */
+export interface FailedAttempts {
+  /** Share (0..1) of attempts that fail (default 0). */
+  rate?: number;
+  /** The first this many attempts fail, whatever `rate` (default 0). */
+  first?: number;
+  /** Reasons, used in turn (default `recipient_unavailable`). */
+  reasons?: string[];
+  /** Failed attempts after which the job stops (default 2, the service's default max_delivery_attempts). */
+  max?: number;
+  /**
+   * Whether returns to sender (bookings whose reference ends in `-R`, design.md) fail attempts too (default true);
+   * false: a return is delivered at its first attempt (the crash tests' returns all come back).
+   */
+  returns?: boolean;
 }
 
 export interface CompanyConfig {
@@ -57,6 +80,29 @@ export interface CompanyConfig {
   valid_for_seconds?: number | null;
   /** false (default): no events unless asked through the control API. */
   auto_progress?: false | AutoProgress;
+  /**
+   * The proof of delivery `delivered` events carry (simulator/proof.ts): true (default) a made-up one, false none, an
+   * object that one (sent as is, so a test can send a bad one).
+   */
+  proof_of_delivery?: boolean | Record<string, unknown>;
+  /** Cash on delivery: the courier reports this many centavos less than expected at `delivered` (a short payment). */
+  cod_short_payment_aoa?: number;
+}
+
+/** What POST /_control/{slug}/remit takes: which jobs (default: every delivered cash job not yet remitted), the fee kept per job. */
+export interface RemitInput {
+  tracking_refs?: string[];
+  remittance_ref?: string;
+  fee_deducted_aoa?: number;
+  method?: 'bank_transfer' | 'cash' | 'multicaixa_express';
+}
+
+export interface RemitResult {
+  remittance_ref: string;
+  tracking_refs: string[];
+  /** The API's answer (null: nothing to remit). */
+  status: number | null;
+  body: unknown;
 }
 
 export interface SentEvent {
@@ -88,9 +134,14 @@ export interface BookingRecord {
   pin: string | null;
   /** Auto-progress reached `delivered` but has no PIN yet: waits for /pins or /deliver. */
   waiting_for_pin: boolean;
+  /** Delivery attempts of this job that failed (auto-progress `failed_attempts`). */
+  failed_attempts?: number;
   /** Auto-progress has an event scheduled or on its way; false once the chain has stopped (end, stop_after, PIN, cancel). */
   progressing: boolean;
   events: SentEvent[];
+  /** Cash on delivery: the cash `delivered` reported, and the remittance that handed it over. */
+  cash_collected_aoa?: number;
+  remittance_ref?: string;
 }
 
 export interface SimulatorOptions {
@@ -137,6 +188,8 @@ export interface SimulatorControl {
   setPin(slug: string, trackingRef: string, pin: string): Promise<SentEvent | null>;
   /** Sends `delivered` with payload.pin (the given one, else the registered one). */
   deliver(slug: string, trackingRef: string, pin?: string): Promise<SentEvent>;
+  /** Cash on delivery: reports the company's delivered cash jobs as one signed remittance to the API. */
+  remit(slug: string, input?: RemitInput): Promise<RemitResult>;
 }
 
 export interface Simulator {

@@ -24,6 +24,8 @@ import dashboardRoutes from './dashboard/routes.js';
 import { setHashLimits } from './users/passwords.js';
 import healthRoutes from './system/health-routes.js';
 import deliveriesRoutes from './deliveries/routes.js';
+import returnRoutes from './deliveries/return-routes.js';
+import recoverRoutes from './deliveries/recover-routes.js';
 import errorsRoutes from './pages/error-routes.js';
 import fleetRoutes from './deliveries/fleet-routes.js';
 import pagesRoutes from './pages/routes.js';
@@ -34,6 +36,9 @@ import usersRoutes from './users/routes.js';
 import testHelpersRoutes from './deliveries/test-helper-routes.js';
 import webhookEndpointsRoutes from './webhooks/routes.js';
 import settingsRoutes from './tenants/routes.js';
+import codRoutes from './cod/routes.js';
+import codFleetRoutes from './cod/fleet-routes.js';
+import codTestHelperRoutes from './cod/test-helper-routes.js';
 
 /** The application: the HTTP layer's plugins (each given what it needs of the domains), then every route module. */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
@@ -93,12 +98,17 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
   await app.register(couriersRoutes, deps);
   await app.register(pingRoutes, deps);
   await app.register(deliveriesRoutes, deps);
+  await app.register(returnRoutes, deps);
+  await app.register(recoverRoutes, deps);
   await app.register(trackingRoutes, deps);
   await app.register(fleetRoutes, deps);
   await app.register(quotesRoutes, deps);
   await app.register(webhookEndpointsRoutes, deps);
   await app.register(testHelpersRoutes, deps);
   await app.register(settingsRoutes, deps);
+  await app.register(codRoutes, deps);
+  await app.register(codFleetRoutes, deps);
+  await app.register(codTestHelperRoutes, deps);
   await app.register(apiKeysRoutes, deps);
   await app.register(usersRoutes, deps);
   await app.register(pagesRoutes, deps);

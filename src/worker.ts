@@ -14,7 +14,9 @@ import { ensurePurgeSchedule } from './maintenance/schedule.js';
 import { onParentExit } from './platform/parent.js';
 import { temporalClient, temporalConnectionOptions } from './platform/temporal.js';
 import { createLogger } from './platform/observability/logger.js';
-import { setDeliveryStatusSource } from './platform/observability/metrics.js';
+import { setCodOverdueSource, setDeliveryStatusSource } from './platform/observability/metrics.js';
+import { overdueByCompany } from './cod/repository.js';
+import { ensureCodOverdueSchedule } from './cod/schedule.js';
 import { startMetricsServer, type MetricsServer } from './platform/observability/metrics-server.js';
 import { countOpenDeliveriesByStatus } from './deliveries/metrics-repository.js';
 import { activityLogContext, installWorkerRuntime } from './platform/observability/temporal-runtime.js';
@@ -62,6 +64,7 @@ export async function startWorkerMetrics(
   coreMetricsUrl?: string,
 ): Promise<MetricsServer> {
   setDeliveryStatusSource(() => countOpenDeliveriesByStatus(pool), config.metricsStatusCacheMs);
+  setCodOverdueSource(async () => overdueByCompany(pool), config.metricsStatusCacheMs);
   return startMetricsServer({ port, host: config.metricsHost, also: coreMetricsUrl ? [coreMetricsUrl] : [] });
 }
 
@@ -156,6 +159,10 @@ async function main() {
   // The hourly purge of expired rows (docs/operations.md "Retention"); a failure here must not stop the worker.
   await ensurePurgeSchedule(client, config).catch((err) =>
     console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message),
+  );
+  // Cash on delivery's overdue sweep (docs/cash-on-delivery.md "Overdue"), same rule.
+  await ensureCodOverdueSchedule(client, config).catch((err) =>
+    console.error('Could not create or update the cod-overdue schedule:', (err as Error).message),
   );
   onParentExit(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

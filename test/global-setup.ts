@@ -8,6 +8,7 @@ import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, migrate, resolvePostgres } from '../scripts/lib/postgres.js';
 import { ensureChromium } from '../scripts/lib/chromium.js';
 import { ensureClientSchema } from '../scripts/lib/client-schema.js';
+import { ensureDashboard } from '../scripts/lib/dashboard.js';
 import { startTemporalDevServer } from '../scripts/lib/temporal-cli.js';
 
 declare module 'vitest' {
@@ -24,6 +25,9 @@ export default async function setup(project: TestProject) {
   const log = (line: string) => console.log(`[setup] ${line}`);
   const started = Date.now();
   ensureClientSchema(log); // `npm test` generated it already; a file run alone on a fresh clone needs it too
+  // The dashboard, built here once (when its sources changed) for every browser test file: built by each file, several
+  // files running at once would each rebuild .build/dashboard and swap it under the others' pages.
+  await ensureDashboard(log);
   const pg = await resolvePostgres(log);
   const databaseUrl = databaseUrlFor(pg.serverUrl, `delivery_api_test_${Date.now()}_${process.pid}`);
   await ensureDatabase(databaseUrl);

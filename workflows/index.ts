@@ -5,3 +5,4 @@ export * from './deliveries/booking-release.js';
 export * from './webhooks/workflows.js';
 export * from './maintenance/workflows.js';
 export * from './simulated-couriers/workflows.js';
+export * from './cod/workflows.js';

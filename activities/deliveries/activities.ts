@@ -13,9 +13,21 @@ import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
 import { observeRecordedEvent } from '../../src/deliveries/event-metrics.js';
+import { ReturnNotAllowedError, startReturn, type ReturnDeps } from '../../src/deliveries/returns.js';
 
 /** With `webhooks` (the delivery workflow's setting), the event's merchant webhooks leave through the outbox. */
 export type RecordInput = RecordEventInput & { webhooks?: { schedule?: number[] } | null };
+
+/** Creates and books the return and starts its workflow; a retry finds the first one. A refusal is final. */
+async function startReturnOf(deps: ReturnDeps, deliveryId: string): Promise<{ returnDeliveryId: string | null }> {
+  try {
+    const made = await startReturn(deps, deliveryId, { scope: null, manual: false });
+    return { returnDeliveryId: made?.id ?? null };
+  } catch (err) {
+    if (err instanceof ReturnNotAllowedError) throw ApplicationFailure.nonRetryable(err.message, 'ReturnNotAllowed');
+    throw err;
+  }
+}
 
 /** `temporal`: the worker's client, which starts the simulated test couriers' movement (src/deliveries/dispatch.ts). */
 export function createDeliveryActivities(deps: {
@@ -113,6 +125,9 @@ export function createDeliveryActivities(deps: {
     async planRedispatch(input: PlanInput & { tenantId: string }): Promise<RedispatchPlan> {
       return failover.plan(input);
     },
+
+    /** The return to sender of a delivery that failed (src/deliveries/returns.ts): one per delivery, retry-safe. */
+    startReturn: (input: { deliveryId: string; tenantId: string }) => startReturnOf(deps, input.deliveryId),
 
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */
     async findRedispatchCompany(input: {

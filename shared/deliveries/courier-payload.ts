@@ -21,6 +21,7 @@ export const COURIER_PAYLOAD_FIELDS = [
   'note',
   'reason',
   'proof',
+  'cash_collected_aoa',
 ] as const;
 export type CourierPayloadField = (typeof COURIER_PAYLOAD_FIELDS)[number];
 export type CourierPayload = Partial<Record<CourierPayloadField, unknown>>;

@@ -41,6 +41,15 @@ export interface DeliveryWorkflowInput {
    * was created; absent: a failure before pickup stalls the delivery, as design.md says.
    */
   redispatch?: RedispatchPolicy | null;
+  /** The tenant's `max_delivery_attempts` when the delivery was created (absent: DEFAULT_MAX_DELIVERY_ATTEMPTS). */
+  maxDeliveryAttempts?: number;
+  /** A return to sender: the delivery it brings back (it records `delivery.return_started` and `delivery.returned` there). */
+  returnOf?: string | null;
+  /**
+   * Whether the delivery is cash on delivery: its `delivered` event books the cash collected (the `collectCash`
+   * effect). Absent (an older start): the effect asks the activity, which books nothing for other methods.
+   */
+  cashOnDelivery?: boolean;
 }
 
 /** Automatic failover before pickup (docs/deliveries.md "Automatic failover"). */
@@ -107,6 +116,8 @@ export interface DeliveryContinuedState {
    * the delivery id it is the booking's `Idempotency-Key`, the same on every retry of one booking (absent: 1).
    */
   bookingNumber?: number;
+  /** Delivery attempts that failed so far (fleet `attempt_failed`; absent: 0). */
+  failedAttempts?: number;
 }
 
 export interface FleetEvent {
@@ -191,3 +202,17 @@ export type TestHelperRequest = { action: 'stall'; reason: StallReason } | { act
 export const TestHelperRejected = 'TestHelperRejected';
 /** Test helpers: rejected when the current state does not allow the request (testHelperRefusal). */
 export const testHelperUpdate = defineUpdate<{ status: Status }, [TestHelperRequest]>('testHelper');
+
+// --- Merchant recovery (POST /v1/deliveries/{id}/recover, shared/deliveries/recovery.ts) ---------------------------
+
+/** A merchant's recovery of a stalled delivery: an operator action, recorded with source `api`. */
+export interface RecoverRequest extends OperatorAction {
+  /** With `mark_failed`: the `delivery.failed` payload.reason (default `merchant_request`). */
+  reason?: string;
+  /** With `redispatch` and no company_id: the fee ceiling and preferences of the tenant's dispatch policy (failover's rule). */
+  maxFeeIncreaseAoa?: number;
+  preferredCompanyIds?: string[];
+}
+/** The recover update: refused (details[0] `{ code }`: a RecoveryRefusal, `no_company_available` or `company_not_linked`). */
+export const RecoveryRejected = 'RecoveryRejected';
+export const recoverUpdate = defineUpdate<{ status: Status }, [RecoverRequest]>('recover');

@@ -39,6 +39,8 @@ export const TRIGGERS = [
   'operator.cancel',
   'test.stall',
   'test.expire_payment_window',
+  'fleet.attempt_failed',
+  'attempts_exhausted',
 ] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
@@ -52,7 +54,11 @@ export type Trigger = (typeof TRIGGERS)[number];
  * - `switchCompany`: the next booking goes to another company (failover's plan, the operator's `company_id`);
  * - `resetPinAttempts`: the driver gets new PIN attempts;
  * - `markSlaStalled`: the SLA deadline has been acted on and is not armed again;
- * - `rememberBooking`: keeps the courier's tracking ref (and starts the failover assign timeout).
+ * - `rememberBooking`: keeps the courier's tracking ref (and starts the failover assign timeout);
+ * - `startReturn`: creates and books the return to sender (a delivery of its own; none for a return);
+ * - `reportReturned`: on a return to sender, records `delivery.returned` on the delivery it brings back.
+ * - `collectCash`: a cash-on-delivery delivery books the cash collected at the door in the ledger, with the events
+ *   `cod.collected` (and `cod.discrepancy`), once per delivery (docs/cash-on-delivery.md).
  */
 export type Effect =
   | 'record'
@@ -63,7 +69,10 @@ export type Effect =
   | 'switchCompany'
   | 'resetPinAttempts'
   | 'markSlaStalled'
-  | 'rememberBooking';
+  | 'rememberBooking'
+  | 'startReturn'
+  | 'reportReturned'
+  | 'collectCash';
 
 /** Who a transition's event is recorded as coming from (its `source`), unless the request names one. */
 export type Source = 'fleet_webhook' | 'system' | 'api' | 'operator' | 'test_helper';
@@ -89,7 +98,12 @@ const fleet = (event: FleetEventType, from: readonly Status[], to: Status, note:
   to,
   event: event === 'payment.confirmed' ? 'delivery.payment_confirmed' : `delivery.${event}`,
   source: 'fleet_webhook',
-  effects: to === 'pending' ? ['record', 'dispatch'] : ['record'],
+  effects:
+    to === 'pending'
+      ? ['record', 'dispatch']
+      : event === 'delivered'
+        ? ['record', 'collectCash', 'reportReturned']
+        : ['record'],
   ...(event === 'failed' ? { failsOver: true as const } : {}),
   note,
 });
@@ -118,6 +132,21 @@ export const TRANSITIONS: readonly Transition[] = [
   fleet('out_for_delivery', ['in_transit'], 'out_for_delivery', 'The driver is on the last leg.'),
   fleet('delivered', ['in_transit', 'out_for_delivery'], 'delivered', 'Handed over (with the PIN when required).'),
   fleet('failed', NOT_FINAL, 'failed', 'The courier fails the job.'),
+  fleet(
+    'attempt_failed',
+    ['in_transit', 'out_for_delivery'],
+    'in_transit',
+    'A delivery attempt failed (payload.reason): the parcel stays with the courier, the next `out_for_delivery` is the next attempt.',
+  ),
+  {
+    trigger: 'attempts_exhausted',
+    from: ['in_transit'],
+    to: 'failed',
+    event: 'delivery.failed',
+    source: 'fleet_webhook',
+    effects: ['record', 'startReturn'],
+    note: 'After the last attempt (`max_delivery_attempts`, reason `delivery_attempts_exhausted`), or at once on `recipient_refused` / `cod_refused`: the parcel returns to the sender.',
+  },
   stall('pin_attempts_exceeded', ['in_transit', 'out_for_delivery'], 'Too many wrong PINs on `delivered`.'),
   {
     trigger: 'payment_confirmed',

@@ -35,6 +35,7 @@ export const FLEET_EVENT_TYPES = [
   'delivered',
   'failed',
   'payment.confirmed',
+  'attempt_failed',
 ] as const;
 export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
 
@@ -55,6 +56,14 @@ export const EVENT_TYPES = [
   'delivery.resumed',
   'delivery.operator_action',
   'delivery.booking_release_failed',
+  'delivery.attempt_failed',
+  'delivery.return_started',
+  'delivery.returned',
+  // Cash on delivery (docs/cash-on-delivery.md): recorded beside the lifecycle, never a status change.
+  'cod.collected',
+  'cod.discrepancy',
+  'cod.remitted',
+  'cod.overdue',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -70,3 +79,30 @@ export const STALL_REASONS = [
   'pin_attempts_exceeded',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
+
+/** Why a courier's delivery attempt failed (fleet `attempt_failed` payload.reason; design.md "Attempts, returns"). */
+export const ATTEMPT_FAILURE_REASONS = [
+  'recipient_unavailable',
+  'address_not_found',
+  'recipient_refused',
+  'cod_refused',
+  'access_denied',
+  'other',
+] as const;
+export type AttemptFailureReason = (typeof ATTEMPT_FAILURE_REASONS)[number];
+/** Reasons that end the attempts at once: the delivery fails (with that reason) and the parcel returns to the sender. */
+export const REFUSAL_REASONS: readonly AttemptFailureReason[] = ['recipient_refused', 'cod_refused'];
+/** The tenant's dispatch setting `max_delivery_attempts`: its default and its largest value (1 is the smallest). */
+export const DEFAULT_MAX_DELIVERY_ATTEMPTS = 2;
+export const MAX_DELIVERY_ATTEMPTS_LIMIT = 5;
+/** `delivery.failed` payload.reason when the last attempt failed. */
+export const ATTEMPTS_EXHAUSTED_REASON = 'delivery_attempts_exhausted';
+
+/**
+ * After a failed attempt (the `attempt`-th, 1-based): null when the courier tries again, else the reason the delivery
+ * fails with (a refusal at once, else after the last attempt).
+ */
+export function attemptOutcome(attempt: number, reason: AttemptFailureReason, maxAttempts: number): string | null {
+  if (REFUSAL_REASONS.includes(reason)) return reason;
+  return attempt >= maxAttempts ? ATTEMPTS_EXHAUSTED_REASON : null;
+}

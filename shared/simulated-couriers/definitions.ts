@@ -15,6 +15,8 @@ export interface SimulatedCourierInput {
   stepMs: number;
   /** The company the job was booked with: each fleet event names it, so the delivery ignores it once moved on. */
   companyId?: string;
+  /** A cash-on-delivery job: the cash it collects at the door (the expected amount), sent with `delivered`. */
+  cashCollectAoa?: number | null;
 }
 
 export interface SimulatedCourierResult {

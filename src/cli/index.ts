@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../platform/config.js';
 import { createPool, type Pool } from '../platform/db.js';
 import { connectTemporal } from '../platform/temporal.js';
+import { codCommands } from './commands/cod.js';
 import { courierCommands } from './commands/courier.js';
 import { deliveryCommands } from './commands/delivery.js';
 import { keyCommands } from './commands/key.js';
@@ -33,6 +34,7 @@ export function buildProgram(
   userCommands(program, ctx);
   courierCommands(program, ctx);
   deliveryCommands(program, ctx);
+  codCommands(program, ctx);
   return program;
 }
 

@@ -14,6 +14,8 @@ export interface RateCard {
   per_kg_threshold_grams?: number;
   /** ETA minutes added per km. */
   eta_minutes_per_km?: number;
+  /** A return to sender costs this percentage of the quote for the swapped route (absent: 100). */
+  return_fee_pct?: number;
 }
 
 export interface Capabilities {

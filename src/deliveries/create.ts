@@ -171,6 +171,7 @@ async function insertFromQuote(
     sla_deadline_at: slaDeadline,
     created_event_id: createdEventId,
     initial_status: initialStatus,
+    payment_method: input.payment_method,
   };
 }
 
@@ -236,5 +237,6 @@ async function existingDelivery(
     sla_deadline_at: row.sla_deadline_at,
     created_event_id: row.created_event_id,
     initial_status: row.initial_status,
+    payment_method: row.payment_method,
   };
 }

@@ -31,6 +31,12 @@ export class DispatchTargetMissingError extends Error {
 /** The courier protocol's `Idempotency-Key` of one booking (design.md, "Courier bookings are idempotent"). */
 export const bookingIdempotencyKey = (deliveryId: string, bookingNumber: number) => `${deliveryId}.${bookingNumber}`;
 
+/** The simulated courier's job: its company, and the cash it collects on a cash-on-delivery job. */
+const cashOf = (courier: CourierRow, cash: number | null) => ({
+  companyId: courier.id,
+  ...(cash !== null ? { cashCollectAoa: cash } : {}),
+});
+
 /** Whether a company may carry a delivery of this mode: simulated test couriers carry test deliveries, and only them. */
 const sameMode = (courier: Pick<CourierRow, 'adapter'>, livemode: boolean) =>
   (courier.adapter === 'simulated') === !livemode;
@@ -62,14 +68,19 @@ export function createDispatchService(deps: {
   }
 
   /** A simulated courier that moves by itself starts doing so (one workflow per job; a retried booking starts none). */
-  async function startSimulatedMovement(deliveryId: string, courier: CourierRow, trackingRef: string) {
+  async function startSimulatedMovement(
+    deliveryId: string,
+    courier: CourierRow,
+    trackingRef: string,
+    cash: number | null,
+  ) {
     const moves = courier.adapter === 'simulated' ? simulatedMoves(courier.slug) : [];
     if (moves.length === 0 || !deps.temporal) return;
     await startWorkflowOnce<typeof simulatedCourierWorkflow>(deps.temporal, 'simulatedCourierWorkflow', {
       taskQueue: config.taskQueue,
       workflowId: simulatedCourierWorkflowId(deliveryId, trackingRef),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs, companyId: courier.id }],
+      args: [{ deliveryId, trackingRef, moves, stepMs: config.simulatedCourierStepMs, ...cashOf(courier, cash) }],
     });
   }
 
@@ -91,7 +102,9 @@ export function createDispatchService(deps: {
       });
       // The courier may send its first fleet event before the workflow gets to record the booking: let it find the job.
       await rememberTrackingRef(pool, delivery.id, courier.id, result.tracking_ref);
-      await startSimulatedMovement(delivery.id, courier, result.tracking_ref);
+      // A simulated courier collects the expected cash of a cash-on-delivery job (docs/cash-on-delivery.md).
+      const cash = delivery.payment_method === 'cod' ? Number(delivery.cash_collect_aoa ?? 0) : null;
+      await startSimulatedMovement(delivery.id, courier, result.tracking_ref, cash);
       return { ...result, courierName: courier.name };
     },
 

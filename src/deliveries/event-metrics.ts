@@ -6,7 +6,7 @@ import { courierSlugOfDelivery } from './metrics-repository.js';
 
 export function observeRecordedEvent(
   pool: Pool,
-  event: { deliveryId: string; eventType: string; payload: Record<string, unknown> | null },
+  event: { deliveryId: string; eventType: string; payload: Record<string, unknown> | null; source?: string },
 ): void {
   const payload = event.payload ?? {};
   if (payload.ignored) return;
@@ -19,11 +19,13 @@ export function observeRecordedEvent(
       () => deliveryStalls.inc({ reason, courier: 'unknown' }),
     );
   } else if (event.eventType === 'delivery.redispatched') {
-    // Automatic failover records payload.automatic = true and its reason; an operator's redispatch has neither.
+    // Automatic failover records payload.automatic = true and its reason; an operator's or a merchant's (source api,
+    // POST /v1/deliveries/{id}/recover) redispatch has neither.
     const automatic = payload.automatic === true;
+    const by = event.source === 'api' ? 'merchant' : 'operator';
     deliveryRedispatches.inc({
       automatic: String(automatic),
-      reason: automatic ? String(payload.reason ?? 'unknown') : 'operator',
+      reason: automatic ? String(payload.reason ?? 'unknown') : by,
     });
   }
 }

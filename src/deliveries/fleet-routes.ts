@@ -12,12 +12,13 @@ import type { AppDeps } from '../platform/deps.js';
 import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/service.js';
 import { passFleetEvent } from './fleet-events.js';
 import { deliveryForFleetEvent, insertEventOnce } from './repository.js';
-import { EXAMPLE_FLEET_EVENT } from '../http/examples.js';
+import { EXAMPLE_ATTEMPT_FAILED_EVENT, EXAMPLE_DELIVERED_FLEET_EVENT, EXAMPLE_FLEET_EVENT } from '../http/examples.js';
+import { ProofOfDelivery } from './proof.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound, validationFailed } from '../http/problem.js';
 import { DateTimeInput, problems } from '../http/schemas.js';
 import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
-import { FLEET_EVENT_TYPES, isFinal } from '../../shared/deliveries/vocabulary.js';
+import { ATTEMPT_FAILURE_REASONS, FLEET_EVENT_TYPES, isFinal } from '../../shared/deliveries/vocabulary.js';
 import { FLEET_TRANSITIONS } from '../../shared/deliveries/state-table.js';
 import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
 
@@ -50,13 +51,29 @@ export const FleetEventBody = z
           .max(200)
           .nullable()
           .optional()
-          .meta({ description: "The courier's reason, e.g. with `failed`." }),
-        proof: z
-          .string()
-          .max(2000)
+          .meta({
+            description:
+              "The courier's reason, e.g. with `failed`. With `attempt_failed` required, one of " +
+              `${ATTEMPT_FAILURE_REASONS.join(', ')} (422 otherwise).`,
+          }),
+        proof: ProofOfDelivery.nullable()
+          .optional()
+          .meta({
+            description:
+              'With `delivered` only: proof of delivery (recipient_name, photo_url and signature_url as https links, location); ' +
+              "shown to the merchant as the delivery's proof_of_delivery, never on tracking or the widget. The links are never fetched.",
+          }),
+        cash_collected_aoa: z
+          .int()
+          .min(0)
+          .max(1e14)
           .nullable()
           .optional()
-          .meta({ description: 'Proof of delivery: a photo or signature URL or reference.' }),
+          .meta({
+            description:
+              'With `delivered` of a cash-on-delivery delivery: the cash collected at the door, in AOA centavos ' +
+              '(absent: the expected cash_collect_aoa is booked, declared false). docs/cash-on-delivery.md.',
+          }),
       })
       .nullable()
       .optional()
@@ -66,7 +83,19 @@ export const FleetEventBody = z
           'other fields are dropped, so a courier cannot set the fields the service sets (ignored, reason, status, pin_verified).',
       }),
   })
-  .meta({ id: 'FleetEvent', examples: [EXAMPLE_FLEET_EVENT] });
+  .superRefine((event, ctx) => {
+    if (event.event_type !== 'delivered' && event.payload?.proof)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payload', 'proof'],
+        params: { code: 'not_allowed' },
+        message: 'proof is accepted with the delivered event only',
+      });
+  })
+  .meta({
+    id: 'FleetEvent',
+    examples: [EXAMPLE_FLEET_EVENT, EXAMPLE_DELIVERED_FLEET_EVENT, EXAMPLE_ATTEMPT_FAILED_EVENT],
+  });
 
 /** A stable UUID (version-4 layout) derived from a string. */
 const uuidFrom = (text: string) => {
@@ -78,7 +107,7 @@ const uuidFrom = (text: string) => {
  * A fleet event's sender: the company its path names, signed with one of that company's fleet secrets, active, and
  * within the payload cap. Remembers the company on the request for the handler.
  */
-async function verifyFleetSender(pool: Pool, request: FastifyRequest): Promise<void> {
+export async function verifyFleetSender(pool: Pool, request: FastifyRequest): Promise<void> {
   const { courier_slug: slug } = request.params as { courier_slug: string };
   const courier = await courierBySlug(pool, slug);
   // The simulated test couriers take no fleet event from outside: theirs come from inside (test-auto, test helpers).
@@ -119,6 +148,16 @@ async function verifyFleetSender(pool: Pool, request: FastifyRequest): Promise<v
   (request as { courierId?: string }).courierId = courier.id;
 }
 
+/** `attempt_failed` takes one of the attempt failure reasons (design.md "Attempts, returns"): 422 with a pointer otherwise. */
+export function checkAttemptReason(eventType: string, reason: unknown, pointer = '/payload/reason'): void {
+  if (eventType !== 'attempt_failed') return;
+  if ((ATTEMPT_FAILURE_REASONS as readonly unknown[]).includes(reason)) return;
+  const detail = `attempt_failed needs a reason, one of ${ATTEMPT_FAILURE_REASONS.join(', ')}.`;
+  throw validationFailed([
+    { pointer, code: reason === undefined || reason === null ? 'required' : 'invalid_enum', detail },
+  ]);
+}
+
 const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) => {
   // The signature covers the exact bytes: keep the raw body beside the parsed one (this plugin's scope only).
   parseJsonBodies(app, { keepRaw: true });
@@ -153,6 +192,7 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       const courierId = (request as { courierId?: string }).courierId!;
       const event = request.body;
       const webhookId = String(request.headers['webhook-id']);
+      checkAttemptReason(event.event_type, event.payload?.reason);
 
       const delivery = await deliveryForFleetEvent(pool, courierId, event.tracking_ref, webhookId);
       if (!delivery) throw notFound('Delivery with this tracking_ref');

@@ -34,7 +34,34 @@ export interface DeliveryRow {
   workflow_started_at: Date | null;
   inserted_at: Date;
   updated_at: Date;
+  /** A return to sender: the delivery it returns (null otherwise). */
+  return_of: string | null;
+  /** The return to sender of this delivery, once started (null otherwise). */
+  return_delivery_id: string | null;
+  /** Cash on delivery's figures of the delivery (COD_LINE): null before collection (or not cash on delivery). */
+  cod_line?: CodLineRow | null;
 }
+
+/** A collected cash-on-delivery delivery's figures from the ledger (docs/cash-on-delivery.md). */
+export interface CodLineRow {
+  collected_aoa: number;
+  remitted_aoa: number;
+  fee_deducted_aoa: number;
+  remittance_id: string | null;
+  remittance_status: 'reported' | 'confirmed' | 'disputed' | null;
+}
+
+/** The ledger's figures of one delivery (sums of its entries), for its full form; null before its cash is collected. */
+const COD_LINE = `(SELECT json_build_object(
+    'collected_aoa', cc.collected_aoa,
+    'remittance_id', cc.remittance_id,
+    'remittance_status', (SELECT r.status FROM cod_remittances r WHERE r.id = cc.remittance_id),
+    'remitted_aoa', coalesce(sum(CASE WHEN e.direction = 'debit' THEN e.amount_aoa ELSE -e.amount_aoa END)
+                              FILTER (WHERE e.account IN ('remittances_in_transit', 'merchant_cash')), 0),
+    'fee_deducted_aoa', coalesce(sum(CASE WHEN e.direction = 'debit' THEN e.amount_aoa ELSE -e.amount_aoa END)
+                                  FILTER (WHERE e.account = 'courier_fees'), 0))
+   FROM cod_collections cc LEFT JOIN cod_entries e ON e.delivery_id = cc.delivery_id
+  WHERE cc.delivery_id = d.id GROUP BY cc.delivery_id, cc.collected_aoa, cc.remittance_id)`;
 
 export interface DeliveryEventRow {
   id: string;
@@ -48,13 +75,15 @@ export const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.reference, d.status, d.liv
   coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
   d.origin, d.destination, d.parcel, d.payment_method, d.cash_collect_aoa, d.quoted_fee_aoa, d.courier_tracking_ref,
   d.delivery_pin, d.scheduled_pickup_at, d.scheduled_delivery_at, d.sla_deadline_at, d.metadata, d.workflow_started_at,
-  d.inserted_at, d.updated_at`;
+  d.inserted_at, d.updated_at, d.return_of, d.return_delivery_id,
+  CASE WHEN d.payment_method = 'cod' THEN ${COD_LINE} END AS cod_line`;
 
 /** What a list shows of a delivery (toSummary, src/deliveries/views.ts): a page reads these columns only. */
-const SUMMARY_COLUMNS = `d.id, d.reference, d.status, d.livemode, c.name AS courier_name, d.origin, d.destination, d.parcel, d.quoted_fee_aoa,
-  d.courier_tracking_ref, d.inserted_at`;
+export const SUMMARY_COLUMNS = `d.id, d.reference, d.status, d.livemode, c.name AS courier_name, d.origin, d.destination, d.parcel, d.quoted_fee_aoa,
+  d.courier_tracking_ref, d.inserted_at, d.metadata`;
 export type DeliverySummaryRow = Pick<
   DeliveryRow,
+  | 'metadata'
   | 'id'
   | 'reference'
   | 'status'
@@ -124,69 +153,6 @@ export async function deliveryEvents(pool: Pool, deliveryId: string): Promise<De
     [deliveryId],
   );
   return rows;
-}
-
-/**
- * The fields `search` looks in, one at a time: a term matches when it is a substring of one of them, never across
- * two ("Luanda Rua" does not match a delivery from Luanda whose address line starts with Rua). Each expression is
- * a column of the trigram index (migrations/1700000001600_search-per-field.sql); the filter must use them verbatim.
- */
-const SEARCH_FIELDS = [
-  'lower(d.reference)',
-  "lower(d.origin->>'city')",
-  "lower(d.destination->>'city')",
-  "lower(d.origin->>'address_line')",
-  "lower(d.destination->>'address_line')",
-];
-
-export interface ListFilter {
-  statuses?: Status[];
-  insertedFrom?: Date;
-  insertedTo?: Date;
-  search?: string;
-  companyId?: string;
-  ascending: boolean;
-  limit: number;
-  offset: number;
-}
-
-/** One page of the scope's deliveries (tenant and mode), fetching one extra row to tell whether there are more. */
-export async function listDeliveries(
-  pool: Pool,
-  scope: Scope,
-  f: ListFilter,
-): Promise<{ rows: DeliverySummaryRow[]; hasMore: boolean }> {
-  const where = ['d.tenant_id = $1', 'd.livemode = $2'];
-  const params: unknown[] = [scope.tenantId, scope.livemode];
-  const add = (sql: (p: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(sql(`$${params.length}`));
-  };
-  if (f.statuses?.length) add((p) => `d.status = ANY(${p}::text[])`, f.statuses);
-  if (f.insertedFrom) add((p) => `d.inserted_at >= ${p}`, f.insertedFrom);
-  if (f.insertedTo) add((p) => `d.inserted_at <= ${p}`, f.insertedTo);
-  if (f.companyId) add((p) => `d.company_id = ${p}`, f.companyId);
-  if (f.search) {
-    add(
-      (p) => `(${SEARCH_FIELDS.map((field) => `${field} LIKE ${p}`).join(' OR ')})`,
-      `%${f.search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`,
-    );
-  }
-  const dir = f.ascending ? 'ASC' : 'DESC';
-  params.push(f.limit + 1, f.offset);
-  // Two steps: the page's ids from an index (an index-only scan for most shapes, deep offsets included),
-  // then only those rows in full.
-  const { rows } = await pool.query<DeliverySummaryRow>(
-    `WITH page AS (
-       SELECT d.id, d.inserted_at FROM deliveries d
-        WHERE ${where.join(' AND ')}
-        ORDER BY d.inserted_at ${dir}, d.id ${dir}
-        LIMIT $${params.length - 1} OFFSET $${params.length})
-     SELECT ${SUMMARY_COLUMNS} FROM page JOIN deliveries d ON d.id = page.id JOIN courier_companies c ON c.id = d.company_id
-      ORDER BY page.inserted_at ${dir}, page.id ${dir}`,
-    params,
-  );
-  return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }
 
 /** A delivery's status whatever its tenant (operators), or null when there is none. */

@@ -11,7 +11,8 @@ import {
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { createDelivery, type CreateDeliveryInput } from './create.js';
-import { deliveryEvents, listDeliveries, storedClientSecretHash, type DeliveryRow } from './repository.js';
+import { deliveryEvents, storedClientSecretHash, type DeliveryRow } from './repository.js';
+import { listDeliveries } from './list-repository.js';
 import { clientSecretMatches } from './client-secret.js';
 import {
   CreateDeliveryBody,
@@ -25,7 +26,8 @@ import {
   WidgetDeliveryQuery,
 } from './schemas.js';
 import { ensureDeliveryWorkflow, startCreatedDeliveryWorkflow } from './start.js';
-import { toDelivery, toEvent, toSummary, toWidgetDelivery } from './views.js';
+import { toDelivery, toEvent, toListItem, toWidgetDelivery } from './views.js';
+import { gatherMetadataFilters, listFilterOf } from './list-filters.js';
 import { ApiError } from '../http/problem.js';
 import { bothSurfaces } from '../http/surfaces.js';
 import { EXAMPLE_DELIVERY, EXAMPLE_DELIVERY_SUMMARY } from '../http/examples.js';
@@ -172,6 +174,7 @@ function registerListDeliveries(app: App, { pool }: AppDeps, _shared: Shared) {
   app.get(
     '/v1/deliveries',
     {
+      preValidation: gatherMetadataFilters,
       schema: {
         tags: ['deliveries'],
         operationId: 'listDeliveries',
@@ -185,19 +188,8 @@ function registerListDeliveries(app: App, { pool }: AppDeps, _shared: Shared) {
     },
     async (request) => {
       const q = request.query;
-      const from = q.inserted_at_gte ? new Date(q.inserted_at_gte) : undefined;
-      const to = q.inserted_at_lte ? new Date(q.inserted_at_lte) : undefined;
-      const { rows, hasMore } = await listDeliveries(pool, scopeOf(request), {
-        statuses: q.status,
-        insertedFrom: from,
-        insertedTo: to,
-        search: q.search,
-        companyId: q.company_id,
-        ascending: q.sort === 'inserted_at_asc',
-        limit: q.limit,
-        offset: q.offset,
-      });
-      return { data: rows.map(toSummary), pagination: { limit: q.limit, offset: q.offset, has_more: hasMore } };
+      const { rows, hasMore } = await listDeliveries(pool, scopeOf(request), listFilterOf(q));
+      return { data: rows.map(toListItem), pagination: { limit: q.limit, offset: q.offset, has_more: hasMore } };
     },
   );
 }

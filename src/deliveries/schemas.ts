@@ -5,12 +5,14 @@ import {
   EXAMPLE_CREATED_EVENT,
   EXAMPLE_DELIVERY,
   EXAMPLE_DELIVERY_SUMMARY,
+  EXAMPLE_STALLED_DELIVERY,
   EXAMPLE_TRACKING,
   EXAMPLE_WIDGET_DELIVERY,
 } from '../http/examples.js';
 import { DateTimeInput, PaginationQuery, Timestamp, Uri } from '../http/schemas.js';
 import { Address, Parcel } from '../couriers/schemas.js';
-import { EVENT_TYPES, PAYMENT_METHODS, STATUSES } from '../../shared/deliveries/vocabulary.js';
+import { EVENT_TYPES, OPERATOR_ACTIONS, PAYMENT_METHODS, STATUSES } from '../../shared/deliveries/vocabulary.js';
+import { ProofOfDelivery } from './proof.js';
 
 const dateTime = DateTimeInput;
 const Metadata = z
@@ -127,6 +129,10 @@ export const DeliverySummary = z
     parcel: Parcel.optional(),
     quoted_fee_aoa: z.number().int().nullable().optional(),
     courier: Courier.optional(),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("the merchant's metadata (lists and the full view)"),
   })
   .meta({ id: 'DeliverySummary', examples: [EXAMPLE_DELIVERY_SUMMARY] });
 
@@ -147,9 +153,53 @@ export const Delivery = DeliverySummary.extend({
     .optional()
     .describe('4 digits when the courier requires a PIN at delivery: give it to the recipient, never to the courier'),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  return_of: z
+    .uuid()
+    .nullable()
+    .optional()
+    .describe('on a return to sender: the id of the delivery it brings back (null otherwise)'),
+  return_delivery_id: z
+    .uuid()
+    .nullable()
+    .optional()
+    .describe('the return to sender of this delivery, once one started (null otherwise)'),
   updated_at: Timestamp.optional(),
   events: z.array(DeliveryEvent).optional(),
-}).meta({ id: 'Delivery', examples: [EXAMPLE_DELIVERY] });
+  proof_of_delivery: ProofOfDelivery.nullable()
+    .optional()
+    .describe(
+      "the courier's proof with its `delivered` event (photo and signature as https links, never fetched by the service); " +
+        'null when none. Never on the widget or tracking views',
+    ),
+  recovery: z
+    .object({
+      reason: z.string().nullable().describe('why it stalled: the `delivery.stalled` payload.reason'),
+      previous_status: Status.nullable().describe('the status it stalled from'),
+      actions: z
+        .array(z.enum(OPERATOR_ACTIONS))
+        .describe(
+          'the actions POST /v1/deliveries/{id}/recover accepts now; `cancel` only when it stalled before pickup',
+        ),
+    })
+    .nullable()
+    .optional()
+    .describe('while the delivery is stalled: what POST /v1/deliveries/{id}/recover accepts; null otherwise'),
+  cod: z
+    .object({
+      expected_aoa: z.number().int().describe('cash_collect_aoa: what the courier is to collect'),
+      collected_aoa: z.number().int().nullable().describe('what the courier collected; null before delivery'),
+      remitted_aoa: z.number().int().describe('handed over to the merchant (reported or confirmed)'),
+      fee_deducted_aoa: z.number().int().describe('the fee the courier kept out of the cash'),
+      status: z.enum(['awaiting_collection', 'collected', 'remitted', 'confirmed']),
+      remittance_id: z.uuid().nullable().describe('the remittance that covers it (null: outstanding)'),
+    })
+    .nullable()
+    .optional()
+    .meta({
+      id: 'DeliveryCod',
+      description: 'Cash on delivery (docs/cash-on-delivery.md); null for other payment methods.',
+    }),
+}).meta({ id: 'Delivery', examples: [EXAMPLE_DELIVERY, EXAMPLE_STALLED_DELIVERY] });
 
 /** An address in the widget's read: with the publishable key alone only `city` and `province`. */
 const WidgetAddress = Address.extend({
@@ -197,25 +247,29 @@ export const WidgetDeliveryQuery = z.strictObject({
     ),
 });
 
-/** The widget's creation answer: the Delivery plus its client secret, shown once. */
-export const WidgetCreatedDelivery = Delivery.extend({
-  client_secret: z
-    .string()
-    .optional()
-    .describe(
-      'Shown once, in the first answer (not in an Idempotency-Key replay): GET /v1/widget/deliveries/{id}?client_secret=... returns the PIN. ' +
-        'Keep it like the PIN; never give it to the courier.',
-    ),
-}).meta({
-  id: 'WidgetCreatedDelivery',
-  examples: [
-    {
-      ...EXAMPLE_DELIVERY,
-      metadata: { ...EXAMPLE_DELIVERY.metadata, source: 'widget' },
-      client_secret: `${EXAMPLE_DELIVERY.id}_secret_4fQ9zK2mW7xR1tB8nC3vL6pJ0sD5hG`,
-    },
-  ],
-});
+const { proof_of_delivery: _proof, recovery: _recovery, ...widgetCreated } = EXAMPLE_DELIVERY;
+
+/** The widget's creation answer: the Delivery (without proof_of_delivery and recovery) plus its client secret, shown once. */
+export const WidgetCreatedDelivery = Delivery.omit({ proof_of_delivery: true, recovery: true })
+  .extend({
+    client_secret: z
+      .string()
+      .optional()
+      .describe(
+        'Shown once, in the first answer (not in an Idempotency-Key replay): GET /v1/widget/deliveries/{id}?client_secret=... returns the PIN. ' +
+          'Keep it like the PIN; never give it to the courier.',
+      ),
+  })
+  .meta({
+    id: 'WidgetCreatedDelivery',
+    examples: [
+      {
+        ...widgetCreated,
+        metadata: { ...EXAMPLE_DELIVERY.metadata, source: 'widget' },
+        client_secret: `${EXAMPLE_DELIVERY.id}_secret_4fQ9zK2mW7xR1tB8nC3vL6pJ0sD5hG`,
+      },
+    ],
+  });
 
 export const TrackingView = z
   .object({
@@ -227,6 +281,33 @@ export const TrackingView = z
 
 /** `:id` of a delivery route. */
 export const DeliveryId = z.object({ id: z.uuid() });
+
+/** How many `metadata[key]=value` pairs a list may filter on. */
+export const MAX_METADATA_FILTERS = 5;
+
+/**
+ * `metadata[key]=value` (deepObject): exact values of the merchant's metadata, up to 5 pairs, all of them matching.
+ * The route gathers the bracketed parameters into this object before validation (src/deliveries/list-filters.ts).
+ */
+const ListMetadataFilter = z
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(40)
+      .regex(/^[^[\]]+$/, 'no brackets'),
+    z.string().min(1).max(500, 'at most 500 characters'),
+  )
+  .refine((m) => Object.keys(m).length <= MAX_METADATA_FILTERS, {
+    message: `at most ${MAX_METADATA_FILTERS} metadata filters`,
+    params: { code: 'too_large' },
+  })
+  .meta({
+    description:
+      'metadata[key]=value: deliveries whose metadata has exactly this value at this key (a number or boolean as its JSON text), ' +
+      `e.g. metadata[order_id]=KIANDA-1042; up to ${MAX_METADATA_FILTERS} pairs, all must match`,
+    examples: [{ order_id: 'KIANDA-1042' }],
+  });
 
 export const ListQuery = PaginationQuery.extend({
   status: z
@@ -256,4 +337,13 @@ export const ListQuery = PaginationQuery.extend({
     .optional()
     .describe('case-insensitive substring of reference, origin and destination city and address line'),
   company_id: z.uuid().optional().describe('the courier company now carrying it (it follows an automatic failover)'),
+  metadata: ListMetadataFilter.optional(),
+  recipient_phone: z
+    .string()
+    .max(50)
+    .regex(/^[0-9+()\-. ]*[0-9][0-9+()\-. ]*$/, 'digits, with +, spaces, dots, dashes or brackets')
+    .optional()
+    .describe(
+      "the destination contact's phone; digits compared (`+244 923-456-789` finds `244923456789`), other characters ignored",
+    ),
 });

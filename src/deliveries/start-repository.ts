@@ -147,6 +147,10 @@ export interface StartableDelivery {
   sla_deadline_at: Date | null;
   created_event_id: string;
   initial_status: Status;
+  /** A return to sender: the delivery it brings back (absent or null otherwise). */
+  return_of?: string | null;
+  /** The delivery's payment method (cash on delivery books its collection); absent: the workflow asks at delivery. */
+  payment_method?: string;
 }
 
 /**
@@ -200,7 +204,8 @@ export async function unstartedDeliveries(
   const { rows } = await pool.query<StartableDelivery>(
     `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
-            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status, d.return_of,
+            d.payment_method
        FROM deliveries d
        JOIN courier_companies c ON c.id = d.company_id
        JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
@@ -284,7 +289,7 @@ export async function restartableDelivery(
   const { rows } = await pool.query(
     `SELECT d.id, d.tenant_id, d.livemode, d.reference, d.company_id, c.slug AS courier_slug,
             coalesce((c.capabilities->>'require_delivery_pin')::boolean, false) AS require_delivery_pin,
-            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status,
+            d.sla_deadline_at, e.id AS created_event_id, e.payload->>'status' AS initial_status, d.payment_method,
             d.status, d.courier_tracking_ref, d.updated_at AS changed_at, d.workflow_restarts,
             (SELECT s.payload->>'previous_status' FROM delivery_events s WHERE s.delivery_id = d.id AND s.event_type = 'delivery.stalled'
               ORDER BY s.occurred_at DESC, s.seq DESC LIMIT 1) AS previous_status,

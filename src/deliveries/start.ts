@@ -79,10 +79,8 @@ async function startWorkflowOf(
   restart?: DeliveryContinuedState,
 ): Promise<void> {
   // Automatic failover as the tenant's policy of the delivery's mode stands now (absent when off: a failure before pickup stalls).
-  const redispatch = redispatchPolicyFor(
-    await dispatchPolicyOf(pool, d.tenant_id, d.livemode),
-    config.assignTimeoutUnitMs,
-  );
+  const policy = await dispatchPolicyOf(pool, d.tenant_id, d.livemode);
+  const redispatch = redispatchPolicyFor(policy, config.assignTimeoutUnitMs);
   const input: DeliveryWorkflowInput = {
     deliveryId: d.id,
     tenantId: d.tenant_id,
@@ -97,7 +95,10 @@ async function startWorkflowOf(
     webhooks: { schedule: config.webhookScheduleMs },
     continueAsNewAfterEvents: config.workflowHistoryLimit,
     ...(redispatch ? { redispatch } : {}),
+    maxDeliveryAttempts: policy.max_delivery_attempts,
+    ...(d.return_of ? { returnOf: d.return_of } : {}),
     ...(restart ? { continued: restart } : {}),
+    ...(d.payment_method ? { cashOnDelivery: d.payment_method === 'cod' } : {}),
   };
   // The workflow may have run and finished already (its start was not recorded here): nothing to start then.
   await startWorkflowOnce<typeof deliveryWorkflow>(client, 'deliveryWorkflow', {

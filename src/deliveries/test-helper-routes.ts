@@ -2,7 +2,8 @@
 // secret key. A live key gets 404 on every one of them, and a test key finds test deliveries only (a live delivery
 // is 404 as for another tenant). Each answers with the Delivery once the step is recorded, so the merchant's
 // webhooks for it have left by then.
-//   POST /v1/test_helpers/deliveries/{id}/advance                {"to": <status>, "pin"?}  the courier's fleet event
+//   POST /v1/test_helpers/deliveries/{id}/advance                {"to": <status>, "pin"?, "reason"?}  the courier's fleet event
+//                                                                (`attempt_failed` with a reason: a failed delivery attempt)
 //   POST /v1/test_helpers/deliveries/{id}/stall                  {"reason"?}               a state budget running out
 //   POST /v1/test_helpers/deliveries/{id}/expire_payment_window  {}                        the payment window running out
 // A step the current status does not allow is 409 delivery_transition_not_allowed with `current_status`. `advance`
@@ -25,6 +26,8 @@ import { eventOfFleetWebhook, type DeliveryEventRow, type DeliveryRow } from './
 import { Delivery } from './schemas.js';
 import { ensureDeliveryWorkflow } from './start.js';
 import { toDelivery } from './views.js';
+import { ProofOfDelivery } from './proof.js';
+import { EXAMPLE_PROOF_OF_DELIVERY } from '../http/examples.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError } from '../http/problem.js';
 import type { Scope } from '../platform/scope.js';
@@ -32,7 +35,8 @@ import { scopeOf } from '../http/plugins/auth.js';
 import { IdempotencyHeaders, problems } from '../http/schemas.js';
 import { DeliveryId } from './schemas.js';
 import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
-import { STALL_REASONS, type Status } from '../../shared/deliveries/vocabulary.js';
+import { ATTEMPT_FAILURE_REASONS, STALL_REASONS, type Status } from '../../shared/deliveries/vocabulary.js';
+import { checkAttemptReason } from './fleet-routes.js';
 import { FLEET_TRANSITIONS, testHelperRefusal } from '../../shared/deliveries/state-table.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load.js';
 
@@ -58,20 +62,66 @@ function bookingUnderWay(d: DeliveryRow, events: DeliveryEventRow[]): boolean {
 }
 
 /** The statuses `advance` moves a test delivery to: each is the courier's fleet event of the same name. */
-const ADVANCE_TARGETS = ['assigned', 'pickup_ready', 'in_transit', 'out_for_delivery', 'delivered', 'failed'] as const;
+const ADVANCE_TARGETS = [
+  'assigned',
+  'pickup_ready',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'failed',
+  'attempt_failed',
+] as const;
 type AdvanceTarget = (typeof ADVANCE_TARGETS)[number];
 
 const AdvanceBody = z
   .strictObject({
-    to: z.enum(ADVANCE_TARGETS).describe('the status to move to, as the courier reporting it would'),
+    to: z
+      .enum(ADVANCE_TARGETS)
+      .describe(
+        'the status to move to, as the courier reporting it would; `attempt_failed`: a failed delivery attempt (with `reason`)',
+      ),
+    reason: z
+      .enum(ATTEMPT_FAILURE_REASONS)
+      .optional()
+      .describe('with `attempt_failed` (required there): why the attempt failed, as the courier would say'),
     pin: z
       .union([z.string().max(32), z.number()])
       .optional()
       .describe(
         "with `delivered`, when the courier requires a PIN (test-pin): the delivery's delivery_pin, as the recipient tells the driver",
       ),
+    proof: ProofOfDelivery.optional().describe(
+      "with `delivered` only: the courier's proof of delivery, shown as the delivery's proof_of_delivery",
+    ),
+    cash_collected_aoa: z
+      .int()
+      .min(0)
+      .max(1e14)
+      .optional()
+      .describe(
+        'with `delivered` of a cash-on-delivery delivery: the cash the simulated courier collected (absent: the expected cash_collect_aoa)',
+      ),
   })
-  .meta({ examples: [{ to: 'pickup_ready' }, { to: 'delivered', pin: '4821' }] });
+  .refine((body) => body.proof === undefined || body.to === 'delivered', {
+    path: ['proof'],
+    message: 'proof is accepted with to: delivered only',
+    params: { code: 'not_allowed' },
+  })
+  .meta({
+    examples: [
+      { to: 'pickup_ready' },
+      { to: 'delivered', pin: '4821' },
+      { to: 'attempt_failed', reason: 'recipient_unavailable' },
+      { to: 'delivered', proof: EXAMPLE_PROOF_OF_DELIVERY },
+      { to: 'delivered', cash_collected_aoa: 1500000 },
+    ],
+  });
+
+/** A simulated courier collects the expected cash of a cash-on-delivery delivery, unless the caller says otherwise. */
+function testCash(delivery: DeliveryRow, to: AdvanceTarget, sent: number | undefined) {
+  if (to !== 'delivered' || delivery.payment_method !== 'cod') return {};
+  return { cash_collected_aoa: sent ?? Number(delivery.cash_collect_aoa ?? 0) };
+}
 
 const StallBody = z
   .strictObject({
@@ -177,6 +227,20 @@ type Shared = ReturnType<typeof shared>;
  * Waits (bounded) for the fleet event an advance passed on to be recorded, and answers as the step ends: the Delivery,
  * or why the step did not apply (a PIN mismatch, a status reached meanwhile that does not allow it).
  */
+/** Whether the step's own consequences are still to come: the failure after the last attempt, the cash's booking. */
+async function stepUnderWay(
+  scope: Scope,
+  deliveryId: string,
+  to: string,
+  failsNext: boolean,
+  load: Shared['load'],
+): Promise<boolean> {
+  if (!failsNext && to !== 'delivered') return false;
+  const now = await load(scope, deliveryId);
+  if (failsNext) return now.status !== 'failed';
+  return now.payment_method === 'cod' && now.status === 'delivered' && !now.cod_line;
+}
+
 async function stepOutcome(
   pool: Pool,
   { load, answer }: Pick<Shared, 'load' | 'answer'>,
@@ -205,7 +269,10 @@ async function stepOutcome(
         `The test delivery moved to ${status} meanwhile; it cannot advance to ${to} from there.`,
       );
     }
-    if (event) return answer(scope, deliveryId);
+    // The last failed attempt (or a refusal): the step ends with the delivery failed (and its return on its way).
+    const failsNext = to === 'attempt_failed' && event?.payload?.attempts_left === 0;
+    // A cash-on-delivery delivery's `delivered` step ends with its cash booked (collectCash), so a remittance can follow.
+    if (event && !(await stepUnderWay(scope, deliveryId, to, failsNext, load))) return answer(scope, deliveryId);
     if (Date.now() > deadline) throw pending();
     await sleep(POLL_MS);
   }
@@ -229,7 +296,8 @@ function registerAdvance(
           'Runs the fleet-event path a courier uses (POST /v1/fleet/{slug}/events): the same event, status change and webhooks, source `fleet_webhook`. ' +
           'Answers once the event is recorded. `to` must be allowed from the current status (design.md lifecycle: assigned from pending once the ' +
           'courier is booked; pickup_ready from assigned; in_transit from assigned or pickup_ready; out_for_delivery from in_transit; delivered from ' +
-          'in_transit or out_for_delivery; failed from any status that is not final); otherwise 409 delivery_transition_not_allowed with current_status. ' +
+          'in_transit or out_for_delivery; failed from any status that is not final; attempt_failed, with a `reason`, from in_transit or ' +
+          'out_for_delivery, back to in_transit or, after the last attempt or a refusal, to failed with a return to sender); otherwise 409 delivery_transition_not_allowed with current_status. ' +
           'A booking under way (right after creation, say) is waited for first, up to 5 s; the status the delivery already has answers 200 with it ' +
           'unchanged; failed is taken at any moment, also while the courier is being booked. ' +
           "`delivered` with a courier that requires a PIN (test-pin) needs the delivery's `pin`: a wrong one is recorded as ignored, as a courier's " +
@@ -241,7 +309,8 @@ function registerAdvance(
     },
     async (request) => {
       const scope = scopeOf(request);
-      const { to, pin } = request.body;
+      const { to, pin, reason, proof, cash_collected_aoa: cashSent } = request.body;
+      checkAttemptReason(to, reason, '/reason');
       // The booking that follows creation (or payment, a resume, a redispatch) is the courier's business, not a race
       // the caller should lose: wait for it (bounded) so that the step applies to the status it leaves behind.
       const { delivery, underWay } = await settledBooking(scope, request.params.id);
@@ -267,7 +336,13 @@ function registerAdvance(
         await passFleetEvent(temporal, delivery, {
           eventType: to,
           occurredAt: new Date().toISOString(),
-          payload: { note: 'test helper', ...(pin !== undefined ? { pin } : {}) },
+          payload: {
+            note: 'test helper',
+            ...(pin !== undefined ? { pin } : {}),
+            ...(to === 'attempt_failed' ? { reason } : {}),
+            ...(proof ? { proof } : {}),
+            ...testCash(delivery, to, cashSent),
+          },
           webhookId,
           companyId: delivery.company_id,
         });

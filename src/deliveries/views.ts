@@ -2,11 +2,15 @@
 // public tracking (reference, status, event types and times only).
 import type { DeliveryEventRow, DeliveryRow, DeliverySummaryRow } from './repository.js';
 import { clampDate } from '../http/schemas.js';
+import { recoveryActions } from '../../shared/deliveries/recovery.js';
+import type { Status } from '../../shared/deliveries/vocabulary.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Ignored events are not state changes: the widget and the public tracking view leave them out (docs/deliveries.md). */
 const isIgnored = (e: DeliveryEventRow) => e.payload?.ignored === true;
+/** Cash-on-delivery events are between the merchant and the courier: never on the recipient's timeline (widget, tracking). */
+const isHiddenFromRecipient = (e: DeliveryEventRow) => isIgnored(e) || e.event_type.startsWith('cod.');
 
 /**
  * An event as the merchant sees it. An event that changed nothing (a fleet event not allowed from the current
@@ -48,6 +52,11 @@ export function toSummary(d: DeliverySummaryRow) {
   });
 }
 
+/** A row of GET /v1/deliveries: the summary and the merchant's metadata (an order id is how a merchant finds it). */
+export function toListItem(d: DeliverySummaryRow) {
+  return Object.assign(toSummary(d), { metadata: d.metadata });
+}
+
 export function toDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: string) {
   return {
     ...toSummary(d),
@@ -60,9 +69,61 @@ export function toDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: 
     tracking_url: trackingUrl(baseUrl, d.id),
     delivery_pin: d.delivery_pin,
     metadata: d.metadata,
+    return_of: d.return_of,
+    return_delivery_id: d.return_delivery_id,
     updated_at: d.updated_at.toISOString(),
     events: events.map(toEvent),
+    proof_of_delivery: proofOfDelivery(events),
+    recovery: recoveryOf(d, events),
+    cod: codOf(d),
   };
+}
+
+/** The latest event of `type` that changed something, or undefined. */
+function latest(events: DeliveryEventRow[], type: string): DeliveryEventRow | undefined {
+  for (let i = events.length - 1; i >= 0; i--)
+    if (events[i].event_type === type && !isIgnored(events[i])) return events[i];
+  return undefined;
+}
+
+/**
+ * The courier's proof of delivery (the `proof` of the `delivered` fleet event, kept under its payload.courier), for the
+ * merchant only: the widget and tracking views never show it. Null when the delivery was handed over without one.
+ */
+export function proofOfDelivery(events: DeliveryEventRow[]): Record<string, unknown> | null {
+  const courier = latest(events, 'delivery.delivered')?.payload?.courier as { proof?: unknown } | undefined;
+  const proof = courier?.proof;
+  return proof && typeof proof === 'object' && !Array.isArray(proof) ? (proof as Record<string, unknown>) : null;
+}
+
+/**
+ * What a stalled delivery accepts of POST /v1/deliveries/{id}/recover: why it stalled (its `delivery.stalled` reason),
+ * the status it stalled from and the actions it accepts (shared/deliveries/recovery.ts). Null when not stalled.
+ */
+export function recoveryOf(d: Pick<DeliveryRow, 'status'>, events: DeliveryEventRow[]) {
+  if (d.status !== 'stalled') return null;
+  const payload = latest(events, 'delivery.stalled')?.payload ?? {};
+  const previous = typeof payload.previous_status === 'string' ? (payload.previous_status as Status) : null;
+  return {
+    reason: typeof payload.reason === 'string' ? payload.reason : null,
+    previous_status: previous,
+    actions: recoveryActions(d.status, previous),
+  };
+}
+
+/** A cash-on-delivery delivery's cash line (docs/cash-on-delivery.md); null for other payment methods. */
+function codOf(d: DeliveryRow) {
+  if (d.payment_method !== 'cod') return null;
+  const line = d.cod_line ?? null;
+  const remitted = line?.remittance_status === 'confirmed' ? 'confirmed' : 'remitted';
+  return {
+    expected_aoa: Number(d.cash_collect_aoa ?? 0),
+    collected_aoa: line ? Number(line.collected_aoa) : null,
+    remitted_aoa: line ? Number(line.remitted_aoa) : 0,
+    fee_deducted_aoa: line ? Number(line.fee_deducted_aoa) : 0,
+    status: !line ? 'awaiting_collection' : line.remittance_id ? remitted : 'collected',
+    remittance_id: line?.remittance_id ?? null,
+  } as const;
 }
 
 /** An address as the publishable key alone reads it: the city and province, no street, point or person. */
@@ -92,7 +153,7 @@ export function toWidgetDelivery(d: DeliveryRow, events: DeliveryEventRow[], bas
     tracking_url: trackingUrl(baseUrl, d.id),
     ...(full ? { delivery_pin: d.delivery_pin, metadata: d.metadata } : {}),
     events: events
-      .filter((e) => !isIgnored(e))
+      .filter((e) => !isHiddenFromRecipient(e))
       .map((e) => ({ id: e.id, event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }
@@ -103,7 +164,7 @@ export function toTracking(d: Pick<DeliveryRow, 'reference' | 'status'>, events:
     reference: d.reference,
     status: d.status,
     events: events
-      .filter((e) => !isIgnored(e))
+      .filter((e) => !isHiddenFromRecipient(e))
       .map((e) => ({ event_type: e.event_type, occurred_at: e.occurred_at.toISOString() })),
   };
 }

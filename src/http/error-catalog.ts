@@ -2,6 +2,8 @@
 // src/pages/error-routes.ts), the problem examples of the OpenAPI document (src/http/plugins/openapi.ts), and the table of
 // docs/errors.md, which test/http/problem.unit.test.ts holds to this text. Text in backticks is code.
 import type { ErrorCode } from './problem.js';
+import { RECOVERY_ERRORS } from './error-catalog-recovery.js';
+import { COD_ERRORS } from './error-catalog-cod.js';
 
 export interface ErrorInfo {
   status: number;
@@ -63,10 +65,10 @@ export const ERROR_CATALOG = {
   },
   courier_inactive: {
     status: 403,
-    meaning: 'fleet events of a deactivated courier company',
+    meaning: 'fleet events (or remittances) of a deactivated courier company',
     todo: 'none: the company is switched off',
     example: 'This courier company is deactivated; its fleet events are refused.',
-    only: ['receiveFleetEvent'],
+    only: ['receiveFleetEvent', 'reportFleetRemittance'],
   },
   forbidden: {
     status: 403,
@@ -130,6 +132,14 @@ export const ERROR_CATALOG = {
     todo: 'none',
     example: 'The delivery is pending, not awaiting payment.',
     only: ['confirmDeliveryPayment'],
+  },
+  return_not_allowed: {
+    status: 409,
+    meaning:
+      'a return to sender asked for a delivery that is not `failed`, already has a return, or is itself a return',
+    todo: 'none: read the delivery (`return_delivery_id` names its return)',
+    example: 'The delivery is in_transit: only a failed delivery returns to the sender.',
+    only: ['returnDelivery'],
   },
   delivery_transition_not_allowed: {
     status: 409,
@@ -391,4 +401,6 @@ export const ERROR_CATALOG = {
     example: 'Not ready: postgres ok, temporal unavailable.',
     only: ['readiness'],
   },
+  ...RECOVERY_ERRORS,
+  ...COD_ERRORS,
 } as const satisfies Record<ErrorCode, ErrorInfo>;

@@ -89,6 +89,7 @@ export const EXAMPLE_DELIVERY_SUMMARY = {
   ...EXAMPLE_QUOTE_REQUEST,
   quoted_fee_aoa: 230_000,
   courier: { name: 'Kandengue Express', tracking_ref: null },
+  metadata: { order_id: 'KIANDA-1042' },
 };
 
 export const EXAMPLE_DELIVERY = {
@@ -102,8 +103,30 @@ export const EXAMPLE_DELIVERY = {
   tracking_url: `https://api.example.ao/track/${DELIVERY_ID}`,
   delivery_pin: null,
   metadata: { order_id: 'KIANDA-1042' },
+  return_of: null,
+  return_delivery_id: null,
   updated_at: CREATED,
   events: [EXAMPLE_CREATED_EVENT],
+  proof_of_delivery: null,
+  recovery: null,
+};
+
+/** A return to sender (POST /v1/deliveries/{id}/return): the original's route swapped, prepaid, no cash, `-R`. */
+export const EXAMPLE_RETURN_DELIVERY = {
+  ...EXAMPLE_DELIVERY,
+  id: '6f1d2c3b-8a9e-4f70-b1c2-d3e4f5a6b7c8',
+  reference: 'DLV-7KQ2M9XH4T-R',
+  origin: EXAMPLE_DELIVERY.destination,
+  destination: EXAMPLE_DELIVERY.origin,
+  tracking_url: 'https://api.example.ao/track/6f1d2c3b-8a9e-4f70-b1c2-d3e4f5a6b7c8',
+  return_of: DELIVERY_ID,
+  events: [
+    {
+      ...EXAMPLE_CREATED_EVENT,
+      id: '0b7e4a52-3c1d-4e8f-9a6b-5c4d3e2f1a0b',
+      payload: { status: 'pending', payment_method: 'prepaid', return_of: DELIVERY_ID },
+    },
+  ],
 };
 
 /** The widget's read with the publishable key alone: city and province of each address, the parcel's size only. */
@@ -149,6 +172,14 @@ export const EXAMPLE_FLEET_EVENT = {
   },
 };
 
+/** A failed delivery attempt: the reason is one of the list (design.md "Attempts, returns and proof of delivery"). */
+export const EXAMPLE_ATTEMPT_FAILED_EVENT = {
+  tracking_ref: 'KX-20261123-0042',
+  event_type: 'attempt_failed',
+  occurred_at: '2026-11-23T10:12:40.000Z',
+  payload: { reason: 'recipient_unavailable', note: 'Ninguém em casa; vizinho sem contacto.' },
+};
+
 export const EXAMPLE_WEBHOOK_ENDPOINT = {
   id: 'd4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a',
   url: 'https://loja-kianda.ao/webhooks/entregas',
@@ -178,3 +209,37 @@ export const EXAMPLE_WEBHOOK_ATTEMPT = {
 };
 
 export const EXAMPLE_PAGINATION = { limit: 50, offset: 0, has_more: false };
+
+/** The `proof` of a courier's `delivered` event, shown to the merchant as the delivery's `proof_of_delivery`. */
+export const EXAMPLE_PROOF_OF_DELIVERY = {
+  recipient_name: 'Ana Domingos',
+  photo_url: 'https://cdn.kandengue.example/pod/KX-20261123-0042.jpg',
+  signature_url: 'https://cdn.kandengue.example/pod/KX-20261123-0042-signature.png',
+  location: { lat: -8.8383, lng: 13.2344 },
+};
+
+/** A delivery whose courier refused the booking: what POST /v1/deliveries/{id}/recover accepts for it. */
+export const EXAMPLE_STALLED_DELIVERY = {
+  ...EXAMPLE_DELIVERY,
+  status: 'stalled',
+  recovery: {
+    reason: 'courier_rejected',
+    previous_status: 'pending',
+    actions: ['redispatch', 'resume', 'mark_failed', 'cancel'],
+  },
+};
+
+export const EXAMPLE_RECOVER_REQUESTS = [
+  { action: 'redispatch' },
+  { action: 'redispatch', company_id: COMPANY_ID },
+  { action: 'resume' },
+  { action: 'mark_failed', reason: 'customer_moved' },
+  { action: 'cancel' },
+];
+
+export const EXAMPLE_DELIVERED_FLEET_EVENT = {
+  tracking_ref: 'KX-20261123-0042',
+  event_type: 'delivered',
+  occurred_at: '2026-11-23T10:03:27.000Z',
+  payload: { pin: '4821', proof: EXAMPLE_PROOF_OF_DELIVERY },
+};

@@ -22,6 +22,10 @@ export const ERROR_CODES = [
   'delivery_not_cancellable',
   'delivery_not_awaiting_payment',
   'delivery_transition_not_allowed',
+  'return_not_allowed',
+  'delivery_not_stalled',
+  'recovery_not_allowed',
+  'no_company_available',
   'idempotency_request_in_progress',
   'webhook_endpoint_disabled',
   'replay_in_progress',
@@ -50,6 +54,7 @@ export const ERROR_CODES = [
   'webhook_endpoint_limit_reached',
   'password_link_invalid',
   'api_key_limit_reached',
+  'company_not_linked',
   // 429, 431
   'rate_limited',
   'sign_in_locked',
@@ -60,8 +65,14 @@ export const ERROR_CODES = [
   'no_courier_configured',
   'cancellation_pending',
   'test_helper_pending',
+  'recovery_pending',
   'password_check_busy',
   'not_ready',
+  'remittance_mixed_tenants',
+  'remittance_amount_mismatch',
+  'already_remitted',
+  'remittance_ref_reused',
+  'remittance_not_reported',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -97,6 +108,13 @@ export const FIELD_ERROR_CODES = [
   'payment_method_not_allowed',
   'message_not_found',
   'delivery_pin_mismatch',
+  'company_not_linked',
+  'remittance_amount_mismatch',
+  'already_remitted',
+  'remittance_mixed_tenants',
+  'not_collected',
+  'unknown_delivery',
+  'duplicate',
 ] as const;
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 

@@ -1,13 +1,9 @@
 // The Temporal Schedule that runs the maintenance purge (workflows/maintenance) every PURGE_INTERVAL_MS.
 // Every worker replica calls this at start-up: the first creates the schedule, the others (and later starts,
 // perhaps with another interval or task queue) update it to the current settings, so it always exists once.
-import {
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
-  type Client,
-  type ScheduleOptionsStartWorkflowAction,
-} from '@temporalio/client';
+import type { Client, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import type { Config } from '../platform/config.js';
+import { upsertSchedule } from '../platform/temporal.js';
 import { PURGE_SCHEDULE_ID } from '../../shared/maintenance/definitions.js';
 import type { maintenancePurgeWorkflow } from '../../workflows/maintenance/workflows.js';
 
@@ -16,7 +12,6 @@ export async function ensurePurgeSchedule(
   config: Config,
   scheduleId = PURGE_SCHEDULE_ID,
 ): Promise<void> {
-  const spec = { intervals: [{ every: config.purgeIntervalMs }] };
   const action: ScheduleOptionsStartWorkflowAction<typeof maintenancePurgeWorkflow> = {
     type: 'startWorkflow',
     workflowType: 'maintenancePurgeWorkflow',
@@ -26,14 +21,5 @@ export async function ensurePurgeSchedule(
     // A run that cannot finish within an interval gives way to the next one.
     workflowExecutionTimeout: config.purgeIntervalMs,
   };
-  // One run at a time: a run still going when the next is due makes the schedule skip that one.
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule
-      .getHandle(scheduleId)
-      .update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
-  }
+  await upsertSchedule(client, scheduleId, config.purgeIntervalMs, action);
 }

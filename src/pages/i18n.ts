@@ -58,6 +58,9 @@ export interface PageStrings {
   progress: string;
   steps: [string, string, string, string, string];
   statuses: Record<string, { label: string; hint: string }>;
+  /** The hint of a failed delivery whose parcel goes back to the shop (a return to sender started), and once it is back. */
+  returning: string;
+  returned: string;
   /** A label for every event type: tsc refuses a new event type the recipient's page cannot name. */
   events: Record<EventType, string>;
 }
@@ -113,6 +116,8 @@ export const STRINGS: Record<Lang, PageStrings> = {
       failed: { label: 'Entrega falhada', hint: 'Não foi possível entregar. A loja vai contactá-lo.' },
       stalled: { label: 'Atrasada, em verificação', hint: 'A nossa equipa está a tratar do atraso.' },
     },
+    returning: 'Não foi possível entregar: a encomenda está a voltar para a loja. A loja vai contactá-lo.',
+    returned: 'Não foi possível entregar: a encomenda voltou para a loja. A loja vai contactá-lo.',
     events: {
       'delivery.created': 'Pedido de entrega criado',
       'delivery.payment_confirmed': 'Pagamento confirmado',
@@ -129,6 +134,13 @@ export const STRINGS: Record<Lang, PageStrings> = {
       'delivery.resumed': 'Entrega retomada',
       'delivery.operator_action': 'Atualizada pela equipa de apoio',
       'delivery.booking_release_failed': 'Atualização com a transportadora',
+      'delivery.attempt_failed': 'Tentativa de entrega sem sucesso',
+      'delivery.return_started': 'A encomenda está a voltar para a loja',
+      'delivery.returned': 'A encomenda voltou para a loja',
+      'cod.collected': 'Dinheiro recebido na entrega',
+      'cod.discrepancy': 'Diferença no dinheiro recebido',
+      'cod.remitted': 'Dinheiro entregue à loja',
+      'cod.overdue': 'Dinheiro por entregar em atraso',
     },
   },
   en: {
@@ -178,6 +190,8 @@ export const STRINGS: Record<Lang, PageStrings> = {
       failed: { label: 'Delivery failed', hint: 'The parcel could not be delivered. The shop will contact you.' },
       stalled: { label: 'Delayed, being looked into', hint: 'Our team is dealing with the delay.' },
     },
+    returning: 'The parcel could not be delivered: it is going back to the shop. The shop will contact you.',
+    returned: 'The parcel could not be delivered: it is back at the shop. The shop will contact you.',
     events: {
       'delivery.created': 'Delivery requested',
       'delivery.payment_confirmed': 'Payment confirmed',
@@ -194,6 +208,13 @@ export const STRINGS: Record<Lang, PageStrings> = {
       'delivery.resumed': 'Delivery resumed',
       'delivery.operator_action': 'Updated by our support team',
       'delivery.booking_release_failed': 'Update with the courier',
+      'delivery.attempt_failed': 'Delivery attempt unsuccessful',
+      'delivery.return_started': 'The parcel is going back to the shop',
+      'delivery.returned': 'The parcel is back at the shop',
+      'cod.collected': 'Cash collected at the door',
+      'cod.discrepancy': 'Cash collected differs',
+      'cod.remitted': 'Cash handed over to the shop',
+      'cod.overdue': 'Cash overdue',
     },
   },
 };

@@ -151,9 +151,17 @@ ${links ? `<p>${esc(t.helpLead(view.shop_name))}</p><ul>${links}</ul>` : `<p>${e
 </section>`;
 }
 
+/** A failed delivery going back to the shop (its return to sender started, or delivered) says so plainly. */
+function returnHint(view: TrackingPageInput, t: (typeof STRINGS)[Lang]): { label: string; hint: string } | null {
+  if (view.status !== 'failed') return null;
+  const seen = (type: string) => view.events.some((e) => e.event_type === type);
+  if (!seen('delivery.return_started')) return null;
+  return { label: t.statuses.failed.label, hint: seen('delivery.returned') ? t.returned : t.returning };
+}
+
 export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath: string, now = new Date()): string {
   const t = STRINGS[lang];
-  const status = t.statuses[view.status] ?? { label: view.status, hint: '' };
+  const status = returnHint(view, t) ?? t.statuses[view.status] ?? { label: view.status, hint: '' };
   const tone = view.status === 'delivered' ? ' ok' : ['failed', 'cancelled'].includes(view.status) ? ' bad' : '';
   const step = progressStep(view.status);
   const steps =

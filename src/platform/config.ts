@@ -173,6 +173,9 @@ export const envSchema = z
     PURGE_INTERVAL_MS: whole(HOUR, 1000).describe(
       'how often the maintenance purge (Temporal Schedule `maintenance-purge`) runs ([retention](docs/operations.md#retention-nothing-grows-forever))',
     ),
+    COD_OVERDUE_INTERVAL_MS: whole(5 * 60_000, 1000).describe(
+      'how often cash-on-delivery cash past its remittance terms raises `cod.overdue` (Temporal Schedule `cod-overdue`, [cash on delivery](docs/cash-on-delivery.md#overdue))',
+    ),
     PURGE_BATCH_SIZE: whole(1000, 1).describe('rows the maintenance purge deletes per statement'),
     QUOTE_RETENTION_MS: whole(24 * HOUR, 0).describe('unused quotes are deleted this long after their `valid_until`'),
     FLEET_RECEIPT_RETENTION_MS: whole(7 * 24 * HOUR, 0).describe(
@@ -286,6 +289,7 @@ function toConfig(env: z.output<typeof envSchema>) {
     webhookScheduleMs: env.WEBHOOK_SCHEDULE_MS as number[],
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     purgeIntervalMs: env.PURGE_INTERVAL_MS,
+    codOverdueIntervalMs: env.COD_OVERDUE_INTERVAL_MS,
     purgeBatchSize: env.PURGE_BATCH_SIZE,
     quoteRetentionMs: env.QUOTE_RETENTION_MS,
     fleetReceiptRetentionMs: env.FLEET_RECEIPT_RETENTION_MS,

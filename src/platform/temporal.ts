@@ -4,7 +4,10 @@
 import {
   Client,
   Connection,
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
   WorkflowExecutionAlreadyStartedError,
+  type ScheduleOptionsStartWorkflowAction,
   type TLSConfig,
   type Workflow,
   type WorkflowStartOptions,
@@ -105,5 +108,28 @@ export async function startWorkflowOnce<T extends Workflow>(
     await client.workflow.start(workflow, options);
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/**
+ * A Temporal Schedule that starts `action` every `everyMs`, one run at a time (a run still going when the next is due
+ * makes the schedule skip that one). Every worker replica calls this at start-up: the first creates the schedule, the
+ * others (and later starts, perhaps with another interval or task queue) update it to the current settings.
+ */
+export async function upsertSchedule(
+  client: Client,
+  scheduleId: string,
+  everyMs: number,
+  action: ScheduleOptionsStartWorkflowAction<Workflow>,
+): Promise<void> {
+  const spec = { intervals: [{ every: everyMs }] };
+  const policies = { overlap: ScheduleOverlapPolicy.SKIP };
+  try {
+    await client.schedule.create({ scheduleId, spec, action, policies });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule
+      .getHandle(scheduleId)
+      .update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
   }
 }

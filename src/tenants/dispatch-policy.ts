@@ -3,6 +3,7 @@
 // the admin CLI; a delivery takes the policy in effect when it is created (src/deliveries/start.ts).
 import { z } from 'zod';
 import type { RedispatchPolicy } from '../../shared/deliveries/definitions.js';
+import { DEFAULT_MAX_DELIVERY_ATTEMPTS, MAX_DELIVERY_ATTEMPTS_LIMIT } from '../../shared/deliveries/vocabulary.js';
 
 export const DispatchPolicy = z
   .object({
@@ -25,6 +26,10 @@ export const DispatchPolicy = z
     preferred_company_ids: z.array(z.uuid()).max(20).meta({
       description: 'Companies to book first, in this order; the others by fee. Each must be linked to the tenant.',
     }),
+    max_delivery_attempts: z.int().min(1).max(MAX_DELIVERY_ATTEMPTS_LIMIT).meta({
+      description:
+        'Delivery attempts before a delivery whose attempts fail goes to failed (reason delivery_attempts_exhausted) and returns to the sender (1-5, default 2).',
+    }),
   })
   .meta({
     id: 'DispatchPolicy',
@@ -35,6 +40,7 @@ export const DispatchPolicy = z
         max_redispatches: 2,
         assign_timeout_minutes: 20,
         preferred_company_ids: [],
+        max_delivery_attempts: 2,
       },
     ],
   });
@@ -54,6 +60,7 @@ export const DEFAULT_DISPATCH_POLICY: DispatchPolicy = {
   max_redispatches: 2,
   assign_timeout_minutes: 20,
   preferred_company_ids: [],
+  max_delivery_attempts: DEFAULT_MAX_DELIVERY_ATTEMPTS,
 };
 
 /**

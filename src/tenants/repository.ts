@@ -51,7 +51,8 @@ export async function updateTenantPageSettings(
  */
 export async function dispatchPolicyOf(pool: Pool, tenantId: string, livemode: boolean): Promise<DispatchPolicy> {
   const { rows } = await pool.query<DispatchPolicy>(
-    `SELECT auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids::text[] AS preferred_company_ids
+    `SELECT auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids::text[] AS preferred_company_ids,
+            max_delivery_attempts
        FROM tenant_dispatch_policies WHERE tenant_id = $1 AND livemode = $2`,
     [tenantId, livemode],
   );
@@ -67,10 +68,10 @@ export async function saveDispatchPolicy(
 ): Promise<void> {
   await pool.query(
     `INSERT INTO tenant_dispatch_policies (tenant_id, livemode, auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes,
-                                           preferred_company_ids)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+                                           preferred_company_ids, max_delivery_attempts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (tenant_id, livemode) DO UPDATE SET auto_redispatch = $3, max_fee_increase_aoa = $4, max_redispatches = $5,
-       assign_timeout_minutes = $6, preferred_company_ids = $7, updated_at = now()`,
+       assign_timeout_minutes = $6, preferred_company_ids = $7, max_delivery_attempts = $8, updated_at = now()`,
     [
       tenantId,
       livemode,
@@ -79,6 +80,7 @@ export async function saveDispatchPolicy(
       policy.max_redispatches,
       policy.assign_timeout_minutes,
       policy.preferred_company_ids,
+      policy.max_delivery_attempts,
     ],
   );
 }

@@ -6,7 +6,7 @@
 // it was dispatched is found by the sweeper (sweepUndispatched) and handed to the same workflow, which skips the
 // endpoints that took it already: at least once per (event, endpoint), always under the same webhook-id.
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import { inTransaction, type Pool } from '../platform/db.js';
+import { inTransaction, type Pool, type PoolClient } from '../platform/db.js';
 import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } from '../deliveries/repository.js';
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
 import { markMessageDispatched, undispatchedMessages } from './repository.js';
@@ -42,33 +42,61 @@ export async function recordEventWithMessage(
   input: RecordEventInput,
   webhooks: boolean,
 ): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
-  return inTransaction(pool, async (client) => {
-    const recorded = await insertEventAndStatus(client, input);
-    const inserted = recorded !== null;
-    if (!recorded || !webhooks || input.payload?.ignored) return { inserted, message: null };
-    const event: DeliveryEventRow = {
-      id: input.eventId,
-      event_type: input.eventType as EventType,
-      occurred_at: new Date(input.occurredAt),
-      source: input.source,
-      payload: input.payload,
-    };
-    const message = await storeWebhookMessage(client, {
-      tenantId: input.tenantId,
-      livemode: recorded.livemode,
-      deliveryId: input.deliveryId,
-      event,
-    });
-    return {
-      inserted,
-      message: message && {
-        ...message,
-        tenantId: input.tenantId,
-        deliveryId: input.deliveryId,
-        eventId: input.eventId,
-      },
-    };
+  return inTransaction(pool, (client) => recordEventWithMessageOn(client, input, webhooks));
+}
+
+/** recordEventWithMessage on a client that holds the caller's transaction (cash on delivery books its ledger in it). */
+export async function recordEventWithMessageOn(
+  client: PoolClient,
+  input: RecordEventInput,
+  webhooks: boolean,
+): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
+  const recorded = await insertEventAndStatus(client, input);
+  const inserted = recorded !== null;
+  if (!recorded || !webhooks || input.payload?.ignored) return { inserted, message: null };
+  const event: DeliveryEventRow = {
+    id: input.eventId,
+    event_type: input.eventType as EventType,
+    occurred_at: new Date(input.occurredAt),
+    source: input.source,
+    payload: input.payload,
+  };
+  const message = await storeWebhookMessage(client, {
+    tenantId: input.tenantId,
+    livemode: recorded.livemode,
+    deliveryId: input.deliveryId,
+    event,
   });
+  return {
+    inserted,
+    message: message && {
+      ...message,
+      tenantId: input.tenantId,
+      deliveryId: input.deliveryId,
+      eventId: input.eventId,
+    },
+  };
+}
+
+/**
+ * Hands a message stored outside the worker (an event the API recorded) to its retry workflow, as the sweeper does;
+ * when that fails the sweeper takes it later.
+ */
+export async function handOverMessage(
+  temporal: Client,
+  pool: Pool,
+  config: Pick<Config, 'taskQueue' | 'webhookScheduleMs'>,
+  message: OutboxMessage,
+): Promise<void> {
+  if (message.endpointIds.length === 0) return markMessageDispatched(pool, message.messageId);
+  await startWebhookRetries(temporal, config, {
+    tenantId: message.tenantId,
+    deliveryId: message.deliveryId,
+    eventId: message.eventId,
+    schedule: config.webhookScheduleMs,
+    endpointIds: message.endpointIds,
+  });
+  await markMessageDispatched(pool, message.messageId);
 }
 
 interface Logger {

@@ -1,8 +1,15 @@
 // npm run test:chaos — deliveries driven by the courier simulator through their whole lifecycle while the
 // test SIGKILLs and restarts the worker, the API and the Temporal dev server (same SQLite file), and
-// restarts Postgres. At the end: every delivery reached a final state, no event is duplicated, no status
-// went backwards, and every webhook event reached the merchant's receiver at least once, always under
-// one webhook-id (test/helpers/chaos.ts, shared with the cluster test in test/cluster).
+// restarts Postgres. Besides plain lifecycles, the last mile as it really happens (test/helpers/last-mile.ts): one in
+// ten fails an attempt then is delivered, one in ten exhausts its attempts and returns to the sender, and some stall
+// and are recovered by the merchant (POST /recover, redispatch or resume) while the kills go on. At the end: every
+// delivery and every return reached a final state, no event is duplicated and no status went backwards within an
+// attempt, each kind ended as it should, and every webhook event reached the merchant's receiver at least once, always
+// under one webhook-id (test/helpers/chaos.ts, shared with the cluster test in test/cluster). Cash on delivery
+// (test/helpers/cod-chaos.ts): some deliveries are COD, some paid short; the couriers remit (each remittance_ref sent
+// again: the same answer) and the merchant confirms while the kills go on; at the end every journal transaction
+// balances, each delivered COD delivery is collected exactly once, each remittance booked once, and per company
+// collected = remitted + fee_deducted + outstanding, in the ledger and in GET /v1/cod/balances.
 //
 // Everything runs in processes of its own (API, worker, Temporal) against its own embedded PostgreSQL 15,
 // so restarting them disturbs nothing else on the machine. CHAOS_DELIVERIES (default 1000) sets the size.
@@ -30,6 +37,8 @@ import {
   type Receiver,
   type Workspace,
 } from '../helpers/chaos.js';
+import { startLastMile, type LastMile } from '../helpers/last-mile.js';
+import { startCodChaos, type CodChaos } from '../helpers/cod-chaos.js';
 
 const DELIVERIES = Number(process.env.CHAOS_DELIVERIES ?? 1000);
 const log = logger('chaos');
@@ -41,6 +50,8 @@ let worker: Proc;
 let sim: Simulator;
 let receiver: Receiver;
 let client: ChaosClient;
+let lastMile: LastMile;
+let cod: CodChaos;
 const context = { tenantId: '', apiPort: 0 };
 
 beforeAll(async () => {
@@ -68,6 +79,8 @@ beforeAll(async () => {
   const tenant = await createTenant(pool, 'chaos merchant');
   receiver = await startReceiver();
   sim = await startCouriers(pool, tenant.tenant_id, path.join(dir, 'simulator.log'));
+  lastMile = await startLastMile(sim, pool, tenant.tenant_id, DELIVERIES);
+  cod = await startCodChaos(sim, pool, tenant.tenant_id);
 
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -82,7 +95,7 @@ beforeAll(async () => {
   ({ api, worker } = await startApiAndWorker('chaos', dir, env, apiPort));
 
   await registerReceiver(apiUrl, tenant.secret_key, receiver);
-  client = new ChaosClient([apiUrl], tenant.secret_key);
+  client = new ChaosClient([apiUrl], tenant.secret_key, undefined, cod.route(lastMile.route), cod.extra);
   Object.assign(context, { tenantId: tenant.tenant_id, apiPort });
 }, 300_000);
 
@@ -139,14 +152,20 @@ describe('under fire', () => {
       log,
     );
 
-    // Create with bounded concurrency, retrying through outages (Idempotency-Key makes retries safe).
-    const ids = await client.createMany(DELIVERIES, 8, log);
+    // Create with bounded concurrency, retrying through outages (Idempotency-Key makes retries safe); the stalled
+    // ones are recovered meanwhile, as soon as they all exist.
+    const recovered = lastMile.recover(client, log);
+    recovered.catch(() => {}); // awaited below; a failure meanwhile is not an unhandled rejection
+    const ids = await client.createMany(DELIVERIES, 8, log, Infinity, lastMile.created);
     log(
       `all ${ids.length} created in ${Math.round((Date.now() - started) / 1000)} s; letting chaos run one more round`,
     );
-    await sleep(25_000);
+    // Meanwhile the couriers remit the cash collected so far, every 5 s, and the merchant confirms every other one.
+    const oneMoreRound = Promise.all([sleep(25_000), recovered]);
+    await Promise.all([oneMoreRound, cod.remitWhile(client, oneMoreRound, 5000, log)]);
     const rounds = await chaos.stop();
-    log(`chaos stopped after ${rounds} actions; waiting for every delivery to finish`);
+    log(`chaos stopped after ${rounds} actions; waiting for every delivery and return to finish`);
+    await lastMile.settled(log);
 
     const events = await expectConverged({
       pool: workspace.pool,
@@ -156,6 +175,8 @@ describe('under fire', () => {
       receiver,
       log,
     });
+    await lastMile.expectOutcomes(log);
+    await cod.expectLedger(client, context.tenantId, DELIVERIES, log);
     log(
       `done in ${Math.round((Date.now() - started) / 1000)} s: ${DELIVERIES} deliveries, ${events} events, ${receiver.received.size} webhook events received, ${rounds} chaos actions`,
     );

@@ -6,6 +6,8 @@ import {
   haversineKm,
   priceFromRateCard,
   RateCardAdapter,
+  RateCardSchema,
+  returnFee,
   type PricingInput,
 } from '../../src/couriers/adapters/rate-card.js';
 import type { CourierRow } from '../../src/couriers/repository.js';
@@ -165,5 +167,21 @@ describe('rate-card arithmetic', () => {
     };
     expect(await a.book(req)).toEqual({ tracking_ref: 'DLV-ABC123', status: 'pending' });
     expect(await a.cancel('DLV-ABC123')).toBe('cancelled');
+  });
+});
+
+describe('returnFee', () => {
+  it("the swapped route's quote times return_fee_pct (default 100), rounded to the centavo", () => {
+    expect(returnFee(123_457, undefined)).toBe(123_457);
+    expect(returnFee(123_457, {})).toBe(123_457);
+    expect(returnFee(123_457, { return_fee_pct: 50 })).toBe(61_729);
+    expect(returnFee(100_000, { return_fee_pct: 0 })).toBe(0);
+    expect(returnFee(100_000, { return_fee_pct: 150 })).toBe(150_000);
+  });
+
+  it('the rate card accepts return_fee_pct 0-1000 as an integer only', () => {
+    expect(RateCardSchema.safeParse({ return_fee_pct: 75 }).success).toBe(true);
+    expect(RateCardSchema.safeParse({ return_fee_pct: -1 }).success).toBe(false);
+    expect(RateCardSchema.safeParse({ return_fee_pct: 12.5 }).success).toBe(false);
   });
 });

@@ -93,6 +93,12 @@ describe('the simulated test couriers', () => {
     ]);
     expect(done.events.slice(3).every((e: any) => e.source === 'fleet_webhook' && !e.ignored)).toBe(true);
     expect(done.courier.tracking_ref).toBe(`TEST-${d.reference}`);
+    // Its `delivered` carries a proof of delivery, as a real courier's may.
+    expect(done.proof_of_delivery).toEqual({
+      recipient_name: 'Test Recipient',
+      photo_url: `https://pod.test-courier.invalid/TEST-${d.reference}/photo.jpg`,
+      signature_url: `https://pod.test-courier.invalid/TEST-${d.reference}/signature.png`,
+    });
     await expect(stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).result()).resolves.toEqual({
       status: 'delivered',
     });

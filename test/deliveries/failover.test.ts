@@ -70,6 +70,7 @@ describe('the dispatch policy', () => {
       max_redispatches: 2,
       assign_timeout_minutes: 20,
       preferred_company_ids: [],
+      max_delivery_attempts: 2,
     });
     expect(await policy(m, { auto_redispatch: true, preferred_company_ids: [m.couriers[a.slug]] })).toMatchObject({
       auto_redispatch: true,
@@ -102,6 +103,7 @@ describe('the dispatch policy', () => {
       max_redispatches: 2,
       assign_timeout_minutes: 20,
       preferred_company_ids: [],
+      max_delivery_attempts: 2,
     };
     const get = async (k: string) => (await stack.request('GET', '/v1/settings/dispatch', { key: k })).body;
     // Live changes: the test policy keeps its defaults.

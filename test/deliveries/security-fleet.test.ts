@@ -191,15 +191,16 @@ describe("a courier's payload cannot forge the fields the service sets (item 4)"
         await postFleet(company.slug, company.fleet_secret, {
           tracking_ref: ref,
           event_type: 'delivered',
-          payload: { pin: d.delivery_pin, proof: 'https://proof.example/photo.jpg' },
+          payload: { pin: d.delivery_pin, proof: { photo_url: 'https://proof.example/photo.jpg' } },
         })
       ).status,
     ).toBe(202);
     const delivered = await waitForStatus(stack, key(m), d.id, 'delivered');
     expect(delivered.events.at(-1).payload).toMatchObject({
       pin_verified: true,
-      courier: { proof: 'https://proof.example/photo.jpg' },
+      courier: { proof: { photo_url: 'https://proof.example/photo.jpg' } },
     });
+    expect(delivered.proof_of_delivery).toEqual({ photo_url: 'https://proof.example/photo.jpg' });
     const stored = JSON.stringify(await eventsOf(d.id));
     expect(stored).not.toContain('"pin"');
     expect(stored).not.toContain(`"${wrongPin}"`);

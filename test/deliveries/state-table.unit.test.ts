@@ -11,12 +11,16 @@ import {
   TRIGGERS,
   testHelperRefusal,
   transitionFrom,
+  transitionOf,
   type Effect,
   type Trigger,
 } from '../../shared/deliveries/state-table.js';
 import {
+  ATTEMPT_FAILURE_REASONS,
+  DEFAULT_MAX_DELIVERY_ATTEMPTS,
   EVENT_TYPES,
   FINAL_STATUSES,
+  attemptOutcome,
   FLEET_EVENT_TYPES,
   OPERATOR_ACTIONS,
   STATUSES,
@@ -55,6 +59,8 @@ const EXPECTED: Record<Trigger, [Status[], Status | 'previous' | null, string]> 
   'operator.cancel': [['stalled'], 'cancelled', 'delivery.cancelled'],
   'test.stall': [MOVING, 'stalled', 'delivery.stalled'],
   'test.expire_payment_window': [['awaiting_payment'], 'cancelled', 'delivery.cancelled'],
+  'fleet.attempt_failed': [['in_transit', 'out_for_delivery'], 'in_transit', 'delivery.attempt_failed'],
+  attempts_exhausted: [['in_transit'], 'failed', 'delivery.failed'],
 };
 
 describe('every (status, trigger) pair', () => {
@@ -104,7 +110,18 @@ describe('invariants of the table', () => {
   });
 
   it('every event type of the vocabulary is produced by some row, but those recorded elsewhere', () => {
-    const elsewhere = ['delivery.created', 'delivery.operator_action', 'delivery.booking_release_failed'];
+    const elsewhere = [
+      'delivery.created',
+      'delivery.operator_action',
+      'delivery.booking_release_failed',
+      'delivery.return_started',
+      'delivery.returned',
+      // Cash on delivery: the collectCash effect of fleet.delivered, remittances and the overdue sweep record them.
+      'cod.collected',
+      'cod.discrepancy',
+      'cod.remitted',
+      'cod.overdue',
+    ];
     const produced = new Set(TRANSITIONS.map((t) => t.event));
     expect(EVENT_TYPES.filter((e) => !produced.has(e))).toEqual(elsewhere);
   });
@@ -113,7 +130,13 @@ describe('invariants of the table', () => {
     for (const e of FLEET_EVENT_TYPES) expect(TRIGGERS).toContain(`fleet.${e}`);
     for (const a of OPERATOR_ACTIONS) expect(TRIGGERS).toContain(`operator.${a}`);
     const used = new Set<Effect>(TRANSITIONS.flatMap((t) => t.effects));
-    expect(used.size).toBe(9);
+    expect(used.size).toBe(12);
+  });
+
+  it('a delivered fleet event collects the cash of a cash-on-delivery delivery, after recording the status', () => {
+    expect(transitionOf('fleet.delivered').effects).toEqual(['record', 'collectCash', 'reportReturned']);
+    for (const t of TRANSITIONS.filter((t) => t.trigger !== 'fleet.delivered'))
+      expect(t.effects).not.toContain('collectCash');
   });
 
   it('a status change is recorded by every row (record or stall), and stalls go through `stall`', () => {
@@ -158,5 +181,26 @@ describe('docs/deliveries.md', () => {
   it('holds the lifecycle table generated from the state table (npm run docs:lifecycle)', () => {
     const doc = fs.readFileSync(LIFECYCLE_DOC, 'utf8');
     expect(doc).toBe(withLifecycleTable(doc));
+  });
+});
+
+describe('failed attempts and returns (design.md "Attempts, returns and proof of delivery")', () => {
+  it('a failed attempt goes back to in_transit; exhaustion fails the delivery and starts the return', () => {
+    expect(transitionFrom('out_for_delivery', 'fleet.attempt_failed')?.effects).toEqual(['record']);
+    expect(transitionFrom('in_transit', 'attempts_exhausted')?.effects).toEqual(['record', 'startReturn']);
+    expect(transitionFrom('delivered', 'fleet.attempt_failed')).toBeNull();
+    expect(transitionFrom('pickup_ready', 'fleet.attempt_failed')).toBeNull();
+    expect(transitionFrom('out_for_delivery', 'fleet.delivered')?.effects).toContain('reportReturned');
+  });
+
+  it('attemptOutcome: the courier tries again until the last attempt; a refusal ends at once', () => {
+    expect(attemptOutcome(1, 'recipient_unavailable', 2)).toBeNull();
+    expect(attemptOutcome(2, 'recipient_unavailable', 2)).toBe('delivery_attempts_exhausted');
+    expect(attemptOutcome(1, 'other', 1)).toBe('delivery_attempts_exhausted');
+    expect(attemptOutcome(4, 'address_not_found', 5)).toBeNull();
+    expect(attemptOutcome(1, 'recipient_refused', 5)).toBe('recipient_refused');
+    expect(attemptOutcome(1, 'cod_refused', 5)).toBe('cod_refused');
+    for (const reason of ATTEMPT_FAILURE_REASONS)
+      expect(attemptOutcome(DEFAULT_MAX_DELIVERY_ATTEMPTS, reason, DEFAULT_MAX_DELIVERY_ATTEMPTS)).not.toBeNull();
   });
 });

@@ -55,6 +55,8 @@ const row = (change: Partial<DeliveryRow> = {}): DeliveryRow => ({
   workflow_started_at: INSERTED,
   inserted_at: INSERTED,
   updated_at: new Date('2030-01-01T11:00:00Z'),
+  return_of: null,
+  return_delivery_id: null,
   ...change,
 });
 

@@ -4,6 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EventEmitter } from 'node:events';
 import type { DeliveryActivities, RecordInput } from '../../activities/deliveries/activities.js';
+import type { CodActivities } from '../../activities/cod/activities.js';
 import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/definitions.js';
 
 export type Booking = Awaited<ReturnType<DeliveryActivities['dispatchDelivery']>>;
@@ -156,6 +157,16 @@ export class FakeDeliveryActivities {
   }
 
   /** The implementations to register on a worker, typed like the real ones. */
+  /** Cash on delivery's collection (the `collectCash` effect of `delivered`): the fast tier's deliveries hold no cash. */
+  readonly codActivities: Pick<CodActivities, 'collectCash'> = {
+    collectCash: async (input) => {
+      this.cod.push(input.deliveryId);
+      return { booked: false };
+    },
+  };
+  /** The deliveries whose `delivered` asked to collect cash, in order. */
+  readonly cod: string[] = [];
+
   readonly activities: DeliveryActivities = {
     recordEvent: async (input: RecordInput) => {
       this.call(input.deliveryId, 'recordEvent', input);
@@ -206,6 +217,10 @@ export class FakeDeliveryActivities {
     findRedispatchCompany: async (input) => {
       const slug = this.companies.get(input.companyId);
       return slug ? { companyId: input.companyId, slug } : null;
+    },
+    startReturn: async (input) => {
+      this.call(input.deliveryId, 'startReturn', input);
+      return { returnDeliveryId: `return-of-${input.deliveryId}` };
     },
   };
 }

@@ -32,7 +32,7 @@ export async function startFakeWorker(): Promise<FakeWorker> {
     connection: nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('bundlePath') },
-    activities: fakes.activities,
+    activities: { ...fakes.activities, ...fakes.codActivities },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -106,6 +106,8 @@ export function fastDeliveryInput(
     createdEventId: randomUUID(),
     requireDeliveryPin: false,
     slaDeadlineAt: null,
+    // A prepaid delivery, as the API starts it: `delivered` books no cash (the collectCash effect is a no-op).
+    cashOnDelivery: false,
     ...fields,
     timeouts: timeouts(t),
   };

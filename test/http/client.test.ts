@@ -133,6 +133,9 @@ describe('the merchant surface (secret key)', () => {
     expect(got.data).toMatchObject({ id: deliveryId, reference: created.data!.reference });
     const list = await api.GET('/v1/deliveries', { params: { query: { search: created.data!.reference, limit: 5 } } });
     expect(list.data!.data.map((d) => d.id)).toEqual([deliveryId]);
+    // metadata[key]=value: the client writes the deepObject query the API reads.
+    const byOrder = await api.GET('/v1/deliveries', { params: { query: { metadata: { order_id: 'C-1' } } } });
+    expect(byOrder.data!.data.map((d) => [d.id, d.metadata])).toEqual([[deliveryId, { order_id: 'C-1' }]]);
     const events = await api.GET('/v1/deliveries/{delivery_id}/events', {
       params: { path: { delivery_id: deliveryId } },
     });
@@ -375,6 +378,19 @@ describe('test helpers (docs/test-mode.md), with the test key', () => {
       body: {},
     });
     expect(notAwaiting.error).toMatchObject({ status: 409, error: 'delivery_transition_not_allowed' });
+    // The merchant recovers the stalled delivery (POST /v1/deliveries/{id}/recover), with an action it accepts.
+    expect(stalled.data!.recovery).toEqual({
+      reason: 'state_timeout',
+      previous_status: 'pickup_ready',
+      actions: ['redispatch', 'resume', 'mark_failed'],
+    });
+    const resumed = await test.POST('/v1/deliveries/{id}/recover', { params: { path }, body: { action: 'resume' } });
+    expect(resumed.data).toMatchObject({ status: 'pickup_ready', recovery: null });
+    const notStalled = await test.POST('/v1/deliveries/{id}/recover', {
+      params: { path },
+      body: { action: 'mark_failed', reason: 'gave_up' },
+    });
+    expect(notStalled.error).toMatchObject({ status: 409, error: 'delivery_not_stalled' });
     const transfer = await book({ payment_method: 'bank_transfer' });
     const expired = await test.POST('/v1/test_helpers/deliveries/{id}/expire_payment_window', {
       params: { path: { id: transfer.id } },
@@ -384,12 +400,31 @@ describe('test helpers (docs/test-mode.md), with the test key', () => {
     const live = await api.POST('/v1/test_helpers/deliveries/{id}/stall', { params: { path }, body: {} });
     expect(live.error).toMatchObject({ status: 404 });
   });
+
+  it('a failed attempt, then a return to sender by hand; 409 return_not_allowed for a second one', async () => {
+    const test = client({ apiKey: m.tenant.test_secret_key });
+    const quotes = await test.POST('/v1/quotes', { body: quoteBody() });
+    const manual = quotes.data!.data.find((q) => q.company_slug === 'test-manual')!;
+    const d = (await test.POST('/v1/deliveries', { body: { quote_id: manual.quote_id, ...quoteBody() } })).data!;
+    const path = { id: d.id };
+    const step = (body: { to: 'in_transit' | 'failed' | 'attempt_failed'; reason?: 'recipient_unavailable' }) =>
+      test.POST('/v1/test_helpers/deliveries/{id}/advance', { params: { path }, body });
+    await until('in_transit', async () => ((await step({ to: 'in_transit' })).response.status === 200 ? true : null));
+    const attempt = await step({ to: 'attempt_failed', reason: 'recipient_unavailable' });
+    expect(attempt.data!.status).toBe('in_transit');
+    expect((await step({ to: 'failed' })).data!.status).toBe('failed');
+    const made = await test.POST('/v1/deliveries/{id}/return', { params: { path }, body: {} });
+    expect(made.response.status).toBe(201);
+    expect(made.data).toMatchObject({ return_of: d.id, reference: `${d.reference}-R`, payment_method: 'prepaid' });
+    const again = await test.POST('/v1/deliveries/{id}/return', { params: { path }, body: {} });
+    expect(again.error).toMatchObject({ status: 409, error: 'return_not_allowed' });
+  });
 });
 
 describe('settings (docs/deliveries.md "Automatic failover")', () => {
   it('the dispatch policy: read the defaults, turn automatic failover on', async () => {
     const before = await api.GET('/v1/settings/dispatch');
-    expect(before.data).toMatchObject({ auto_redispatch: false, max_redispatches: 2 });
+    expect(before.data).toMatchObject({ auto_redispatch: false, max_redispatches: 2, max_delivery_attempts: 2 });
     const changed = await api.PUT('/v1/settings/dispatch', {
       body: { auto_redispatch: true, max_fee_increase_aoa: 25_000 },
     });
@@ -456,6 +491,121 @@ describe('API keys and dashboard users (docs/dashboard.md)', () => {
     expect(promoted.data!.role).toBe('owner');
     const removed = await dash.DELETE('/v1/users/{id}', { params: { path: { id } } });
     expect(removed.data).toEqual({ id, deleted: true });
+  });
+});
+
+describe('cash on delivery (docs/cash-on-delivery.md)', () => {
+  it('collection, the courier report, confirm, dispute, the merchant record, balances, the statement, settings', async () => {
+    const test = client({ apiKey: m.tenant.test_secret_key });
+    const quotes = await test.POST('/v1/quotes', { body: quoteBody() });
+    const manual = quotes.data!.data.find((q) => q.company_slug === 'test-manual')!;
+    const book = async () =>
+      (
+        await test.POST('/v1/deliveries', {
+          body: {
+            quote_id: (await test.POST('/v1/quotes', { body: quoteBody() })).data!.data.find(
+              (q) => q.company_slug === 'test-manual',
+            )!.quote_id,
+            ...quoteBody(),
+            payment_method: 'cod',
+            cash_collect_aoa: 500_000,
+          },
+        })
+      ).data!;
+    const deliver = async (id: string) => {
+      for (const to of ['in_transit', 'delivered'] as const) {
+        await until(`advance to ${to}`, async () => {
+          const res = await test.POST('/v1/test_helpers/deliveries/{id}/advance', {
+            params: { path: { id } },
+            body: { to },
+          });
+          return res.response.status === 200 ? res : null;
+        });
+      }
+      return until('cod.collected', async () => {
+        const { data } = await test.GET('/v1/deliveries/{id}', { params: { path: { id } } });
+        return data?.cod?.status === 'collected' ? data : null;
+      });
+    };
+    const a = await deliver((await book()).id);
+    expect(a.cod).toMatchObject({ expected_aoa: 500_000, collected_aoa: 500_000 });
+    const remitted = await test.POST('/v1/test_helpers/cod/remit', { body: { company_id: manual.company_id } });
+    expect(remitted.response.status).toBe(201);
+    const id = remitted.data!.id;
+    const confirmed = await test.POST('/v1/cod/remittances/{id}/confirm', { params: { path: { id } } });
+    expect(confirmed.data!.status).toBe('confirmed');
+    const disputeLate = await test.POST('/v1/cod/remittances/{id}/dispute', {
+      params: { path: { id } },
+      body: { reason: 'late' },
+    });
+    expect(disputeLate.error).toMatchObject({ status: 409, error: 'remittance_not_reported' });
+
+    const b = await deliver((await book()).id);
+    const again = await test.POST('/v1/test_helpers/cod/remit', { body: { company_id: manual.company_id } });
+    const disputed = await test.POST('/v1/cod/remittances/{id}/dispute', {
+      params: { path: { id: again.data!.id } },
+      body: { reason: 'nothing arrived' },
+    });
+    expect(disputed.data!.status).toBe('disputed');
+    const recorded = await test.POST('/v1/cod/remittances', {
+      body: {
+        company_id: manual.company_id,
+        paid_at: new Date().toISOString(),
+        method: 'cash',
+        items: [{ delivery_id: b.id, amount_aoa: 500_000 }],
+      },
+    });
+    expect(recorded.data!).toMatchObject({ status: 'confirmed', source: 'merchant' });
+    const read = await test.GET('/v1/cod/remittances/{id}', { params: { path: { id: recorded.data!.id } } });
+    expect(read.data!.items[0].delivery_id).toBe(b.id);
+    const list = await test.GET('/v1/cod/remittances', { params: { query: { company_id: manual.company_id } } });
+    expect((list.data as { data: unknown[] }).data.length).toBe(3);
+    const balances = await test.GET('/v1/cod/balances');
+    expect(balances.data!.data[0]).toMatchObject({
+      collected_aoa: 1_000_000,
+      remitted_aoa: 1_000_000,
+      outstanding_aoa: 0,
+    });
+
+    const settings = await test.PUT('/v1/settings/cod', {
+      body: { company_id: manual.company_id, remittance_terms_hours: 12 },
+    });
+    expect(settings.data!.remittance_terms).toEqual([{ company_id: manual.company_id, remittance_terms_hours: 12 }]);
+    expect((await test.GET('/v1/settings/cod')).data!.default_remittance_terms_hours).toBe(48);
+  }, 60_000);
+
+  it("a courier's signed remittance (no key)", async () => {
+    const created = await createDelivery({ payment_method: 'cod', cash_collect_aoa: 300_000 });
+    const got = await until('a courier tracking_ref', async () => {
+      const { data } = await api.GET('/v1/deliveries/{id}', { params: { path: { id: created.id } } });
+      return data?.courier?.tracking_ref && data.status === 'assigned' ? data : null;
+    });
+    const ref = got.courier!.tracking_ref!;
+    await sim.control.sendEvent(company.slug, { tracking_ref: ref, event_type: 'in_transit' });
+    await until(
+      'in_transit',
+      async () =>
+        (await api.GET('/v1/deliveries/{id}', { params: { path: { id: created.id } } })).data?.status === 'in_transit',
+    );
+    await sim.control.deliver(company.slug, ref);
+    await until(
+      'collected',
+      async () =>
+        (await api.GET('/v1/deliveries/{id}', { params: { path: { id: created.id } } })).data?.cod?.status ===
+        'collected',
+    );
+    const body = {
+      remittance_ref: `REM-${randomUUID().slice(0, 8)}`,
+      paid_at: new Date().toISOString(),
+      method: 'multicaixa_express' as const,
+      items: [{ tracking_ref: ref, amount_aoa: 300_000 }],
+    };
+    const reported = await client({ headers: signFleetEvent(company.fleet_secret, JSON.stringify(body)) }).POST(
+      '/v1/fleet/{courier_slug}/remittances',
+      { params: { path: { courier_slug: company.slug } }, body },
+    );
+    expect(reported.response.status).toBe(201);
+    expect(reported.data!).toMatchObject({ status: 'reported', total_aoa: 300_000, tenant_id: m.tenant.tenant_id });
   });
 });
 

@@ -94,6 +94,7 @@ describe('the merchant reference and the platform reference', () => {
     const tagsOf = (document: any) => new Set(operations(document).flatMap(([, op]) => op.tags));
     expect([...tagsOf(merchant)].sort()).toEqual([
       'api_keys',
+      'cash_on_delivery',
       'couriers',
       'deliveries',
       'quotes',
@@ -106,7 +107,12 @@ describe('the merchant reference and the platform reference', () => {
     ]);
     expect([...tagsOf(platform)].sort()).toEqual(['fleet', 'system']);
     expect(Object.keys(merchant.paths)).not.toContain('/v1/fleet/{courier_slug}/events');
-    expect(Object.keys(platform.paths).sort()).toEqual(['/healthz', '/readyz', '/v1/fleet/{courier_slug}/events']);
+    expect(Object.keys(platform.paths).sort()).toEqual([
+      '/healthz',
+      '/readyz',
+      '/v1/fleet/{courier_slug}/events',
+      '/v1/fleet/{courier_slug}/remittances',
+    ]);
     expect(operations(merchant).length + operations(platform).length).toBe(operations(doc).length);
     // The reference page offers both, the merchants' first.
     const initializer = await fetch(`${stack.url}/docs/ui/static/swagger-initializer.js`).then((r) => r.text());

@@ -92,3 +92,24 @@ describe('the tracking page', () => {
     expect(renderNotFoundPage('en', '/track/x')).toContain('<html lang="en">');
   });
 });
+
+describe('a failed delivery going back to the shop', () => {
+  const failed = (...types: string[]) => ({
+    status: 'failed',
+    events: types.map((event_type) => ({ event_type, occurred_at: '2030-01-01T11:00:00.000Z' })),
+  });
+
+  it('says so plainly once its return started, and once it is back', () => {
+    expect(render(failed('delivery.failed'))).toContain('The shop will contact you.');
+    expect(render(failed('delivery.failed'))).not.toContain('going back to the shop.');
+    expect(render(failed('delivery.failed', 'delivery.return_started'))).toContain(
+      'it is going back to the shop. The shop will contact you.',
+    );
+    expect(render(failed('delivery.failed', 'delivery.return_started'), 'pt')).toContain(
+      'a encomenda está a voltar para a loja',
+    );
+    expect(render(failed('delivery.failed', 'delivery.return_started', 'delivery.returned'))).toContain(
+      'it is back at the shop.',
+    );
+  });
+});

@@ -345,6 +345,69 @@ describe('auto-progress and fleet events', () => {
     }
   });
 
+  it('failed_attempts: the first attempts fail with the reasons in turn, then delivered; a refusal stops at once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const twice = company({
+        auto_progress: { delay_ms: 20, failed_attempts: { first: 1, reasons: ['address_not_found'], max: 2 } },
+      });
+      await adapter(twice).book(booking(receiver.url));
+      const events = await receiver.waitFor(6);
+      expect(events.map((e) => e.json.event_type)).toEqual([
+        'pickup_ready',
+        'in_transit',
+        'out_for_delivery',
+        'attempt_failed',
+        'out_for_delivery',
+        'delivered',
+      ]);
+      expect(events[3].json.payload).toEqual({ reason: 'address_not_found' });
+
+      receiver.received.length = 0;
+      const refused = company({
+        auto_progress: { delay_ms: 20, failed_attempts: { rate: 1, reasons: ['recipient_refused'], max: 5 } },
+      });
+      const job = await adapter(refused).book(booking(receiver.url));
+      await receiver.waitFor(4);
+      await vi.waitFor(() =>
+        expect(sim.control.booking(refused.slug, job.tracking_ref)).toMatchObject({
+          progressing: false,
+          failed_attempts: 1,
+        }),
+      );
+      expect(receiver.received.map((e) => e.json.event_type).at(-1)).toBe('attempt_failed');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('failed_attempts with returns: false: a return (reference ending in -R) is delivered at its first attempt', async () => {
+    const receiver = await startReceiver();
+    try {
+      const c = company({
+        auto_progress: { delay_ms: 20, failed_attempts: { first: 2, max: 2, returns: false } },
+      });
+      const original = await adapter(c).book(booking(receiver.url));
+      await vi.waitFor(() =>
+        expect(sim.control.booking(c.slug, original.tracking_ref)).toMatchObject({
+          progressing: false,
+          failed_attempts: 2,
+        }),
+      );
+      receiver.received.length = 0;
+      await adapter(c).book(booking(receiver.url, { reference: 'DLV-RETURN1-R' }));
+      const events = await receiver.waitFor(4);
+      expect(events.map((e) => e.json.event_type)).toEqual([
+        'pickup_ready',
+        'in_transit',
+        'out_for_delivery',
+        'delivered',
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('with require_delivery_pin the chain waits at delivered for the PIN, then sends it as payload.pin', async () => {
     const receiver = await startReceiver();
     try {

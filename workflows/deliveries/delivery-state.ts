@@ -15,11 +15,12 @@ const SEEN_WEBHOOK_IDS_CARRIED = 1000;
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- declares the class's fields, all set in its constructor
 export interface DeliveryState extends Omit<
   DeliveryContinuedState,
-  'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt' | 'bookingNumber'
+  'inbox' | 'seenWebhookIds' | 'redispatchedFrom' | 'bookedAt' | 'bookingNumber' | 'failedAttempts'
 > {
   redispatchedFrom: string[];
   bookedAt: number | null;
   bookingNumber: number;
+  failedAttempts: number;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
@@ -44,6 +45,7 @@ export class DeliveryState {
     this.redispatchedFrom = [...(carried?.redispatchedFrom ?? [])];
     this.bookedAt = carried?.bookedAt ?? null;
     this.bookingNumber = carried?.bookingNumber ?? 1;
+    this.failedAttempts = carried?.failedAttempts ?? 0;
   }
 
   /** A redispatch: the next booking is a new one for the courier (a new `Idempotency-Key`). */
@@ -86,6 +88,7 @@ export class DeliveryState {
       redispatchedFrom: [...this.redispatchedFrom],
       bookedAt: this.bookedAt,
       bookingNumber: this.bookingNumber,
+      failedAttempts: this.failedAttempts,
     };
   }
 }

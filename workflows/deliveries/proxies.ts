@@ -36,6 +36,13 @@ export const { planRedispatch } = proxyActivities<DeliveryActivities>({
   retry: { initialInterval: '1s', maximumAttempts: 3 },
 });
 
+// A return to sender is created and booked once (one per original, however often this runs): retried until it is,
+// each try bounded (it asks the courier for a price, under the company's own timeout).
+export const { startReturn: startReturnActivity } = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
+});
+
 // A cancellation the merchant waits on asks the courier a bounded number of times, never under the workflow's lock:
 // each call at most 3 s, 3 tries, 10 s in all (then the delivery is cancelled and the release goes on in the
 // background, see bookingReleaseWorkflow). DELETE /v1/deliveries/{id} waits at most 15 s for the workflow.

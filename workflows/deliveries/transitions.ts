@@ -12,6 +12,8 @@ import { rememberBooking } from './effects/remember-booking.js';
 import { resetPinAttempts } from './effects/reset-pin-attempts.js';
 import { switchCompany } from './effects/switch-company.js';
 import { stall } from './effects/stall.js';
+import { reportReturned, startReturn } from './effects/returns.js';
+import { collectCash } from './effects/collect-cash.js';
 
 const EFFECTS: Record<Effect, (d: Delivery, t: Transition, msg: Message) => unknown> = {
   record,
@@ -23,6 +25,9 @@ const EFFECTS: Record<Effect, (d: Delivery, t: Transition, msg: Message) => unkn
   resetPinAttempts,
   markSlaStalled,
   rememberBooking,
+  startReturn,
+  reportReturned,
+  collectCash,
 };
 
 /** Runs the effects of `trigger`'s transition (the caller has checked it is allowed from the current status). */

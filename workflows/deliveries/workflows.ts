@@ -23,6 +23,7 @@ import {
 import { CANCELLABLE_STATUSES } from '../../shared/deliveries/state-table.js';
 import { isFinal, type Status } from '../../shared/deliveries/vocabulary.js';
 import { Delivery } from './delivery.js';
+import { announceReturn } from './effects/returns.js';
 import { local } from './proxies.js';
 import { book } from './handlers/book.js';
 import { cancel, onCancelRequested } from './handlers/cancel.js';
@@ -30,6 +31,8 @@ import { nextDeadline, onDeadline } from './handlers/deadlines.js';
 import { floodAtHead, ignoreQueuedFleetEvents, onFleetEvent } from './handlers/fleet.js';
 import { onOperatorAction } from './handlers/operator.js';
 import { setPaymentHandler, setTestHelperHandler } from './handlers/updates.js';
+import { setRecoverHandler } from './handlers/recover.js';
+import { accepted } from './handlers/accepted.js';
 
 /** Continue-as-new waits while more messages than this are queued (the new run's input stays small). */
 const MAX_CARRIED_INBOX = 100;
@@ -42,6 +45,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
     const { deliveryId, tenantId, createdEventId: eventId, webhooks } = input;
     await local.announceEvent({ deliveryId, tenantId, eventId, webhooks });
   }
+  // A return to sender tells the delivery it brings back (its first run only).
+  if (!input.continued && input.returnOf) await announceReturn(d);
   // A cancellation of the workflow is queued as a message; the delivery's own steps are never interrupted by it.
   CancellationScope.current().cancelRequested.catch(() => void d.state.inbox.push({ kind: 'cancel_requested' }));
   return CancellationScope.nonCancellable(() => runToTheEnd(d));
@@ -58,14 +63,22 @@ function setHandlers(d: Delivery): void {
     state.inbox.push({ kind: 'fleet', event });
   });
   setHandler(operatorActionSignal, (action) => void state.inbox.push({ kind: 'operator', action }));
-  setHandler(cancelUpdate, (request: CancelRequest) => cancel(d, request), {
-    validator: (_request: CancelRequest) => {
-      if (!CANCELLABLE_STATUSES.includes(state.status))
-        throw new Error(`A delivery in status ${state.status} cannot be cancelled.`);
+  setHandler(
+    cancelUpdate,
+    async (request: CancelRequest) => {
+      await accepted();
+      return cancel(d, request);
     },
-  });
+    {
+      validator: (_request: CancelRequest) => {
+        if (!CANCELLABLE_STATUSES.includes(state.status))
+          throw new Error(`A delivery in status ${state.status} cannot be cancelled.`);
+      },
+    },
+  );
   setPaymentHandler(d);
   setTestHelperHandler(d);
+  setRecoverHandler(d);
 }
 
 /** The next message of the inbox, taken under the lock (a cancellation request takes it itself). */

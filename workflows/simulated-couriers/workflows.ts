@@ -16,7 +16,7 @@ export async function simulatedCourierWorkflow(input: SimulatedCourierInput): Pr
       await delivery.signal(fleetEventSignal, {
         eventType,
         occurredAt: new Date().toISOString(),
-        payload: { note: 'simulated test courier' },
+        payload: payloadOf(eventType, input.trackingRef, input.cashCollectAoa),
         pinVerified: true,
         webhookId: `sim_${input.trackingRef}_${sent}`,
         ...(input.companyId ? { companyId: input.companyId } : {}),
@@ -27,4 +27,15 @@ export async function simulatedCourierWorkflow(input: SimulatedCourierInput): Pr
     sent++;
   }
   return { sent };
+}
+
+/** A fleet event's payload: `delivered` carries a proof of delivery, as a real courier's may (docs/test-mode.md). */
+function payloadOf(eventType: string, trackingRef: string, cashCollectAoa?: number | null): Record<string, unknown> {
+  if (eventType !== 'delivered') return { note: 'simulated test courier' };
+  const base = `https://pod.test-courier.invalid/${encodeURIComponent(trackingRef)}`;
+  return {
+    note: 'simulated test courier',
+    ...(typeof cashCollectAoa === 'number' ? { cash_collected_aoa: cashCollectAoa } : {}),
+    proof: { recipient_name: 'Test Recipient', photo_url: `${base}/photo.jpg`, signature_url: `${base}/signature.png` },
+  };
 }

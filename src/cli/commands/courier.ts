@@ -66,6 +66,11 @@ function createCommand(courier: Command, ctx: CliContext): void {
     .option('--per-km-aoa <centavos>', 'rate card: fee per started km', int)
     .option('--per-kg-aoa <centavos>', 'rate card: fee per started kg above the threshold', int)
     .option('--per-kg-threshold-grams <grams>', 'rate card: weight included in the base fee', int)
+    .option(
+      '--return-fee-pct <pct>',
+      'rate card: a return to sender costs this % of the swapped route (default 100)',
+      int,
+    )
     .option('--active-drivers <n>', 'fleet size', int)
     .option('--service-zones <zones>', 'comma-separated cities or provinces served', list)
     .option('--max-weight-grams <grams>', 'heaviest parcel carried', int)
@@ -109,6 +114,7 @@ function createCommand(courier: Command, ctx: CliContext): void {
           per_km_aoa: opts.perKmAoa,
           per_kg_aoa: opts.perKgAoa,
           per_kg_threshold_grams: opts.perKgThresholdGrams,
+          return_fee_pct: opts.returnFeePct,
         },
       });
       ctx.print(

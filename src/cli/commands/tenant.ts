@@ -100,6 +100,7 @@ async function dispatchChange(ctx: CliContext, opts: Record<string, string | num
   if (opts.maxFeeIncreaseAoa !== undefined) change.max_fee_increase_aoa = Number(opts.maxFeeIncreaseAoa);
   if (opts.maxRedispatches !== undefined) change.max_redispatches = Number(opts.maxRedispatches);
   if (opts.assignTimeoutMinutes !== undefined) change.assign_timeout_minutes = Number(opts.assignTimeoutMinutes);
+  if (opts.maxDeliveryAttempts !== undefined) change.max_delivery_attempts = Number(opts.maxDeliveryAttempts);
   if (opts.preferred !== undefined) {
     change.preferred_company_ids = [];
     for (const name of list(String(opts.preferred)))
@@ -132,6 +133,7 @@ function dispatchCommand(tenant: Command, ctx: CliContext): void {
       int,
     )
     .option('--preferred <companies>', 'companies to book first, in order: slugs or ids, comma-separated ("" clears)')
+    .option('--max-delivery-attempts <n>', 'delivery attempts before the parcel returns to the sender (1-5)', int)
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const pool = ctx.getPool();
@@ -151,6 +153,7 @@ function dispatchCommand(tenant: Command, ctx: CliContext): void {
           `  max redispatches:    ${policy.max_redispatches}`,
           `  assign timeout:      ${policy.assign_timeout_minutes} min`,
           `  preferred companies: ${policy.preferred_company_ids.join(', ') || '-'}`,
+          `  delivery attempts:   ${policy.max_delivery_attempts}`,
         ].join('\n'),
       );
     });

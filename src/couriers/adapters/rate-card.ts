@@ -35,7 +35,14 @@ export const RateCardSchema = z.object({
   per_kg_aoa: centavos.optional(),
   per_kg_threshold_grams: z.number().int().nonnegative().optional(),
   eta_minutes_per_km: z.number().nonnegative().max(10_000).optional(),
+  return_fee_pct: z.int().min(0).max(1000).optional(),
 });
+
+/** A return to sender's fee: the quote for the swapped route times the card's return_fee_pct (default 100), rounded. */
+export function returnFee(quotedAoa: number, card: { return_fee_pct?: number } | null | undefined): number {
+  const pct = card?.return_fee_pct ?? 100;
+  return Math.round((quotedAoa * pct) / 100);
+}
 export type RateCardInput = z.infer<typeof RateCardSchema>;
 
 /** Everything the price depends on: the card plus the company's base fee, base ETA, zones and capabilities. */

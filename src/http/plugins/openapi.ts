@@ -174,6 +174,19 @@ function addExamples(document: Json, baseUrl: string): Json {
   return document;
 }
 
+/**
+ * A query parameter whose schema is an object is written `name[key]=value` (`metadata[order_id]=KIANDA-1042` on GET
+ * /v1/deliveries): OpenAPI's `deepObject` style, which a generated client then serialises that way.
+ */
+function deepObjectQueries(document: Json): Json {
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Json>>))
+    for (const operation of Object.values(item))
+      for (const p of (operation.parameters ?? []) as Json[])
+        if (p.in === 'query' && (p.schema as Json | undefined)?.type === 'object')
+          Object.assign(p, { style: 'deepObject', explode: true });
+  return document;
+}
+
 /** Tags of the operations that are not for merchants: courier companies' fleet events, health checks. */
 const PLATFORM_TAGS = new Set(['fleet', 'system']);
 
@@ -255,6 +268,11 @@ function documentHead(baseUrl: string): FastifyDynamicSwaggerOptions['openapi'] 
       { name: 'widget', description: 'Browser-side API (publishable key)' },
       { name: 'tracking', description: 'Public tracking, no authentication' },
       { name: 'fleet', description: 'Courier fleet events coming back to the service' },
+      {
+        name: 'cash_on_delivery',
+        description:
+          'Cash on delivery: what couriers collected, remitted and still owe, remittances to confirm or dispute, the CSV statement (docs/cash-on-delivery.md)',
+      },
       { name: 'system', description: 'Health and documentation' },
     ],
   };
@@ -265,9 +283,10 @@ export default fp(async (app, opts: { baseUrl: string }) => {
     openapi: documentHead(opts.baseUrl),
     transform: jsonSchemaTransform,
     transformObject: (input) =>
-      addExamples(nameSchemasOnce(jsonSchemaTransformObject(input) as Json), opts.baseUrl) as ReturnType<
-        typeof jsonSchemaTransformObject
-      >,
+      addExamples(
+        deepObjectQueries(nameSchemasOnce(jsonSchemaTransformObject(input) as Json)),
+        opts.baseUrl,
+      ) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 
   // The reference at /docs/ui opens on the merchants' document (./json: merchant, widget and tracking routes); its

@@ -122,3 +122,39 @@ export function setDeliveryStatusSource(
   statusSource = { read, cacheMs };
   statusCache = null;
 }
+
+/**
+ * Cash on delivery: live cash collected and not remitted past its remittance terms, per courier slug, in AOA centavos
+ * (docs/cash-on-delivery.md "Overdue"). Read from Postgres when scraped, cached like delivery_deliveries; the worker
+ * sets the source.
+ */
+let codOverdueSource: { read: () => Promise<{ courier: string; overdue_aoa: number }[]>; cacheMs: number } | null =
+  null;
+let codOverdueCache: { at: number; rows: { courier: string; overdue_aoa: number }[] } | null = null;
+new Gauge({
+  name: 'delivery_cod_overdue_aoa',
+  help: 'Live cash-on-delivery cash past its remittance terms and not remitted, per courier slug, in AOA centavos.',
+  labelNames: ['courier'] as const,
+  registers: [registry],
+  async collect() {
+    if (!codOverdueSource) return;
+    this.reset();
+    if (!codOverdueCache || Date.now() - codOverdueCache.at >= codOverdueSource.cacheMs) {
+      try {
+        codOverdueCache = { at: Date.now(), rows: await codOverdueSource.read() };
+      } catch {
+        codOverdueCache = null;
+        return;
+      }
+    }
+    for (const row of codOverdueCache.rows) this.set({ courier: row.courier }, row.overdue_aoa);
+  },
+});
+
+export function setCodOverdueSource(
+  read: () => Promise<{ courier: string; overdue_aoa: number }[]>,
+  cacheMs: number,
+): void {
+  codOverdueSource = { read, cacheMs };
+  codOverdueCache = null;
+}

@@ -2,12 +2,14 @@
 // OpenAPI document (clients/typescript), authorised by the session cookie instead of a key: every call sends the
 // session's CSRF token and the mode (live or test). Only sign-in, sign-out and the password link use the
 // dashboard's own routes (/dashboard/api/*).
-import { createClient, type components, type Problem } from '../../../clients/typescript/src/index';
+import { createClient, type components, type operations, type Problem } from '../../../clients/typescript/src/index';
 
 export type { Delivery, Problem, QuoteEntry } from '../../../clients/typescript/src/index';
 export type ApiKey = components['schemas']['ApiKey'];
 export type User = components['schemas']['User'];
 export type Role = User['role'];
+export type CodRemittance = components['schemas']['CodRemittance'];
+export type CodBalance = components['schemas']['CodBalances']['data'][number];
 
 export interface Session {
   user: { id: string; email: string; role: Role };
@@ -89,6 +91,32 @@ async function own<T>(method: string, path: string, body?: unknown): Promise<T> 
   return parsed as T;
 }
 
+/**
+ * A /v1 GET answered in another format than JSON (`Accept: text/csv`: the cash-on-delivery statement), with the
+ * dashboard's mode, as a Blob; throws ApiProblem like call().
+ */
+export async function fetchBlob(path: string, accept: string): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      headers: { accept, 'Dashboard-Mode': mode, ...(csrfToken ? { 'X-CSRF-Token': csrfToken } : {}) },
+    });
+  } catch {
+    throw new ApiProblem({ status: 0, detail: NETWORK_ERROR });
+  }
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as Partial<Problem>;
+    const error = new ApiProblem({
+      ...problem,
+      status: response.status,
+      detail: problem.detail ?? response.statusText,
+    });
+    if (response.status === 401) onSessionEnded(error.problem.detail);
+    throw error;
+  }
+  return response.blob();
+}
+
 export const currentSession = () => own<Session>('GET', 'session');
 /** The teams an email and password open when there are several: sign in again naming one (`tenantId`). */
 export interface TeamChoice {
@@ -98,3 +126,27 @@ export const signIn = (email: string, password: string, tenantId?: string) =>
   own<Session | TeamChoice>('POST', 'session', { email, password, ...(tenantId ? { tenant_id: tenantId } : {}) });
 export const signOut = () => own<null>('DELETE', 'session');
 export const setPassword = (token: string, password: string) => own<null>('POST', 'password', { token, password });
+
+// The last mile (#29): proof of delivery, returns to sender, a stalled delivery's recovery, the order-number and phone
+// filters, max_delivery_attempts; all typed by the generated client.
+type FullDelivery = components['schemas']['Delivery'];
+export type RecoveryAction = NonNullable<FullDelivery['recovery']>['actions'][number];
+export type ProofOfDelivery = components['schemas']['ProofOfDelivery'];
+export type LastMile = Pick<FullDelivery, 'proof_of_delivery' | 'return_of' | 'return_delivery_id' | 'recovery'>;
+export type RecoverBody = components['schemas']['RecoverDelivery'];
+export type DispatchSettings = components['schemas']['DispatchPolicy'];
+
+export const recoverDelivery = (id: string, body: RecoverBody) =>
+  call(api.POST('/v1/deliveries/{id}/recover', { params: { path: { id } }, body }));
+/** POST /v1/deliveries/{id}/return: 201 with the return delivery. */
+export const returnDelivery = (id: string) =>
+  call(api.POST('/v1/deliveries/{id}/return', { params: { path: { id } }, body: {} }));
+type ListQuery = NonNullable<operations['listDeliveries']['parameters']['query']>;
+/** GET /v1/deliveries with its filters (`metadata[key]`, `recipient_phone` among them). */
+export const listDeliveries = (query: ListQuery) => call(api.GET('/v1/deliveries', { params: { query } }));
+type DeliveryPage = operations['listDeliveries']['responses'][200]['content']['application/json'];
+/** A row of the list, with its metadata (the order id). */
+export type DeliveryRow = DeliveryPage['data'][number];
+/** PUT /v1/settings/dispatch with the fields to change (max_delivery_attempts among them). */
+export const saveDispatchSettings = (body: components['schemas']['DispatchPolicyChange']) =>
+  call(api.PUT('/v1/settings/dispatch', { body }));

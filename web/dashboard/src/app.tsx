@@ -20,6 +20,8 @@ import { WebhooksPage } from './pages/webhooks';
 import { WebhookEndpointPage } from './pages/webhook-endpoint';
 import { ApiKeysPage } from './pages/api-keys';
 import { UsersPage } from './pages/users';
+import { SettingsPage } from './pages/settings';
+import { CodPage } from './pages/cod';
 import { SetPasswordPage, SignInPage } from './pages/sign-in';
 
 const stored = (name: string) => {
@@ -191,6 +193,8 @@ function Page({ path }: { path: string }) {
   if (parts[0] === 'webhooks' && parts.length === 2) return <WebhookEndpointPage id={parts[1]} />;
   if (path === '/keys') return <ApiKeysPage />;
   if (path === '/users') return <UsersPage />;
+  if (path === '/settings') return <SettingsPage />;
+  if (path === '/cod') return <CodPage />;
   return (
     <>
       <h1 tabIndex={-1}>{t('not_found_page')}</h1>

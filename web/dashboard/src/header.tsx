@@ -25,9 +25,11 @@ function NavLinks() {
   const links: [string, string, boolean][] = [
     ['/deliveries', t('nav_deliveries'), true],
     ['/deliveries/new', t('nav_new_delivery'), can('developer')],
+    ['/cod', t('nav_cod'), true],
     ['/webhooks', t('nav_webhooks'), true],
     ['/keys', t('nav_keys'), true],
     ['/users', t('nav_users'), can('owner')],
+    ['/settings', t('nav_settings'), true],
   ];
   return (
     <ul>

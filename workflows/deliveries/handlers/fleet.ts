@@ -9,6 +9,11 @@ import { recordEvent } from '../effects/record.js';
 import { stallPayload } from '../effects/stall.js';
 import { local, regular } from '../proxies.js';
 import { fire } from '../fire.js';
+import {
+  ATTEMPT_FAILURE_REASONS,
+  DEFAULT_MAX_DELIVERY_ATTEMPTS,
+  attemptOutcome,
+} from '../../../shared/deliveries/vocabulary.js';
 
 /** Wrong PINs on `delivered` before the delivery goes to `stalled` (reason `pin_attempts_exceeded`). */
 const MAX_PIN_ATTEMPTS = 5;
@@ -60,6 +65,7 @@ export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void
       await fire(d, 'pin_attempts_exceeded', { payload: stallPayload(d, 'pin_attempts_exceeded') });
     return;
   }
+  if (event.eventType === 'attempt_failed') return onAttemptFailed(d, payload);
   // A courier that fails the job before pickup: with automatic failover, the next company takes it. The outcome
   // (delivery.redispatched, or delivery.stalled when no company qualifies) keeps the fleet webhook-id, as any
   // recorded fleet event does, so the test helper that sent it (and an operator) finds what it became.
@@ -70,6 +76,24 @@ export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void
     { payload: pinChecked ? { ...payload, pin_verified: true } : payload },
     { reason: 'courier_failed', extra: { courier_payload: payload.courier, ...webhook } },
   );
+}
+
+/**
+ * A failed delivery attempt: `delivery.attempt_failed` {attempt, reason}, back to `in_transit`; after the last attempt
+ * (the tenant's max_delivery_attempts), or at once on a refusal, the delivery fails and returns to the sender.
+ */
+async function onAttemptFailed(d: Delivery, payload: Record<string, unknown>): Promise<void> {
+  const sent = (payload.courier as { reason?: unknown }).reason;
+  // The API checks the reason; a signal from elsewhere with another one counts as `other`.
+  const reason = ATTEMPT_FAILURE_REASONS.find((r) => r === sent) ?? 'other';
+  const attempt = d.state.failedAttempts + 1;
+  const max = d.input.maxDeliveryAttempts ?? DEFAULT_MAX_DELIVERY_ATTEMPTS;
+  const outcome = attemptOutcome(attempt, reason, max);
+  // attempts_left 0: the delivery fails next (what the test helper waits for).
+  const attemptsLeft = outcome ? 0 : max - attempt;
+  await fire(d, 'fleet.attempt_failed', { payload: { ...payload, attempt, reason, attempts_left: attemptsLeft } });
+  d.state.failedAttempts = attempt;
+  if (outcome) await fire(d, 'attempts_exhausted', { payload: { reason: outcome, attempts: attempt } });
 }
 
 /** How many messages at the head of the inbox are fleet events the current state does not allow (at most a batch). */

@@ -12,19 +12,22 @@ import { allows, testHelperRefusal } from '../../../shared/deliveries/state-tabl
 import type { Delivery } from '../delivery.js';
 import { stallPayload } from '../effects/stall.js';
 import { apply } from '../transitions.js';
+import { accepted } from './accepted.js';
 
 export function setPaymentHandler(d: Delivery): void {
   const refusal = () =>
     allows('payment_confirmed', d.state.status) ? null : `The delivery is ${d.state.status}, not awaiting payment.`;
   setHandler(
     confirmPaymentUpdate,
-    (request) =>
-      d.lock.runExclusive(async () => {
+    async (request) => {
+      await accepted();
+      return d.lock.runExclusive(async () => {
         const refused = refusal();
         if (refused) throw ApplicationFailure.nonRetryable(refused, PaymentConfirmationRejected);
         await apply(d, 'payment_confirmed', { payload: {}, source: request.source });
         return { status: d.state.status };
-      }),
+      });
+    },
     {
       validator: (_request: { source?: string }) => {
         const refused = refusal();
@@ -40,15 +43,17 @@ export function setPaymentHandler(d: Delivery): void {
 export function setTestHelperHandler(d: Delivery): void {
   setHandler(
     testHelperUpdate,
-    (request) =>
-      d.lock.runExclusive(async () => {
+    async (request) => {
+      await accepted();
+      return d.lock.runExclusive(async () => {
         const refusal = testHelperRefusal(d.state.status, request.action);
         if (refusal) throw ApplicationFailure.nonRetryable(refusal, TestHelperRejected, { status: d.state.status });
         if (request.action === 'expire_payment_window')
           await apply(d, 'test.expire_payment_window', { payload: stallPayload(d, 'payment_timeout') });
         else await apply(d, 'test.stall', { payload: stallPayload(d, request.reason) });
         return { status: d.state.status };
-      }),
+      });
+    },
     {
       validator: (request: TestHelperRequest) => {
         const refusal = testHelperRefusal(d.state.status, request.action);

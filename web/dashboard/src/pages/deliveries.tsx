@@ -1,30 +1,46 @@
-// The deliveries list: search, status and date filters (in the address, so back and reload keep them), pages of
-// PAGE_SIZE, and live status: the page asks again every few seconds while it is visible (GET /v1/deliveries).
+// The deliveries list: search, status, date and recipient's phone filters (in the address, so back and reload keep
+// them), pages of PAGE_SIZE, and live status: the page asks again every few seconds while it is visible (GET
+// /v1/deliveries). The search box takes the merchant's own order number too: on submit, a text that is exactly some
+// delivery's metadata.order_id becomes the `order` filter (metadata[order_id]=...), any other text the `search` one.
 import { useEffect, useState } from 'preact/hooks';
 import { deliveryStatusValues } from '../../../../clients/typescript/src/schema';
-import { api, call } from '../api';
+import { listDeliveries, type DeliveryRow } from '../api';
 import { formatAoa, formatDateTime, formatTime, luandaDayEnd, luandaDayStart } from '../format';
 import { statusLabel } from '../i18n';
 import { navigate, useRoute, withQuery } from '../router';
 import { ErrorBox, Link, Loading, StatusBadge, useApp, useInterval, useLoad, useTitle } from '../ui';
-import type { components } from '../../../../clients/typescript/src/schema';
 
 const PAGE_SIZE = 20;
 const LIVE_MS = 5000;
 
 interface Filters {
   search: string;
+  /** An order number (metadata.order_id), exact. */
+  order: string;
+  phone: string;
   status: string;
   from: string;
   to: string;
 }
-type Summary = components['schemas']['DeliverySummary'];
+const NO_FILTERS: Filters = { search: '', order: '', phone: '', status: '', from: '', to: '' };
+type Summary = DeliveryRow;
+
+/**
+ * The filters a submitted form stands for: its text is an order number when some delivery has it as its
+ * metadata.order_id (asked once, GET /v1/deliveries?metadata[order_id]=...&limit=1), else a search.
+ */
+async function resolveText(form: Filters): Promise<Filters> {
+  const text = (form.order || form.search).trim();
+  if (!text) return { ...form, search: '', order: '' };
+  const byOrder = await listDeliveries({ limit: 1, metadata: { order_id: text } }).catch(() => null);
+  return byOrder?.data.length ? { ...form, search: '', order: text } : { ...form, search: text, order: '' };
+}
 
 /** The filters (search, status, dates): applied on submit, by going to the address that names them. */
 function FiltersForm({ filters, go }: { filters: Filters; go: (next: Filters) => void }) {
   const { t, lang } = useApp();
   const { query } = useRoute();
-  const [form, setForm] = useState(filters);
+  const [form, setForm] = useState<Filters>(filters);
   useEffect(() => setForm(filters), [query.toString()]);
   const input = (name: keyof Filters) => (e: Event) =>
     setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
@@ -34,7 +50,7 @@ function FiltersForm({ filters, go }: { filters: Filters; go: (next: Filters) =>
       role="search"
       onSubmit={(e) => {
         e.preventDefault();
-        go(form);
+        void resolveText(form).then(go);
       }}
     >
       <label class="grow">
@@ -43,9 +59,13 @@ function FiltersForm({ filters, go }: { filters: Filters; go: (next: Filters) =>
           type="search"
           name="search"
           placeholder={t('search_hint')}
-          value={form.search}
-          onInput={input('search')}
+          value={form.order || form.search}
+          onInput={(e) => setForm({ ...form, search: (e.target as HTMLInputElement).value, order: '' })}
         />
+      </label>
+      <label>
+        {t('recipient_phone')}
+        <input type="tel" name="phone" autoComplete="off" value={form.phone} onInput={input('phone')} />
       </label>
       <label>
         {t('status')}
@@ -74,9 +94,8 @@ function FiltersForm({ filters, go }: { filters: Filters; go: (next: Filters) =>
           type="button"
           class="secondary"
           onClick={() => {
-            const empty = { search: '', status: '', from: '', to: '' };
-            setForm(empty);
-            go(empty);
+            setForm(NO_FILTERS);
+            go(NO_FILTERS);
           }}
         >
           {t('clear_filters')}
@@ -88,6 +107,9 @@ function FiltersForm({ filters, go }: { filters: Filters; go: (next: Filters) =>
 
 function DeliveryRow({ d }: { d: Summary }) {
   const { t, lang } = useApp();
+  const contact = d.destination?.contact;
+  const order = d.metadata?.order_id;
+  const orderId = typeof order === 'string' || typeof order === 'number' ? String(order) : null;
   return (
     <tr data-delivery={d.id}>
       <th scope="row" data-label={t('reference')}>
@@ -99,6 +121,12 @@ function DeliveryRow({ d }: { d: Summary }) {
         <StatusBadge status={d.status} />
       </td>
       <td data-label={t('created')}>{formatDateTime(lang, d.inserted_at)}</td>
+      <td data-label={t('order_id')} class="mono">
+        {orderId ?? t('none')}
+      </td>
+      <td data-label={t('recipient')}>
+        {contact?.name || contact?.phone ? [contact.name, contact.phone].filter(Boolean).join(' · ') : t('none')}
+      </td>
       <td data-label={t('destination')}>
         {d.destination ? `${d.destination.city} · ${d.destination.address_line}` : t('none')}
       </td>
@@ -120,6 +148,8 @@ function DeliveriesTable({ rows, offset }: { rows: Summary[]; offset: number }) 
           <th scope="col">{t('reference')}</th>
           <th scope="col">{t('status')}</th>
           <th scope="col">{t('created')}</th>
+          <th scope="col">{t('order_id')}</th>
+          <th scope="col">{t('recipient')}</th>
           <th scope="col">{t('destination')}</th>
           <th scope="col">{t('courier')}</th>
           <th scope="col" class="num">
@@ -161,23 +191,19 @@ function Pager(props: { offset: number; count: number; hasMore: boolean; go: (of
 function useDeliveries(filters: Filters, offset: number) {
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
   const list = useLoad(async () => {
-    const page = await call(
-      api.GET('/v1/deliveries', {
-        params: {
-          query: {
-            limit: PAGE_SIZE,
-            offset,
-            search: filters.search || undefined,
-            status: filters.status || undefined,
-            inserted_at_gte: filters.from ? luandaDayStart(filters.from) : undefined,
-            inserted_at_lte: filters.to ? luandaDayEnd(filters.to) : undefined,
-          },
-        },
-      }),
-    );
+    const page = await listDeliveries({
+      limit: PAGE_SIZE,
+      offset,
+      search: filters.search || undefined,
+      metadata: filters.order ? { order_id: filters.order } : undefined,
+      recipient_phone: filters.phone || undefined,
+      status: filters.status || undefined,
+      inserted_at_gte: filters.from ? luandaDayStart(filters.from) : undefined,
+      inserted_at_lte: filters.to ? luandaDayEnd(filters.to) : undefined,
+    });
     setUpdatedAt(new Date());
     return page;
-  }, [filters.search, filters.status, filters.from, filters.to, offset]);
+  }, [filters.search, filters.order, filters.phone, filters.status, filters.from, filters.to, offset]);
   useInterval(list.refresh, LIVE_MS, !list.error);
   return { list, updatedAt };
 }
@@ -188,6 +214,8 @@ export function DeliveriesPage() {
   useTitle(t('deliveries_title'));
   const filters: Filters = {
     search: query.get('search') ?? '',
+    order: query.get('order') ?? '',
+    phone: query.get('phone') ?? '',
     status: query.get('status') ?? '',
     from: query.get('from') ?? '',
     to: query.get('to') ?? '',
@@ -218,6 +246,7 @@ export function DeliveriesPage() {
             <span class="dot" aria-hidden="true" />
             {updatedAt ? t('live_updated', { time: formatTime(lang, updatedAt) }) : ''}
           </p>
+          {filters.order && rows.length ? <p class="muted">{t('found_by_order', { order: filters.order })}</p> : null}
           {rows.length === 0 ? (
             <p class="empty">{t('no_deliveries')}</p>
           ) : (

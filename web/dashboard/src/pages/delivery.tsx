@@ -5,6 +5,7 @@
 // courier would not release the booking, for one).
 import { useState } from 'preact/hooks';
 import { api, call, type Delivery } from '../api';
+import { EventDetail, ProofCard, RecoveryPanel, ReturnCard, type FullDelivery } from './delivery-last-mile';
 import { formatAoa, formatDateTime, formatGrams } from '../format';
 import { eventLabel } from '../i18n';
 import {
@@ -20,6 +21,7 @@ import {
   useTitle,
   type Loaded,
 } from '../ui';
+import { CashCard } from './delivery-cash';
 
 const FINAL = new Set(['delivered', 'cancelled', 'failed']);
 /** The statuses DELETE /v1/deliveries/{id} accepts (design.md); any other answers 409 delivery_not_cancellable. */
@@ -155,10 +157,8 @@ function Timeline({ d }: { d: Delivery }) {
           <li key={e.id ?? i} data-event={e.event_type}>
             <span class="when">{formatDateTime(lang, e.occurred_at)}</span>
             <span class="what">{eventLabel(lang, e.event_type)}</span>
+            <EventDetail payload={e.payload} />
             {e.source ? <span class="muted"> · {t('source', { source: e.source })}</span> : null}
-            {e.payload && (e.payload as { reason?: string }).reason ? (
-              <span class="muted"> · {String((e.payload as { reason?: string }).reason)}</span>
-            ) : null}
           </li>
         ))}
       </ol>
@@ -181,9 +181,13 @@ function NotFound({ delivery }: { delivery: Loaded<Delivery> }) {
 
 export function DeliveryPage({ id }: { id: string }) {
   const { t, can } = useApp();
-  const delivery = useLoad(() => call(api.GET('/v1/deliveries/{id}', { params: { path: { id } } })), [id]);
+  const delivery = useLoad<FullDelivery>(
+    () => call(api.GET('/v1/deliveries/{id}', { params: { path: { id } } })),
+    [id],
+  );
   const cancel = useAction();
   const [cancelled, setCancelled] = useState(false);
+  const [recovered, setRecovered] = useState(false);
   const d = delivery.data;
   useTitle(d ? t('delivery_title', { reference: d.reference }) : t('loading'));
   useInterval(delivery.refresh, LIVE_MS, !!d && !FINAL.has(d.status));
@@ -219,7 +223,7 @@ export function DeliveryPage({ id }: { id: string }) {
           </div>
         ) : null}
       </div>
-      {can('developer') && !FINAL.has(d.status) && !CANCELLABLE.has(d.status) ? (
+      {can('developer') && !FINAL.has(d.status) && !CANCELLABLE.has(d.status) && !d.recovery ? (
         <p class="muted">{t('cancel_hint')}</p>
       ) : null}
       {cancel.error ? <ErrorBox error={cancel.error} t={t} /> : null}
@@ -229,13 +233,28 @@ export function DeliveryPage({ id }: { id: string }) {
         </p>
       ) : null}
       {delivery.error ? <ErrorBox error={delivery.error} t={t} onRetry={delivery.reload} /> : null}
+      {recovered ? (
+        <p class="notice" role="status">
+          {t('recovered_ok')}
+        </p>
+      ) : null}
+      <RecoveryPanel
+        d={d}
+        onDone={() => {
+          setRecovered(true);
+          delivery.refresh();
+        }}
+      />
+      <ReturnCard d={d} />
 
       <div class="grid">
         <SummaryCard d={d} />
         <CourierCard d={d} />
         <AddressBlock title={t('origin')} address={d.origin} />
         <AddressBlock title={t('destination')} address={d.destination} />
+        {d.cod ? <CashCard cod={d.cod} /> : null}
       </div>
+      <ProofCard proof={d.proof_of_delivery} />
 
       <Timeline d={d} />
     </>
