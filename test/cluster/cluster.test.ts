@@ -243,10 +243,15 @@ describe('the production topology under fire', () => {
     // the workflow, whose writes retry with a backoff, and may answer 503 recovery_pending after the restart.
     const spans = (o: Outcome, what: Window['what']) =>
       windows.some((w) => w.what === what && o.at >= w.from && o.at - o.ms <= w.to);
+    // A recovery on its way while worker 1 was killed may wait past its 30 s for the workflow task or activity the
+    // dead worker held (Temporal hands them on only after their timeouts): 503 recovery_pending is its documented
+    // answer (docs/deliveries.md "Recovering a stalled delivery"), and recoverOne() checks the action took effect.
+    const expectedServerError = (o: Outcome) =>
+      spans(o, 'postgres') || (o.status === 503 && o.code === 'recovery_pending' && spans(o, 'worker'));
     const serverErrors = outcomes.filter((o) => o.status !== undefined && o.status >= 500);
     const transportErrors = outcomes.filter((o) => o.error !== undefined);
     log(
-      `${outcomes.length} answers recorded: ${serverErrors.length} 5xx (${serverErrors.filter((o) => spans(o, 'postgres')).length} on their way during the Postgres restart), ` +
+      `${outcomes.length} answers recorded: ${serverErrors.length} 5xx (${serverErrors.filter((o) => spans(o, 'postgres')).length} on their way during the Postgres restart, ${serverErrors.filter((o) => !spans(o, 'postgres') && expectedServerError(o)).length} recoveries pending across the worker kill), ` +
         `${transportErrors.length} transport errors (${transportErrors.filter((o) => o.api === 0 && inWindow(o, 'api')).length} from API 1 while it was down)`,
     );
     const slowest = [...outcomes].sort((a, b) => b.ms - a.ms);
@@ -255,8 +260,8 @@ describe('the production topology under fire', () => {
     );
     expect(
       serverErrors
-        .filter((o) => !spans(o, 'postgres'))
-        .map((o) => `${o.status} from API ${o.api + 1} at ${new Date(o.at).toISOString()}`),
+        .filter((o) => !expectedServerError(o))
+        .map((o) => `${o.status} ${o.code ?? ''} from API ${o.api + 1} at ${new Date(o.at).toISOString()}`),
     ).toEqual([]);
     expect(
       transportErrors
