@@ -1,9 +1,9 @@
 # One image for the API, the worker and the database steps (docker-compose.yml picks the command).
-# Node 20.19 or newer (package.json engines): the node:20 line has long passed it.
+# Node 24 LTS (package.json engines and its pinned `node` devDependency).
 
 # Build stage: every dependency (esbuild, tsx ...) to run `npm run build`: the API, worker, admin, migrate and
 # create-role bundles in .build/dist, the workflow bundle and the widget.
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 ENV NO_UPDATE_NOTIFIER=1
 COPY package.json package-lock.json ./
@@ -13,7 +13,7 @@ RUN npm run build
 
 # Runtime image: production dependencies only (no compiler, no test tools), the bundles and the migrations;
 # no source code. Files belong to root and the processes run as `node`: they cannot rewrite their own code.
-FROM node:20-slim
+FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production NO_UPDATE_NOTIFIER=1 WORKFLOW_BUNDLE_PATH=/app/.build/workflow-bundle.js
 COPY package.json package-lock.json ./

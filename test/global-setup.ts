@@ -24,6 +24,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const log = (line: string) => console.log(`[setup] ${line}`);
   const started = Date.now();
+  log(`tests run on Node ${process.version}`);
   ensureClientSchema(log); // `npm test` generated it already; a file run alone on a fresh clone needs it too
   // The dashboard, built here once (when its sources changed) for every browser test file: built by each file, several
   // files running at once would each rebuild .build/dashboard and swap it under the others' pages.
