@@ -153,6 +153,7 @@ export class SmscSimulation {
   }
 
   private sendReceipt(origin: smpp.Session, message: SmscMessage): void {
+    if (!this.messages.includes(message)) return; // cleared meanwhile
     const session = this.bound.has(origin) ? origin : [...this.bound][0];
     if (!session) {
       this.pendingReceipts.push(() => this.sendReceipt(origin, message));
