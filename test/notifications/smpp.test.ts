@@ -64,7 +64,7 @@ afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.close()));
   await smsc.control('POST', '/_control/throttle', { per_second: null });
   await smsc.control('POST', '/_control/refuse', { count: 0 });
-  await smsc.control('PATCH', '/_control/config', { undeliverable: null });
+  await smsc.control('PATCH', '/_control/config', { undeliverable: null, answer_enquire_link: true });
   smsc.simulation.clear();
 });
 
@@ -229,6 +229,47 @@ describe('a dropped connection', () => {
     } finally {
       await smsc.control('PATCH', '/_control/config', { receipt_delay_ms: 50 });
     }
+  });
+});
+
+describe('keepalive', () => {
+  it('sends enquire_link while idle, and re-establishes a link whose enquire_link goes unanswered', async () => {
+    const { logger, lines } = capturingLogger();
+    const t = transport(smsc, { enquireLinkMs: 50, logger });
+    await t.ready();
+    const before = (await smsc.control('GET', '/_control/status')).body.enquire_links;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await smsc.control('GET', '/_control/status')).body.enquire_links).toBeGreaterThan(before + 1);
+    expect(t.state().bound).toBe(true);
+
+    await smsc.control('PATCH', '/_control/config', { answer_enquire_link: false });
+    await until(() => lines.find((line) => line.msg === 'SMPP: enquire_link unanswered, reconnecting'));
+    await smsc.control('PATCH', '/_control/config', { answer_enquire_link: true });
+    await t.ready();
+    await expect(t.submit(sms('ainda aqui'))).resolves.toHaveProperty('messageId');
+  });
+});
+
+describe('the control API', () => {
+  it('refuses bad input with 422 and says when no client is bound', async () => {
+    expect((await smsc.control('POST', '/_control/refuse', { count: -1 })).status).toBe(422);
+    expect((await smsc.control('POST', '/_control/refuse', { count: 1, status: 'ESME_NOPE' })).status).toBe(422);
+    expect((await smsc.control('POST', '/_control/throttle', { per_second: 'fast' })).status).toBe(422);
+    expect((await smsc.control('POST', '/_control/drop', { when: 'later' })).status).toBe(422);
+    expect((await smsc.control('PATCH', '/_control/config', { undeliverable: '(' })).status).toBe(422);
+    expect((await smsc.control('POST', '/_control/inbound', { text: 'PARAR' })).status).toBe(422);
+    const none = await smsc.control('POST', '/_control/inbound', { from: '244923456789', text: 'PARAR' });
+    expect(none).toEqual({ status: 409, body: { error: 'no_session', detail: 'no client is bound to the SMSC' } });
+  });
+
+  it('lists messages by recipient and clears them', async () => {
+    const t = transport(smsc);
+    await t.submit(sms('um', '+244923000001'));
+    await t.submit(sms('dois', '+244923000002'));
+    const listed = await smsc.control('GET', '/_control/messages?to=%2B244923000002');
+    expect(listed.body.data.map((m: { text: string }) => m.text)).toEqual(['dois']);
+    expect((await smsc.control('DELETE', '/_control/messages')).body).toEqual({ cleared: 2 });
+    expect((await smsc.control('GET', '/_control/messages')).body.data).toEqual([]);
   });
 });
 
