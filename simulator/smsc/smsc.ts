@@ -72,6 +72,7 @@ export class SmscSimulation {
 
   /** Wires one TCP connection of the SMPP server. */
   attach(session: smpp.Session): void {
+    session.socket.setNoDelay(true);
     session.on('error', () => session.destroy());
     session.on('close', () => this.bound.delete(session));
     for (const command of ['bind_transceiver', 'bind_transmitter', 'bind_receiver'])

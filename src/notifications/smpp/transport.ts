@@ -163,6 +163,7 @@ export class SmppTransport implements SmsTransport {
     if (this.closed) return;
     const { host, port, systemId, password } = this.smsc;
     const session = smpp.connect({ host, port });
+    session.socket.setNoDelay(true); // small PDUs, each waited for: no Nagle delay
     this.session = session;
     // Connection and bind share one deadline: a silent SMSC is dropped and tried again.
     const bindDeadline = unref(
