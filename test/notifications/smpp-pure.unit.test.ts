@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { masked } from '../../src/notifications/log-transport.js';
 import { destinationAddress, phoneDigits, senderAddress } from '../../src/notifications/smpp/addresses.js';
-import { decodeSms, encodeSms, isGsm7, smsSegments } from '../../src/notifications/smpp/encoding.js';
+import { decodeSms, encodeSms, isGsm7, smsSegments, toGsm7 } from '../../src/notifications/smpp/encoding.js';
 import { deliverKind, messageStateOf, parseReceipt, receiptText } from '../../src/notifications/smpp/receipts.js';
 import { isRetryableStatus, statusCode, statusName } from '../../src/notifications/smpp/status.js';
 import { parseSmppUrl } from '../../src/notifications/smpp/transport.js';
@@ -36,6 +36,12 @@ describe('encoding choice', () => {
     expect(smsSegments('ã'.repeat(70))).toEqual({ encoding: 'ucs2', segments: 1 });
     expect(smsSegments('ã'.repeat(71))).toEqual({ encoding: 'ucs2', segments: 2 });
     expect(smsSegments('ã'.repeat(135))).toEqual({ encoding: 'ucs2', segments: 3 });
+  });
+
+  it('toGsm7 drops the accents GSM-7 lacks and keeps those it has', () => {
+    expect(toGsm7('Não, está à porta: Conceição, é já!')).toBe('Nao, esta à porta: Conceicao, é ja!');
+    expect(isGsm7(toGsm7('Olá, a sua encomenda está a caminho. Código: 4821'))).toBe(true);
+    expect(toGsm7('Entrega 🚚')).toBe('Entrega 🚚');
   });
 
   it('decodes IA5 and Latin-1 short messages too', () => {
