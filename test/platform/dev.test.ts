@@ -74,6 +74,11 @@ describe('npm run dev', () => {
     expect(await (await fetch(`http://127.0.0.1:${ports.workerMetrics}/metrics`)).text()).toMatch(
       /^temporal_worker_task_slots_available\{/m,
     );
+    // The SMSC simulator it started for recipients' SMS (docs/recipients.md): its control API answers.
+    expect(out).toContain(`http://127.0.0.1:${ports.smscHttp}/_control/messages`);
+    expect(await (await fetch(`http://127.0.0.1:${ports.smscHttp}/_control/status`)).json()).toMatchObject({
+      config: { systemId: 'entregas' },
+    });
 
     // Ctrl-C: SIGINT to the process group.
     process.kill(-first.child.pid!, 'SIGINT');
