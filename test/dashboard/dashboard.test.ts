@@ -233,7 +233,7 @@ describe('an owner', () => {
     await expect.poll(() => page.locator('tr[data-delivery]').count()).toBe(1);
     expect(page.url()).toContain(`search=${deliveries.search.reference}`);
     const row = page.locator(`tr[data-delivery="${deliveries.search.id}"]`);
-    expect(await row.innerText()).toMatch(/\d{1,3}(\.\d{3})*,\d{2}\u00a0Kz/); // money as 1.500,00 Kz
+    expect(await row.innerText()).toMatch(/\d{1,3}(\u00a0\d{3})*,\d{2}\u00a0Kz/); // money as 1 500,00 Kz
     await page.getByRole('button', { name: 'Limpar' }).click();
     await expect.poll(() => page.locator('tr[data-delivery]').count()).toBeGreaterThanOrEqual(4);
     await bothWidths(page, 'deliveries');
@@ -512,7 +512,7 @@ describe('an owner', () => {
     await destination.getByLabel('Morada').fill('Rua Comandante Gika 225, Alvalade');
     await destination.getByLabel('Nome do contacto').fill('Ana Domingos');
     await destination.getByLabel('Telefone').fill('+244 912 345 678');
-    await page.getByLabel('Peso (gramas)').fill('1200');
+    await page.getByLabel('Peso (kg)').fill('1,2');
     await page.getByLabel('Descrição').fill('Sapatos');
     await page.getByLabel('Valor declarado (Kz)').fill('25.000,00');
     await page.getByRole('button', { name: 'Obter preços' }).click();

@@ -100,7 +100,7 @@ export const en: Record<MessageKey, string> = {
   province: 'Province',
   contact_name: 'Contact name',
   contact_phone: 'Phone',
-  weight_grams: 'Weight (grams)',
+  weight_kg: 'Weight (kg)',
   declared_value_kz: 'Declared value (Kz)',
   cash_collect_kz: 'Amount to collect (Kz)',
   get_quotes: 'Get prices',

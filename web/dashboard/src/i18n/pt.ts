@@ -104,7 +104,7 @@ export const pt = {
   province: 'Província',
   contact_name: 'Nome do contacto',
   contact_phone: 'Telefone',
-  weight_grams: 'Peso (gramas)',
+  weight_kg: 'Peso (kg)',
   declared_value_kz: 'Valor declarado (Kz)',
   cash_collect_kz: 'Valor a cobrar (Kz)',
   get_quotes: 'Obter preços',
