@@ -217,7 +217,10 @@ describe('Dinheiro (COD)', () => {
     await page.getByRole('dialog', { name: 'Confirmar' }).getByRole('button', { name: 'Confirmar' }).click();
     const alert = page.getByRole('alert').first();
     await alert.waitFor();
-    expect(await alert.innerText()).toContain('HTTP 409 · remittance_not_reported');
+    // In words; the status and the code only behind "Detalhes técnicos".
+    expect(await alert.getAttribute('data-problem')).toBe('remittance_not_reported');
+    expect(await alert.innerText()).toContain('Esta remessa já foi confirmada ou contestada.');
+    expect(await alert.innerText()).not.toContain('remittance_not_reported');
     await page.context().close();
   });
 

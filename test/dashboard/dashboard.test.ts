@@ -416,6 +416,10 @@ describe('an owner', () => {
     await page.getByRole('button', { name: 'Cancelar entrega' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('alert').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('alert').first().getAttribute('data-problem')).toBe('cancellation_rejected');
+    expect(await alertText(page)).toContain('O cancelamento foi recusado: a transportadora não libertou a reserva');
+    expect(await alertText(page)).not.toContain('cancellation_rejected'); // the code only behind "Detalhes técnicos"
+    await page.getByRole('alert').first().getByText('Detalhes técnicos').click();
     expect(await alertText(page)).toContain('HTTP 422 · cancellation_rejected');
     expect(
       (await stack.request('GET', `/v1/deliveries/${deliveries.refused.id}`, { key: m.tenant.secret_key })).body.status,

@@ -1,7 +1,7 @@
 // The few DOM helpers the widget needs: an element builder (every text becomes a text node, nothing is parsed as
 // HTML), a selector match that survives a bad selector, and the shopper-facing number formats.
-import { formatAoa } from '../../shared/format/units';
-import type { Strings } from './strings';
+import { formatAoa } from '../../shared/format/units.js';
+import type { Strings } from './strings.js';
 
 type Child = Node | string | null | undefined | false;
 

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, call, type Delivery } from '../api';
 import { EventDetail, ProofCard, RecoveryPanel, ReturnCard, type FullDelivery } from './delivery-last-mile';
 import { formatAoa, formatDateTime, formatWeight } from '../format';
-import { eventLabel } from '../i18n';
+import { eventLabel, sourceLabel } from '../i18n';
 import {
   ConfirmButton,
   ErrorBox,
@@ -158,7 +158,7 @@ function Timeline({ d }: { d: Delivery }) {
             <span class="when">{formatDateTime(lang, e.occurred_at)}</span>
             <span class="what">{eventLabel(lang, e.event_type)}</span>
             <EventDetail payload={e.payload} />
-            {e.source ? <span class="muted"> · {t('source', { source: e.source })}</span> : null}
+            {e.source ? <span class="muted"> · {sourceLabel(lang, e.source)}</span> : null}
           </li>
         ))}
       </ol>
