@@ -193,6 +193,14 @@ describe('the dashboard in pt-AO shows no raw code and no English sentence', () 
     expect(text).toContain('Por cobrar');
   });
 
+  it('the tracking page writes the cash to pay as the dashboard does (one formatter); none on a prepaid delivery', async () => {
+    const html = async (id: string) => (await fetch(`${stack.url}/track/${id}?lang=pt`)).text();
+    expect(await html(d.cod.id)).toContain(
+      `<dt>A pagar na entrega</dt><dd data-v="cash-due">${formatAoa(180_000)}</dd>`,
+    );
+    expect(await html(d.pending.id)).not.toContain('A pagar na entrega');
+  });
+
   it('a cancel the API refuses: its sentence in Portuguese, the code only behind "Detalhes técnicos"', async () => {
     await open(page, d.refused);
     // The page stops its live refresh (it refreshes only while visible), so it still offers Cancel when the delivery
