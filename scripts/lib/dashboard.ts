@@ -51,13 +51,14 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** True when .build/dashboard is missing or older than a source under web/dashboard or the client it uses. */
+/** True when .build/dashboard is missing or older than a source under web/dashboard, the client or shared/ it uses. */
 export function dashboardIsStale(): boolean {
   const built = path.join(DASHBOARD_OUT, 'index.html');
   if (!fs.existsSync(built)) return true;
   const sources = Math.max(
     newestMtime(DASHBOARD_ROOT),
     newestMtime(path.join(ROOT_DIR, 'clients', 'typescript', 'src')),
+    newestMtime(path.join(ROOT_DIR, 'shared')),
   );
   return fs.statSync(built).mtimeMs < sources;
 }

@@ -99,6 +99,26 @@ export const MAX_DELIVERY_ATTEMPTS_LIMIT = 5;
 export const ATTEMPTS_EXHAUSTED_REASON = 'delivery_attempts_exhausted';
 
 /**
+ * Every `payload.reason` code an event may carry (docs/deliveries.md): the stall reasons, the attempt reasons, and why
+ * a delivery failed, was cancelled, moved to another company or had an event ignored. The dashboard words each one
+ * (web/dashboard/src/i18n/vocabulary.ts, typed by this list); a merchant's own `mark_failed` reason is free text.
+ * `not_allowed_from_<status>` (an ignored fleet event) is read apart.
+ */
+export type EventReason =
+  | StallReason
+  | AttemptFailureReason
+  | typeof ATTEMPTS_EXHAUSTED_REASON
+  | 'courier_failed'
+  | 'merchant_request'
+  | 'payment_timeout'
+  | 'assign_timeout'
+  | 'operator'
+  | 'courier_refused'
+  | 'courier_unavailable'
+  | 'superseded_booking'
+  | 'pin_mismatch';
+
+/**
  * After a failed attempt (the `attempt`-th, 1-based): null when the courier tries again, else the reason the delivery
  * fails with (a refusal at once, else after the last attempt).
  */

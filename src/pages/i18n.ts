@@ -49,6 +49,7 @@ export interface PageStrings {
   shop: string;
   courier: string;
   expected: string;
+  cashDue: string;
   help: string;
   helpLead: (shop: string) => string;
   helpNone: string;
@@ -90,6 +91,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
     shop: 'Loja',
     courier: 'Transportadora',
     expected: 'Entrega prevista',
+    cashDue: 'A pagar na entrega',
     help: 'Precisa de ajuda?',
     helpLead: (shop) => `Dúvidas sobre esta entrega? Contacte ${shop}:`,
     helpNone: 'Dúvidas sobre esta entrega? Contacte a loja onde fez a compra.',
@@ -167,6 +169,7 @@ export const STRINGS: Record<Lang, PageStrings> = {
     shop: 'Shop',
     courier: 'Courier',
     expected: 'Expected delivery',
+    cashDue: 'To pay on delivery',
     help: 'Need help?',
     helpLead: (shop) => `Questions about this delivery? Contact ${shop}:`,
     helpNone: 'Questions about this delivery? Contact the shop where you bought.',

@@ -4,6 +4,7 @@
 // Both are outside the OpenAPI document (HTML and JavaScript, not API resources): docs/widget.md.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../platform/deps.js';
+import { isFinal } from '../../shared/deliveries/vocabulary.js';
 import { trackingPageData } from '../deliveries/tracking.js';
 import { expectedDeliveryAt, toTracking } from '../deliveries/views.js';
 import { negotiateLang } from './i18n.js';
@@ -95,6 +96,11 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
         shop_name: extras.shop_name,
         courier_name: found.delivery.courier_name,
         expected_at: expected?.toISOString() ?? null,
+        // The amount to have ready at the door, while the delivery is still on its way.
+        cash_due_aoa:
+          found.delivery.payment_method === 'cod' && !isFinal(found.delivery.status)
+            ? found.delivery.cash_collect_aoa
+            : null,
         help: { email: extras.help_email, phone: extras.help_phone, url: extras.help_url },
       };
       return reply.header('content-security-policy', TRACKING_PAGE_CSP).send(renderTrackingPage(view, lang, selfPath));

@@ -6,6 +6,7 @@
 // the courier company's name and the expected delivery time. No PIN, address, contact, payload or courier reference.
 // Every value that reaches the HTML goes through `esc`.
 import { createHash } from 'node:crypto';
+import { formatAoa } from '../../shared/format/units.js';
 import { STRINGS, progressStep, type Lang } from './i18n.js';
 
 export interface TrackingInput {
@@ -22,6 +23,8 @@ export interface TrackingPageInput extends TrackingInput {
   courier_name: string | null;
   /** ISO time; null when the delivery is over or nothing says. */
   expected_at: string | null;
+  /** Cash on delivery: the centavos the recipient pays the courier at the door, while it is still to pay; else null. */
+  cash_due_aoa?: number | null;
   help: { email: string | null; phone: string | null; url: string | null };
 }
 
@@ -195,6 +198,7 @@ ${detail(t.shop, view.shop_name, ' data-v="shop"')}
 <dt>${esc(t.reference)}</dt><dd class="ref">${esc(view.reference)}</dd>
 <dt id="status-heading">${esc(t.status)}</dt><dd><p class="status${tone}" data-status="${esc(view.status)}">${esc(status.label)}</p>${status.hint ? `<p class="muted">${esc(status.hint)}</p>` : ''}</dd>
 ${detail(t.courier, view.courier_name, ' data-v="courier"')}
+${typeof view.cash_due_aoa === 'number' ? detail(t.cashDue, formatAoa(view.cash_due_aoa), ' data-v="cash-due"') : ''}
 ${view.expected_at ? `<dt>${esc(t.expected)}</dt><dd data-v="expected"><time datetime="${esc(view.expected_at)}">${esc(formatTime(view.expected_at, t.locale))}</time></dd>` : ''}
 </dl>
 ${steps}

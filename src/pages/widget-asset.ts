@@ -17,13 +17,17 @@ export interface WidgetAsset {
   etag: string;
 }
 
+/** The widget's sources: web/ and the formatters it shares with the dashboard and the tracking page. */
+const SOURCE_DIRS = [path.dirname(WIDGET_ENTRY), path.join(ROOT_DIR, 'shared', 'format')];
+
 function newestSourceMtime(): number {
-  const dir = path.dirname(WIDGET_ENTRY);
-  if (!fs.existsSync(dir)) return 0;
   let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && /\.(ts|css)$/.test(entry.name))
-      newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  for (const dir of SOURCE_DIRS) {
+    if (!fs.existsSync(dir)) continue;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (entry.isFile() && /\.(ts|css)$/.test(entry.name))
+        newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    }
   }
   return newest;
 }

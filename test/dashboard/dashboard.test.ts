@@ -233,7 +233,7 @@ describe('an owner', () => {
     await expect.poll(() => page.locator('tr[data-delivery]').count()).toBe(1);
     expect(page.url()).toContain(`search=${deliveries.search.reference}`);
     const row = page.locator(`tr[data-delivery="${deliveries.search.id}"]`);
-    expect(await row.innerText()).toMatch(/\d{1,3}(\.\d{3})*,\d{2}\u00a0Kz/); // money as 1.500,00 Kz
+    expect(await row.innerText()).toMatch(/\d{1,3}(\u00a0\d{3})*,\d{2}\u00a0Kz/); // money as 1 500,00 Kz
     await page.getByRole('button', { name: 'Limpar' }).click();
     await expect.poll(() => page.locator('tr[data-delivery]').count()).toBeGreaterThanOrEqual(4);
     await bothWidths(page, 'deliveries');
@@ -416,6 +416,10 @@ describe('an owner', () => {
     await page.getByRole('button', { name: 'Cancelar entrega' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('alert').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('alert').first().getAttribute('data-problem')).toBe('cancellation_rejected');
+    expect(await alertText(page)).toContain('O cancelamento foi recusado: a transportadora não libertou a reserva');
+    expect(await alertText(page)).not.toContain('cancellation_rejected'); // the code only behind "Detalhes técnicos"
+    await page.getByRole('alert').first().getByText('Detalhes técnicos').click();
     expect(await alertText(page)).toContain('HTTP 422 · cancellation_rejected');
     expect(
       (await stack.request('GET', `/v1/deliveries/${deliveries.refused.id}`, { key: m.tenant.secret_key })).body.status,
@@ -512,7 +516,7 @@ describe('an owner', () => {
     await destination.getByLabel('Morada').fill('Rua Comandante Gika 225, Alvalade');
     await destination.getByLabel('Nome do contacto').fill('Ana Domingos');
     await destination.getByLabel('Telefone').fill('+244 912 345 678');
-    await page.getByLabel('Peso (gramas)').fill('1200');
+    await page.getByLabel('Peso (kg)').fill('1,2');
     await page.getByLabel('Descrição').fill('Sapatos');
     await page.getByLabel('Valor declarado (Kz)').fill('25.000,00');
     await page.getByRole('button', { name: 'Obter preços' }).click();

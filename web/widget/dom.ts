@@ -1,6 +1,7 @@
 // The few DOM helpers the widget needs: an element builder (every text becomes a text node, nothing is parsed as
 // HTML), a selector match that survives a bad selector, and the shopper-facing number formats.
-import type { Strings } from './strings';
+import { formatAoa } from '../../shared/format/units.js';
+import type { Strings } from './strings.js';
 
 type Child = Node | string | null | undefined | false;
 
@@ -26,9 +27,8 @@ export function safeMatches(el: Element, selector: string): boolean {
   }
 }
 
-export function formatFee(centavos: number): string {
-  return new Intl.NumberFormat('pt-AO', { style: 'currency', currency: 'AOA' }).format(centavos / 100);
-}
+/** A fee as every surface writes money (shared/format/units.ts): `1 800,00 Kz`. */
+export const formatFee = (centavos: number): string => formatAoa(centavos);
 
 export function formatEta(minutes: number, t: Strings): string {
   if (minutes < 60) return `${minutes} ${t.dur.min}`;

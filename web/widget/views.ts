@@ -1,5 +1,6 @@
 // What the widget draws: the form (recipient and parcel), one option per quote, and the booked delivery. The element
 // (element.ts) keeps the state and wires the events; these only build elements.
+import { formatWeight } from '../../shared/format/units';
 import { formatEta, formatFee, h } from './dom';
 import { FROM_ATTR, type FieldName } from './fields';
 import type { Attr } from './request';
@@ -41,12 +42,7 @@ function fieldset(legend: string, children: (HTMLElement | null)[]): HTMLElement
 function parcelView(ctx: FormContext): HTMLElement | null {
   const { t } = ctx;
   const staticWeight = staticWeightGrams(ctx.attr);
-  if (staticWeight !== null)
-    return h(
-      'p',
-      {},
-      t.parcelSummary(new Intl.NumberFormat(t.locale, { maximumFractionDigits: 3 }).format(staticWeight / 1000)),
-    );
+  if (staticWeight !== null) return h('p', {}, t.parcelSummary(formatWeight(staticWeight, t.locale)));
   return fieldset(t.parcel, [
     field(ctx, 'weight', t.weight, {
       inputmode: 'decimal',

@@ -1,30 +1,14 @@
-// How the dashboard writes money and time: AOA as `1.500,00 Kz` (Angolan grouping, whatever the language), times in
-// Luanda's zone (Africa/Luanda, UTC+1, no daylight saving) whatever the browser's.
+// How the dashboard writes money, weight and time: AOA as `1 500,00 Kz` and weight in kg (the formatters the widget and
+// the tracking page share, shared/format/units.ts), times in Luanda's zone (Africa/Luanda, UTC+1, no daylight saving)
+// whatever the browser's.
 import type { Lang } from './i18n';
 
 export const TIME_ZONE = 'Africa/Luanda';
 /** Luanda's offset, for turning a date typed in Luanda into an instant (Angola keeps no daylight saving). */
 const LUANDA_OFFSET = '+01:00';
 
-/** Centavos as `1.500,00 Kz` (a no-break space before Kz). */
-export function formatAoa(centavos: number | null | undefined): string {
-  if (centavos === null || centavos === undefined) return '—';
-  const sign = centavos < 0 ? '-' : '';
-  const abs = Math.abs(Math.round(centavos));
-  const kwanzas = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${sign}${kwanzas},${String(abs % 100).padStart(2, '0')}\u00a0Kz`;
-}
-
-/** `1.500,50` or `1500.5` (what a person types) as centavos; null when it is not an amount. */
-export function parseAoa(text: string): number | null {
-  const cleaned = text.trim().replace(/\s|Kz/gi, '');
-  if (!cleaned) return null;
-  const normalised = /,\d{1,2}$/.test(cleaned)
-    ? cleaned.replace(/\./g, '').replace(',', '.')
-    : cleaned.replace(/,/g, '');
-  const value = Number(normalised);
-  return Number.isFinite(value) && value >= 0 ? Math.round(value * 100) : null;
-}
+/** Money and weight as every surface writes them (shared/format/units.ts): `1 800,00 Kz`, `1,5 kg`. */
+export { formatAoa, formatWeight, parseAoa, parseKg } from '../../../shared/format/units';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(lang: Lang, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
@@ -63,6 +47,3 @@ export const luandaDayStart = (day: string) => `${day}T00:00:00.000${LUANDA_OFFS
 export const luandaDayEnd = (day: string) => `${day}T23:59:59.999${LUANDA_OFFSET}`;
 /** A datetime-local value (`YYYY-MM-DDTHH:MM`) typed in Luanda as an instant. */
 export const luandaLocal = (local: string) => new Date(`${local}:00${LUANDA_OFFSET}`).toISOString();
-
-export const formatGrams = (grams: number) =>
-  grams >= 1000 ? `${(grams / 1000).toLocaleString('pt-AO')} kg` : `${grams} g`;

@@ -1,9 +1,9 @@
 // Pieces every page uses: the app's context (session, language, mode), links, loading and error states (the
-// problem+json `detail` as the API wrote it), the list table, a confirmation dialog, the one-time secret box, status badges.
+// problem+json in the reader's words, i18n.ts), the list table, a confirmation dialog, the one-time secret box, status badges.
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiProblem, NETWORK_ERROR, type Role, type Session } from './api';
-import { LANGS, statusLabel, translate, type Lang, type MessageKey } from './i18n';
+import { LANGS, describeProblem, statusLabel, translate, type Lang, type MessageKey } from './i18n';
 import { BASE, follow } from './router';
 
 export interface AppState {
@@ -64,21 +64,48 @@ export function Loading({ label }: { label: string }) {
   );
 }
 
-/** What went wrong, in the API's own words (`detail`), with the status and code beside it. */
-export function ErrorBox({ error, t, onRetry }: { error: unknown; t: AppState['t']; onRetry?: () => void }) {
-  const problem =
-    error instanceof ApiProblem ? error.problem : { status: 0, detail: String((error as Error)?.message ?? error) };
-  const detail = problem.detail === NETWORK_ERROR ? t('network_error') : problem.detail;
+/**
+ * What went wrong in the reader's words: the sentence of the problem's `error` code and each field it points at
+ * (i18n.ts describeProblem), never the API's English `detail`. No network: say so.
+ */
+export function problemMessage(lang: Lang, error: unknown) {
+  if (!(error instanceof ApiProblem)) return { sentence: translate(lang, 'problem_unknown'), fields: [] };
+  if (error.problem.detail === NETWORK_ERROR) return { sentence: translate(lang, 'network_error'), fields: [] };
+  return describeProblem(lang, error.problem);
+}
+
+/**
+ * A problem as a box: the sentence, the fields at fault by their labels, and behind "Technical details" (closed) the
+ * HTTP status, the code and the API's own `detail`, for a developer or support.
+ */
+export function ErrorBox(props: { error: unknown; t: AppState['t']; onRetry?: () => void; lang?: Lang }) {
+  const { error, t, onRetry } = props;
+  const app = useContext(AppContext);
+  const lang = props.lang ?? app?.lang ?? 'pt';
+  const { sentence, fields } = problemMessage(lang, error);
+  const problem = error instanceof ApiProblem ? error.problem : null;
   return (
-    <div class="error" role="alert">
+    <div class="error" role="alert" data-problem={problem?.error ?? undefined}>
       <p>
-        <strong>{t('error_title')}:</strong> {detail}
+        <strong>{t('error_title')}:</strong> {sentence}
       </p>
-      {problem.status ? (
-        <p class="problem-code">
-          HTTP {problem.status}
-          {problem.error ? ` · ${problem.error}` : ''}
-        </p>
+      {fields.length ? (
+        <ul class="field-errors">
+          {fields.map((f) => (
+            <li key={f.pointer} data-pointer={f.pointer}>
+              <strong>{f.field}</strong> {f.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {problem?.status ? (
+        <details class="problem-code">
+          <summary>{t('technical_details')}</summary>
+          <p class="mono wrap">
+            HTTP {problem.status}
+            {problem.error ? ` · ${problem.error}` : ''} · {problem.detail}
+          </p>
+        </details>
       ) : null}
       {onRetry ? (
         <button type="button" class="secondary" onClick={onRetry}>

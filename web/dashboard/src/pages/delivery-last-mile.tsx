@@ -214,8 +214,9 @@ export function ProofCard({ proof }: { proof: ProofOfDelivery | null | undefined
 /** An event's detail in words: "attempt 2 · the recipient was not there", a stall's or failure's reason. */
 export function EventDetail({ payload }: { payload: unknown }) {
   const { t, lang } = useApp();
-  const p = (payload ?? {}) as { attempt?: unknown; reason?: unknown };
+  const p = (payload ?? {}) as { attempt?: unknown; reason?: unknown; ignored?: unknown };
   const parts: string[] = [];
+  if (p.ignored === true) parts.push(t('event_ignored'));
   if (typeof p.attempt === 'number') parts.push(t('attempt_n', { attempt: p.attempt }));
   if (typeof p.reason === 'string' && p.reason) parts.push(reasonText(lang, p.reason));
   return parts.length ? <span class="muted"> · {parts.join(' · ')}</span> : null;

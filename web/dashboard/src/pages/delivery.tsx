@@ -6,8 +6,8 @@
 import { useState } from 'preact/hooks';
 import { api, call, type Delivery } from '../api';
 import { EventDetail, ProofCard, RecoveryPanel, ReturnCard, type FullDelivery } from './delivery-last-mile';
-import { formatAoa, formatDateTime, formatGrams } from '../format';
-import { eventLabel } from '../i18n';
+import { formatAoa, formatDateTime, formatWeight } from '../format';
+import { eventLabel, sourceLabel } from '../i18n';
 import {
   ConfirmButton,
   ErrorBox,
@@ -117,7 +117,7 @@ function SummaryCard({ d }: { d: Delivery }) {
 }
 
 function CourierCard({ d }: { d: Delivery }) {
-  const { t } = useApp();
+  const { t, lang } = useApp();
   const dims = [d.parcel.length_cm, d.parcel.width_cm, d.parcel.height_cm].every((n) => typeof n === 'number')
     ? `${d.parcel.length_cm} × ${d.parcel.width_cm} × ${d.parcel.height_cm} cm`
     : t('none');
@@ -137,7 +137,7 @@ function CourierCard({ d }: { d: Delivery }) {
       <h2 id="h-parcel">{t('parcel')}</h2>
       <Facts
         rows={[
-          [t('weight'), formatGrams(d.parcel.weight_grams)],
+          [t('weight'), formatWeight(d.parcel.weight_grams, lang)],
           [t('description'), d.parcel.description ?? t('none')],
           [t('declared_value'), formatAoa(d.parcel.declared_value_aoa)],
           [t('dimensions'), dims],
@@ -158,7 +158,7 @@ function Timeline({ d }: { d: Delivery }) {
             <span class="when">{formatDateTime(lang, e.occurred_at)}</span>
             <span class="what">{eventLabel(lang, e.event_type)}</span>
             <EventDetail payload={e.payload} />
-            {e.source ? <span class="muted"> · {t('source', { source: e.source })}</span> : null}
+            {e.source ? <span class="muted"> · {sourceLabel(lang, e.source)}</span> : null}
           </li>
         ))}
       </ol>

@@ -3,7 +3,7 @@
 // origin is remembered in this browser for next time.
 import { useState } from 'preact/hooks';
 import { api, call, type QuoteEntry } from '../api';
-import { formatAoa, formatDateTime, parseAoa } from '../format';
+import { formatAoa, formatDateTime, parseAoa, parseKg } from '../format';
 import { navigate } from '../router';
 import { ErrorBox, FieldInput, RoleNote, SubmitActions, useAction, useApp, useTitle } from '../ui';
 
@@ -101,13 +101,11 @@ function ParcelFields(props: {
       <legend>{t('parcel')}</legend>
       <div class="row">
         <FieldInput
-          label={t('weight_grams')}
-          type="number"
+          label={t('weight_kg')}
+          type="text"
           name="weight"
-          min={1}
-          step={1}
           required
-          inputMode="numeric"
+          inputMode="decimal"
           value={parcel}
           field="weight"
           onChange={setParcel}
@@ -210,14 +208,14 @@ function QuotesForm(props: {
   );
 }
 
-/** The quote request's body from the form: addresses trimmed, the contact only when given, the weight in grams. */
+/** The quote request's body from the form: addresses trimmed, the contact only when given, the weight typed in kg, sent in grams. */
 function quoteBody(origin: AddressForm, destination: AddressForm, parcel: ParcelForm) {
   const declared = parseAoa(parcel.value);
   return {
     origin: toAddress(origin),
     destination: toAddress(destination),
     parcel: {
-      weight_grams: Math.max(1, Math.round(Number(parcel.weight) || 0)),
+      weight_grams: parseKg(parcel.weight) ?? 1,
       ...(parcel.description.trim() ? { description: parcel.description.trim() } : {}),
       ...(declared !== null ? { declared_value_aoa: declared } : {}),
     },
@@ -229,7 +227,7 @@ export function NewDeliveryPage() {
   useTitle(t('new_delivery_title'));
   const [origin, setOrigin] = useState<AddressForm>(savedOrigin);
   const [destination, setDestination] = useState<AddressForm>(emptyAddress);
-  const [parcel, setParcel] = useState<ParcelForm>({ weight: '1000', description: '', value: '' });
+  const [parcel, setParcel] = useState<ParcelForm>({ weight: '1', description: '', value: '' });
   const [payment, setPayment] = useState<PaymentForm>({ method: 'prepaid', cash: '' });
   const [quotes, setQuotes] = useState<QuoteEntry[] | null>(null);
   const [chosen, setChosen] = useState<string>('');

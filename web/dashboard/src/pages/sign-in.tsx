@@ -1,14 +1,15 @@
 // Signing in (email and password: a session cookie; when they open accounts in several teams, the team chosen from
 // the list the API answered), and setting a password from the one-time link an owner sent.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiProblem, NETWORK_ERROR, setPassword, signIn, type Session, type TeamChoice } from '../api';
+import { setPassword, signIn, type Session, type TeamChoice } from '../api';
 import type { Lang } from '../i18n';
 import { BASE } from '../router';
-import { LangPicker, useWords } from '../ui';
+import { LangPicker, problemMessage, useWords } from '../ui';
 
-const detailOf = (err: unknown, networkText: string) => {
-  const detail = err instanceof ApiProblem ? err.problem.detail : String(err);
-  return detail === NETWORK_ERROR ? networkText : detail;
+/** A failed sign-in or password change in the reader's words (never the API's English `detail`). */
+const detailOf = (err: unknown, lang: Lang) => {
+  const { sentence, fields } = problemMessage(lang, err);
+  return [sentence, ...fields.map((f) => `${f.field}: ${f.message}.`)].join(' ');
 };
 
 /** A form's error message, where the person filling it in is looking. */
@@ -124,7 +125,7 @@ export function SignInPage(props: {
       if ('tenants' in answer) setTeams(answer.tenants);
       else props.onSignedIn(answer);
     } catch (err) {
-      setError(detailOf(err, t('network_error')));
+      setError(detailOf(err, props.lang));
       setPasswordValue('');
       setTeams(null);
     } finally {
@@ -213,9 +214,7 @@ export function SetPasswordPage(props: { lang: Lang; setLang: (lang: Lang) => vo
       setDone(true);
       history.replaceState(null, '', `${BASE}/set-password`); // the token is spent: out of the address bar and history
     } catch (err) {
-      const problem = err instanceof ApiProblem ? err.problem : null;
-      const field = problem?.errors?.[0]?.detail;
-      setError(field ?? detailOf(err, t('network_error')));
+      setError(detailOf(err, props.lang));
     } finally {
       setBusy(false);
     }

@@ -22,6 +22,7 @@ import {
   useInterval,
   useLoad,
   useTitle,
+  type AppState,
   type Loaded,
 } from '../ui';
 
@@ -113,6 +114,17 @@ function EndpointActions(props: {
   );
 }
 
+/** Why an attempt failed, in words (the stored text, a network library's, stays in the title for a developer). */
+function attemptError(error: string, t: AppState['t']): string {
+  const http = /^HTTP (\d{3})$/.exec(error);
+  if (http) return t('attempt_error_http', { status: http[1] });
+  if (/^timeout|timed? ?out/i.test(error)) return t('attempt_error_timeout');
+  if (/ECONNREFUSED|ECONNRESET|EPIPE/.test(error)) return t('attempt_error_refused');
+  if (/ENOTFOUND|EAI_AGAIN/.test(error)) return t('attempt_error_dns');
+  if (/^no attempt left/.test(error)) return t('attempt_error_exhausted');
+  return t('attempt_error_other');
+}
+
 function AttemptRow(props: { a: WebhookAttempt; mayChange: boolean; replayable: boolean; replay: Replay }) {
   const { t, lang } = useApp();
   const { a } = props;
@@ -125,7 +137,11 @@ function AttemptRow(props: { a: WebhookAttempt; mayChange: boolean; replayable: 
       </td>
       <td data-label={t('result')}>
         <span class={`badge ${a.status === 'succeeded' ? 'ok' : 'bad'}`}>{t(`attempt_${a.status}`)}</span>
-        {a.error ? <span class="muted block">{a.error}</span> : null}
+        {a.error ? (
+          <span class="muted block" title={a.error}>
+            {attemptError(a.error, t)}
+          </span>
+        ) : null}
       </td>
       <td data-label={t('http_status')} class="num">
         {a.status_code ?? t('none')}

@@ -42,7 +42,10 @@ export function EndpointStatus({ endpoint: e, detail = false }: { endpoint: Endp
         {label}
       </span>
       {detail && e.status !== 'enabled' && e.disabled_reason ? (
-        <span class="muted"> · {e.disabled_reason === 'failing' ? t('disabled_failing') : e.disabled_reason}</span>
+        <span class="muted">
+          {' '}
+          · {e.disabled_reason === 'failing' ? t('disabled_failing') : t('disabled_by_merchant')}
+        </span>
       ) : null}
       {detail && e.status === 'enabled' && e.failing_since ? (
         <span class="muted"> · {t('failing_since', { time: formatDateTime(lang, e.failing_since) })}</span>
