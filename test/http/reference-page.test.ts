@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT_DIR } from '../../src/platform/config.js';
 import { dashboardSession } from '../helpers/dashboard-session.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -125,4 +125,71 @@ describe('the test key filled in', () => {
     ).toBe(200);
     expect(keyIn(await (await page({ cookie: owner.cookie })).text())).toBeNull();
   });
+});
+
+/** A screenshot into test-results/reference/ (and docs/images/ with SCREENSHOTS_TO_DOCS=1). */
+async function capture(p: Page, name: string) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await p.screenshot({ path: file, animations: 'disabled' });
+  if (process.env.SCREENSHOTS_TO_DOCS === '1') fs.copyFileSync(file, path.join(DOCS_IMAGES, `${name}.png`));
+}
+
+describe('in Chromium', () => {
+  it('renders without a CSP violation or a request elsewhere, with search, the samples in curl, Python and JavaScript, and the key', async () => {
+    const developer = await dashboardSession(stack, tenant.tenant_id, 'developer');
+    const key = keyIn(await (await page({ cookie: developer.cookie })).text())!;
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const [name, value] = developer.cookie.split('=');
+    await context.addCookies([{ name, value, url: stack.url }]);
+    const p = await context.newPage();
+    const problems: string[] = [];
+    const elsewhere: string[] = [];
+    await p.addInitScript(() => {
+      (window as any).__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) =>
+        (window as any).__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
+    });
+    p.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    p.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    p.on('request', (r) => {
+      if (!r.url().startsWith(stack.url) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
+    await p.goto(`${stack.url}/docs`);
+    await p.getByRole('heading', { name: 'delivery service API' }).first().waitFor({ timeout: 30_000 });
+    expect(await p.title()).toBe('delivery service API · reference');
+    // The developer's test key is in the Bearer field.
+    await expect.poll(() => p.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as any).value))).toContain(key);
+    await capture(p, 'reference-desktop');
+
+    // Search finds an operation by its words.
+    await p.getByRole('button', { name: /search/i }).first().click();
+    await p.keyboard.type('cancel');
+    const result = p.getByRole('option').filter({ hasText: /cancel/i }).first();
+    await result.waitFor({ timeout: 10_000 });
+    await capture(p, 'reference-search');
+    await p.keyboard.press('Escape');
+
+    // The request samples: curl first, then Python and the typed JavaScript client.
+    await p.goto(`${stack.url}/docs#tag/quotes/POST/v1/quotes`);
+    const picker = p.getByRole('button', { name: /Shell Curl/ }).last();
+    await picker.waitFor({ timeout: 20_000 });
+    await picker.scrollIntoViewIfNeeded();
+    await picker.click();
+    const options = await p.getByRole('option').allInnerTexts();
+    // Grouped by language (Shell, Python): curl, Python's requests, and the client; no other language.
+    expect(options.map((o) => o.trim()).sort()).toEqual(['Curl', 'JavaScript (@delivery-api/client)', 'Requests']);
+    await p.getByRole('option', { name: /@delivery-api\/client/ }).click();
+    await expect.poll(() => p.locator('body').innerText()).toContain("import { createClient } from '@delivery-api/client';");
+    await capture(p, 'reference-samples');
+
+    expect(await p.evaluate(() => (window as any).__violations)).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(elsewhere).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

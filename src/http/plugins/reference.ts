@@ -13,6 +13,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export const PRODUCT_NAME = 'delivery service API';
 export const REFERENCE_TITLE = `${PRODUCT_NAME} · reference`;
 const SCRIPT = '/docs/js/scalar.js';
+/**
+ * Run before Scalar's script: its zod would otherwise probe for `eval` (a `Function('')` in a try), which this page's
+ * CSP refuses and reports as a violation; `jitless` tells zod not to try.
+ */
+const JITLESS_SCRIPT = '/docs/js/jitless.js';
+const JITLESS = 'globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });\n';
 
 /**
  * What the page needs and nothing else: its one script from this origin; styles from this origin and the ones Scalar
@@ -58,6 +64,9 @@ export function referenceConfiguration(testKey: string | null) {
     ],
     metaData: { title: REFERENCE_TITLE },
     withDefaultFonts: false,
+    showDeveloperTools: 'never',
+    agent: { disabled: true },
+    mcp: { disabled: true },
     telemetry: false,
     persistAuth: false,
     documentDownloadType: 'json',
@@ -85,11 +94,13 @@ export function referencePage(testKey: string | null): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="description" content="The ${PRODUCT_NAME}: price, book, track and cancel parcel deliveries across courier companies in Angola.">
+<link rel="icon" href="data:,">
 <title>${REFERENCE_TITLE}</title>
 </head>
 <body>
 <noscript>The ${PRODUCT_NAME} reference needs JavaScript. The OpenAPI document is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
 <script id="api-reference" data-configuration="${configuration}"></script>
+<script src="${JITLESS_SCRIPT}"></script>
 <script src="${SCRIPT}"></script>
 </body>
 </html>
@@ -117,6 +128,9 @@ export default fp(async (app, opts: ReferenceOptions) => {
       .type('text/html; charset=utf-8')
       .send(referencePage(key));
   };
+  app.get(JITLESS_SCRIPT, { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(JITLESS),
+  );
   await app.register(scalar, {
     routePrefix: '/docs',
     hooks: { onRequest: answerPage },
