@@ -56,7 +56,9 @@ describe('the delivery PIN on the delivery page', () => {
     await liveContext.addCookies([{ name, value, url: stack.url }]);
     const livePage = await liveContext.newPage();
     await livePage.goto(`${stack.url}/dashboard/deliveries/${live.id}`);
-    await livePage.getByText('Pedido na entrega: o destinatário tem-no, a sua equipa não o vê.').waitFor({ timeout: 20_000 });
+    await livePage
+      .getByText('Pedido na entrega: o destinatário tem-no, a sua equipa não o vê.')
+      .waitFor({ timeout: 20_000 });
     expect(await livePage.locator('[data-pin]').count()).toBe(0);
     const row = livePage.locator('dt', { hasText: 'PIN de entrega' }).locator('xpath=following-sibling::dd[1]');
     expect(await row.textContent()).not.toMatch(/\d/);

@@ -163,13 +163,21 @@ describe('in Chromium', () => {
     await p.getByRole('heading', { name: 'delivery service API' }).first().waitFor({ timeout: 30_000 });
     expect(await p.title()).toBe('delivery service API · reference');
     // The developer's test key is in the Bearer field.
-    await expect.poll(() => p.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as any).value))).toContain(key);
+    await expect
+      .poll(() => p.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as any).value)))
+      .toContain(key);
     await capture(p, 'reference-desktop');
 
     // Search finds an operation by its words.
-    await p.getByRole('button', { name: /search/i }).first().click();
+    await p
+      .getByRole('button', { name: /search/i })
+      .first()
+      .click();
     await p.keyboard.type('cancel');
-    const result = p.getByRole('option').filter({ hasText: /cancel/i }).first();
+    const result = p
+      .getByRole('option')
+      .filter({ hasText: /cancel/i })
+      .first();
     await result.waitFor({ timeout: 10_000 });
     await capture(p, 'reference-search');
     await p.keyboard.press('Escape');
@@ -184,7 +192,9 @@ describe('in Chromium', () => {
     // Grouped by language (Shell, Python): curl, Python's requests, and the client; no other language.
     expect(options.map((o) => o.trim()).sort()).toEqual(['Curl', 'JavaScript (@delivery-api/client)', 'Requests']);
     await p.getByRole('option', { name: /@delivery-api\/client/ }).click();
-    await expect.poll(() => p.locator('body').innerText()).toContain("import { createClient } from '@delivery-api/client';");
+    await expect
+      .poll(() => p.locator('body').innerText())
+      .toContain("import { createClient } from '@delivery-api/client';");
     await capture(p, 'reference-samples');
 
     expect(await p.evaluate(() => (window as any).__violations)).toEqual([]);

@@ -18,7 +18,8 @@ const SCRIPT = '/docs/js/scalar.js';
  * CSP refuses and reports as a violation; `jitless` tells zod not to try.
  */
 const JITLESS_SCRIPT = '/docs/js/jitless.js';
-const JITLESS = 'globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });\n';
+const JITLESS =
+  'globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });\n';
 
 /**
  * What the page needs and nothing else: its one script from this origin; styles from this origin and the ones Scalar
