@@ -122,7 +122,9 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-const API_KEY_COLUMNS = 'id, kind, livemode, prefix, allowed_origins, created_at, revoked_at';
+// A key past its expires_at (the API reference's session keys) shows as revoked at that time.
+const API_KEY_COLUMNS =
+  'id, kind, livemode, prefix, allowed_origins, created_at, coalesce(revoked_at, CASE WHEN expires_at <= now() THEN expires_at END) AS revoked_at';
 
 /** The scope's keys, newest first (one extra row fetched for has_more). */
 export async function listScopedKeys(
