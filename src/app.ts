@@ -8,6 +8,7 @@ import { fastifyOptions } from './http/fastify-options.js';
 import { keyStore } from './keys/store.js';
 import { allowedOrigins } from './keys/repository.js';
 import { sessionOnly } from './users/roles.js';
+import { referenceKeyReader } from './users/reference-key.js';
 import authPlugin from './http/plugins/auth.js';
 import bodyGuardPlugin from './http/plugins/body-guard.js';
 import corsPlugin from './http/plugins/cors.js';
@@ -65,7 +66,11 @@ async function registerPlugins(app: FastifyInstance, deps: AppDeps): Promise<voi
   // Request counts and latencies by route pattern and status; GET /metrics here only with METRICS_TOKEN.
   await app.register(metricsPlugin, { token: config.metricsToken });
   await app.register(helmet, { global: true, contentSecurityPolicy: false });
-  await app.register(openapiPlugin, { baseUrl: config.baseUrl });
+  // The reference at /docs fills in a signed-in developer's test key (src/users/reference-key.ts).
+  await app.register(openapiPlugin, {
+    baseUrl: config.baseUrl,
+    referenceKey: referenceKeyReader(deps.pool, config.dashboard.secureCookies),
+  });
   // Rate limits first: their onRequest hooks (preflights, failed authentications) must run before CORS and auth.
   await app.register(rateLimitPlugin, {
     perMinute: config.rateLimitPerMinute,

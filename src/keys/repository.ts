@@ -33,10 +33,15 @@ export async function insertKey(
   );
 }
 
-/** The key of this kind with this hash (revoked ones too: the caller refuses them). */
+/**
+ * The key of this kind with this hash (revoked ones too: the caller refuses them). A key past its `expires_at` (the
+ * API reference's session keys) reads as revoked at that time.
+ */
 export async function keyByHash(pool: Pool, hash: Buffer, kind: KeyKind): Promise<KeyRow | null> {
   const { rows } = await pool.query<KeyRow>(
-    'SELECT id, tenant_id, key_hash, allowed_origins, revoked_at, livemode FROM api_keys WHERE key_hash = $1 AND kind = $2',
+    `SELECT id, tenant_id, key_hash, allowed_origins, livemode,
+            coalesce(revoked_at, CASE WHEN expires_at <= now() THEN expires_at END) AS revoked_at
+       FROM api_keys WHERE key_hash = $1 AND kind = $2`,
     [hash, kind],
   );
   return rows[0] ?? null;
@@ -117,7 +122,9 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-const API_KEY_COLUMNS = 'id, kind, livemode, prefix, allowed_origins, created_at, revoked_at';
+// A key past its expires_at (the API reference's session keys) shows as revoked at that time.
+const API_KEY_COLUMNS =
+  'id, kind, livemode, prefix, allowed_origins, created_at, coalesce(revoked_at, CASE WHEN expires_at <= now() THEN expires_at END) AS revoked_at';
 
 /** The scope's keys, newest first (one extra row fetched for has_more). */
 export async function listScopedKeys(
@@ -166,13 +173,36 @@ export async function insertKeyWithinLimit(
       livemode,
     ]);
     const { rows } = await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND revoked_at IS NULL',
+      // The API reference's session keys (insertSessionKey) come and go with dashboard sessions: not counted.
+      'SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND livemode = $2 AND revoked_at IS NULL AND dashboard_session IS NULL',
       [key.tenantId, livemode],
     );
     if (rows[0].n >= max) return false;
     await insertKey(client, key);
     return true;
   });
+}
+
+/**
+ * The API reference's test secret key of one dashboard session (migration 1700000050000): inserted once (the same key
+ * is derived again on each visit), ending at `expiresAt` or with the session. Returns whether the key may be shown:
+ * false when it was revoked (by hand, or its session ended) or has expired.
+ */
+export async function insertSessionKey(
+  pool: Pool,
+  key: { id: string; tenantId: string; hash: Buffer; prefix: string; sessionHash: Buffer; expiresAt: Date },
+): Promise<boolean> {
+  await pool.query(
+    `INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, dashboard_session, expires_at)
+     VALUES ($1, $2, 'secret', false, $3, $4, $5, $6) ON CONFLICT (key_hash) DO NOTHING`,
+    [key.id, key.tenantId, key.hash, key.prefix, key.sessionHash, key.expiresAt],
+  );
+  const { rows } = await pool.query<{ usable: boolean }>(
+    `SELECT revoked_at IS NULL AND expires_at > now() AND tenant_id = $2 AND dashboard_session = $3 AND NOT livemode AS usable
+       FROM api_keys WHERE key_hash = $1`,
+    [key.hash, key.tenantId, key.sessionHash],
+  );
+  return rows[0]?.usable === true;
 }
 
 /** Revokes one of the scope's keys (a revoked key keeps its first revocation time); null when there is no such key. */

@@ -2,8 +2,8 @@
 // allows. Used by the admin command line, the /v1/api_keys routes, the tenants service and the seeds.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../platform/db.js';
-import { insertKey, insertKeyWithinLimit, revokeKeyRow } from './repository.js';
-import { generateKey, hashKey, type KeyKind, type KeyMode } from '../platform/secrets.js';
+import { insertKey, insertKeyWithinLimit, insertSessionKey, revokeKeyRow } from './repository.js';
+import { deriveKey, generateKey, hashKey, type KeyKind, type KeyMode } from '../platform/secrets.js';
 import type { Scope } from '../platform/scope.js';
 import { isUuid } from '../platform/uuid.js';
 
@@ -58,6 +58,28 @@ export async function createKeyWithinLimit(
     allowedOrigins: allowedOrigins.map(normaliseOrigin),
   };
   return (await insertKeyWithinLimit(pool, row, max)) ? { id, key } : null;
+}
+
+/**
+ * The API reference's test secret key for one dashboard session (docs/reference.md): `sk_test_...` of the session's
+ * tenant, derived from the session's secret token (so each visit finds the same key and only the holder of the
+ * session cookie can know it), stored as a hash like every key, ending at the session's deadline or with the session
+ * (migration 1700000050000). Null when that key was revoked or has expired.
+ */
+export async function sessionTestKey(
+  pool: Pool,
+  session: { tenantId: string; token: string; idHash: Buffer; expiresAt: Date },
+): Promise<string | null> {
+  const key = deriveKey('secret', 'test', session.token, 'api-reference-test-key');
+  const usable = await insertSessionKey(pool, {
+    id: randomUUID(),
+    tenantId: session.tenantId,
+    hash: hashKey(key),
+    prefix: key.slice(0, 12),
+    sessionHash: session.idHash,
+    expiresAt: session.expiresAt,
+  });
+  return usable ? key : null;
 }
 
 /** Revokes by key id or by the key itself. Returns the revoked key's id, or null when there is no such key. */

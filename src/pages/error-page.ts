@@ -39,7 +39,7 @@ ${body}
 
 export function renderErrorPage(code: string, info: ErrorInfo): string {
   return page(
-    `${code}: delivery API error`,
+    `${code}: delivery service API error`,
     `<h1><code>${esc(code)}</code></h1>
 <section class="card">
 <dl>
@@ -62,10 +62,20 @@ export function renderErrorIndex(entries: [string, ErrorInfo][]): string {
     )
     .join('\n');
   return page(
-    'Delivery API error codes',
+    'delivery service API error codes',
     `<h1>Error codes</h1>
 <section class="card"><table><thead><tr><th>code</th><th>status</th><th>what it means</th></tr></thead><tbody>
 ${rows}
 </tbody></table></section>`,
+  );
+}
+
+/** The page of a code the catalog does not have (404). */
+export function renderUnknownCode(code: string): string {
+  return page(
+    'Unknown error code: delivery service API',
+    `<h1>Unknown error code</h1>
+<section class="card"><p>The delivery service API has no error code <code>${esc(code)}</code>.</p></section>
+<p><a href="../errors">Every error code</a> · <a href="../docs">API reference</a></p>`,
   );
 }

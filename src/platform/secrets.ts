@@ -1,6 +1,6 @@
 // API keys: `sk_live_` / `pk_live_` + 32 base62 characters, and their test-mode twins `sk_test_` / `pk_test_`
 // (docs/test-mode.md). Only the SHA-256 hash is ever stored.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -26,6 +26,21 @@ export function randomBase62(length: number): string {
 
 export function generateKey(kind: KeyKind, mode: KeyMode = 'live'): string {
   return keyPrefix(kind, mode) + randomBase62(32);
+}
+
+/**
+ * A key derived from a secret (HMAC-SHA256 of `context` under `secret`): the same secret and context give the same key
+ * again, and nobody without the secret can tell it. Its 32 base62 characters come from the 256-bit digest read as one
+ * number (62^32 < 2^191: the bias is below 2^-64).
+ */
+export function deriveKey(kind: KeyKind, mode: KeyMode, secret: string, context: string): string {
+  let n = BigInt(`0x${createHmac('sha256', secret).update(context).digest('hex')}`);
+  let out = '';
+  for (let i = 0; i < 32; i++) {
+    out += BASE62[Number(n % 62n)];
+    n /= 62n;
+  }
+  return keyPrefix(kind, mode) + out;
 }
 
 export const hashKey = (key: string): Buffer => createHash('sha256').update(key).digest();

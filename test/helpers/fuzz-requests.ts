@@ -775,7 +775,7 @@ const strays = fc
         '/%00',
         '/%E0%A4%A',
         '/v1/deliveries/%',
-        '/docs/ui/does-not-exist',
+        '/docs/js/does-not-exist',
         '/v1/openapi.yaml',
         '/healthz/',
         '/readyz?x=1',

@@ -118,7 +118,7 @@ const header = (res: FuzzResponse, name: string): string => {
 };
 
 /** Operations served outside the OpenAPI document (HTML, JavaScript, the document itself, CORS preflights). */
-const UNDOCUMENTED_OK = /^(GET|HEAD) (\/track\/\{id\}|\/widget\.js|\/docs|\/docs\/ui.*|\/v1\/openapi\.json)$|^OPTIONS /;
+const UNDOCUMENTED_OK = /^(GET|HEAD) (\/track\/\{id\}|\/widget\.js|\/docs|\/docs\/.*|\/v1\/openapi\.json)$|^OPTIONS /;
 /** Pages for people: their 404 is an HTML page (docs/widget.md), not problem+json. */
 const HTML_PAGES = /^(GET|HEAD) \/track\/\{id\}$/;
 

@@ -1,5 +1,5 @@
 // The reference a merchant reads (issue 19, items 1 and 2), on the real stack: every request and response body of
-// the OpenAPI document has an example and the request examples work against the API; the reference at /docs/ui
+// the OpenAPI document has an example and the request examples work against the API; the reference at /docs
 // shows the merchant, widget and tracking routes, the fleet and health routes have their own document; every error
 // `type` URI resolves to a page (HTML or JSON) saying what the code means and what to do, with the same text as
 // docs/errors.md; a malformed key is called malformed.
@@ -88,8 +88,8 @@ describe('examples in the OpenAPI document', () => {
 });
 
 describe('the merchant reference and the platform reference', () => {
-  it('/docs/ui shows merchant, widget and tracking routes; fleet and health are in /docs/platform.json; /v1/openapi.json has all', async () => {
-    const merchant = (await stack.request('GET', '/docs/ui/json')).body;
+  it('/docs/merchant.json has the merchant, widget and tracking routes; fleet and health are in /docs/platform.json; /v1/openapi.json has all', async () => {
+    const merchant = (await stack.request('GET', '/docs/merchant.json')).body;
     const platform = (await stack.request('GET', '/docs/platform.json')).body;
     const tagsOf = (document: any) => new Set(operations(document).flatMap(([, op]) => op.tags));
     expect([...tagsOf(merchant)].sort()).toEqual([
@@ -115,9 +115,9 @@ describe('the merchant reference and the platform reference', () => {
     ]);
     expect(operations(merchant).length + operations(platform).length).toBe(operations(doc).length);
     // The reference page offers both, the merchants' first.
-    const initializer = await fetch(`${stack.url}/docs/ui/static/swagger-initializer.js`).then((r) => r.text());
-    expect(initializer).toContain('Merchant API: merchant, widget and tracking routes');
-    expect(initializer).toContain('../platform.json');
+    const page = await fetch(`${stack.url}/docs`, { headers: { accept: 'text/html' } }).then((r) => r.text());
+    expect(page.indexOf('/docs/merchant.json')).toBeGreaterThan(0);
+    expect(page.indexOf('/docs/platform.json')).toBeGreaterThan(page.indexOf('/docs/merchant.json'));
   });
 });
 
@@ -157,6 +157,18 @@ describe('error type URIs resolve', () => {
     expect(resolved.status).toBe(200);
     expect(((await resolved.json()) as { code: string }).code).toBe('unauthorized');
     stack.expectProblem(await stack.request('GET', '/errors/no_such_code'), 404, 'not_found');
+    // A browser is told so on a page (issue 31 item 3); anyone else keeps the problem+json.
+    const unknownPage = await fetch(`${stack.url}/errors/no_such_code`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(unknownPage.status).toBe(404);
+    expect(unknownPage.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await unknownPage.text()).toContain('has no error code <code>no_such_code</code>');
+    const typical = await fetch(`${stack.url}/errors/quote_expired`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(typical.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await typical.text()).toContain('<title>quote_expired: delivery service API error</title>');
     stack.expectProblem(await stack.request('GET', '/errors/constructor'), 404, 'not_found');
   });
 });

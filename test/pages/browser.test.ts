@@ -773,3 +773,24 @@ describe('tracking page: live, with the shop, the courier, the expected time and
     expect(json.body.events.every((e: object) => Object.keys(e).sort().join() === 'event_type,occurred_at')).toBe(true);
   });
 });
+
+describe('widget with a test key', () => {
+  it('shows the TESTE badge in words (TEST in English), read as a note; none with a live key', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${allowed.origin}/?key=${m.tenant.test_publishable_key}`);
+    const note = page.locator('delivery-widget').getByRole('note');
+    await expect.poll(() => note.textContent()).toBe('TESTE Modo de teste: nenhuma entrega real é marcada.');
+    // Not colour alone: the word itself, bordered, ahead of the form.
+    expect(await note.locator('strong').textContent()).toBe('TESTE');
+    await docShot(page, 'widget-test-mode');
+
+    await page.goto(`${allowed.origin}/?key=${m.tenant.test_publishable_key}&lang=en`);
+    await expect.poll(() => note.textContent()).toBe('TEST Test mode: no real delivery is booked.');
+
+    await page.goto(`${allowed.origin}/?key=${m.tenant.publishable_key}`);
+    await page.getByLabel('Nome').waitFor();
+    expect(await note.count()).toBe(0);
+    expect(await page.locator('delivery-widget').evaluate((el) => el.shadowRoot!.textContent)).not.toMatch(/TESTE/);
+    await context.close();
+  });
+});

@@ -102,6 +102,10 @@ export class DeliveryWidget extends HTMLElement {
     this.statusEl = h('p', { class: 'st', role: 'status', 'aria-live': 'polite' });
     this.errorEl = h('div', { class: 'er', role: 'alert' });
     const wrap = h('div', { class: 'w', lang: t.locale === 'pt-AO' ? 'pt-AO' : 'en' });
+    // A test key (pk_test_): a badge in words, not only colour, read out first (docs/widget.md "Test mode").
+    if ((this.getAttribute('publishable-key') ?? '').trim().startsWith('pk_test_')) {
+      wrap.append(h('p', { class: 'tm', role: 'note' }, h('strong', { class: 'tb' }, t.testBadge), ` ${t.testNote}`));
+    }
     if (this.delivery) {
       wrap.append(
         doneView(this.delivery, this.selected, t, () => this.startOver()),

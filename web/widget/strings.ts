@@ -6,6 +6,8 @@ export const T = {
   pt: {
     locale: 'pt-AO',
     title: 'Entrega',
+    testBadge: 'TESTE',
+    testNote: 'Modo de teste: nenhuma entrega real é marcada.',
     recipient: 'Destinatário',
     name: 'Nome',
     phone: 'Telefone',
@@ -60,6 +62,8 @@ export const T = {
   en: {
     locale: 'en-GB',
     title: 'Delivery',
+    testBadge: 'TEST',
+    testNote: 'Test mode: no real delivery is booked.',
     recipient: 'Recipient',
     name: 'Name',
     phone: 'Phone',

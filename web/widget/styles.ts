@@ -29,5 +29,7 @@ button[aria-disabled=true]{opacity:.6;cursor:progress}
 .er button{display:block;margin-top:.4em}
 dl{margin:0 0 1em}dt{font-size:.9em;opacity:.8}dd{margin:0 0 .6em;font-weight:600}
 .pin{font-size:1.4em;letter-spacing:.15em}
+.tm{margin:0 0 .75em;font-size:.9em}
+.tb{display:inline-block;padding:.1em .5em;border:2px solid currentColor;border-radius:.3em;letter-spacing:.08em;background:#fff3c4;color:#5c4400}
 .row{display:flex;gap:.75em;flex-wrap:wrap;align-items:center}
 `;

@@ -1,12 +1,14 @@
-// OpenAPI 3.1 built from the routes' zod schemas. Served at GET /v1/openapi.json and GET /docs
-// (JSON for API clients; browsers asking for HTML are sent to the Swagger UI reference page at /docs/ui).
+// OpenAPI 3.1 built from the routes' zod schemas. Served at GET /v1/openapi.json and GET /docs (JSON for API clients;
+// a browser asking for HTML gets the Scalar reference page there: ./reference.ts).
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { canonicalJson } from '../../platform/canonical.js';
 import { ERROR_CATALOG, type ErrorInfo } from '../error-catalog.js';
 import { problemBody, type ErrorCode } from '../problem.js';
+import { addCodeSamples } from '../code-samples.js';
+import referencePlugin from './reference.js';
 
 type Json = Record<string, unknown>;
 const REF = '#/components/schemas/';
@@ -188,13 +190,13 @@ function deepObjectQueries(document: Json): Json {
 }
 
 /** Tags of the operations that are not for merchants: courier companies' fleet events, health checks. */
-const PLATFORM_TAGS = new Set(['fleet', 'system']);
+export const PLATFORM_TAGS = new Set(['fleet', 'system']);
 
 /**
  * The document with only the operations whose audience `platform` says: the merchant reference (merchant, widget
  * and tracking routes) or the platform's own (fleet events, health). Unused tags go; components stay.
  */
-function audience(document: Json, platform: boolean): Json {
+export function audience(document: Json, platform: boolean): Json {
   const copy = structuredClone(document);
   const paths: Record<string, Record<string, Json>> = {};
   for (const [path, item] of Object.entries((copy.paths ?? {}) as Record<string, Record<string, Json>>)) {
@@ -278,41 +280,33 @@ function documentHead(baseUrl: string): FastifyDynamicSwaggerOptions['openapi'] 
   };
 }
 
-export default fp(async (app, opts: { baseUrl: string }) => {
+export interface OpenapiOptions {
+  baseUrl: string;
+  /** The test key the reference fills in for this request's dashboard session, or null (src/users/reference-key.ts). */
+  referenceKey: (request: FastifyRequest) => Promise<string | null>;
+}
+
+export default fp(async (app, opts: OpenapiOptions) => {
   await app.register(swagger, {
     openapi: documentHead(opts.baseUrl),
     transform: jsonSchemaTransform,
     transformObject: (input) =>
-      addExamples(
-        deepObjectQueries(nameSchemasOnce(jsonSchemaTransformObject(input) as Json)),
+      addCodeSamples(
+        addExamples(deepObjectQueries(nameSchemasOnce(jsonSchemaTransformObject(input) as Json)), opts.baseUrl),
         opts.baseUrl,
+        PLATFORM_TAGS,
       ) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 
-  // The reference at /docs/ui opens on the merchants' document (./json: merchant, widget and tracking routes); its
-  // selector offers the platform's (fleet events, health) at /docs/platform.json. GET /v1/openapi.json and GET
-  // /docs stay the whole description, as the spec asks.
-  await app.register(swaggerUi, {
-    routePrefix: '/docs/ui',
-    staticCSP: true,
-    transformSpecification: (document) => audience(document as Json, false),
-    uiConfig: {
-      urls: [
-        { url: './json', name: 'Merchant API: merchant, widget and tracking routes' },
-        { url: '../platform.json', name: 'Courier fleet and operations' },
-      ],
-      'urls.primaryName': 'Merchant API: merchant, widget and tracking routes',
-    } as Record<string, unknown>,
-  });
-
-  const document = () => app.swagger();
+  const document = () => app.swagger() as Json;
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => document());
-  app.get('/docs/platform.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
-    audience(document() as Json, true),
+  // The reference's two documents: the merchants' (merchant, widget and tracking routes), shown first, and the
+  // platform's (fleet events, health). GET /v1/openapi.json and GET /docs stay the whole description, as the spec asks.
+  app.get('/docs/merchant.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+    audience(document(), false),
   );
-  app.get('/docs', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
-    const accept = request.headers.accept ?? '';
-    if (/text\/html/.test(accept) && !/application\/json/.test(accept)) return reply.redirect('/docs/ui/');
-    return document();
-  });
+  app.get('/docs/platform.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+    audience(document(), true),
+  );
+  await app.register(referencePlugin, { baseUrl: opts.baseUrl, document, referenceKey: opts.referenceKey });
 });

@@ -73,6 +73,9 @@ export const en: Record<MessageKey, string> = {
   tracking_page: 'Tracking page',
   open_tracking: "Open the recipient's page",
   delivery_pin: 'Delivery PIN',
+  delivery_pin_live: 'Asked at delivery: the recipient has it, your team does not see it.',
+  delivery_pin_test_help:
+    'Test mode: what the recipient would tell the courier. To deliver, call advance with to: delivered and this pin (docs/test-mode.md).',
   metadata: 'Metadata',
   contact: 'Contact',
   parcel: 'Parcel',

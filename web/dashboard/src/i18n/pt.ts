@@ -76,6 +76,9 @@ export const pt = {
   tracking_page: 'Página de seguimento',
   open_tracking: 'Abrir a página do destinatário',
   delivery_pin: 'PIN de entrega',
+  delivery_pin_live: 'Pedido na entrega: o destinatário tem-no, a sua equipa não o vê.',
+  delivery_pin_test_help:
+    'Modo de teste: é o que o destinatário diria ao estafeta. Para entregar, use advance com to: delivered e este pin (docs/test-mode.md).',
   metadata: 'Metadados',
   contact: 'Contacto',
   parcel: 'Encomenda',

@@ -84,7 +84,22 @@ function SummaryCard({ d }: { d: Delivery }) {
           [t('scheduled_pickup'), formatDateTime(lang, d.scheduled_pickup_at)],
           [t('scheduled_delivery'), formatDateTime(lang, d.scheduled_delivery_at)],
           [t('sla_deadline'), formatDateTime(lang, d.sla_deadline_at)],
-          ...(d.delivery_pin ? ([[t('delivery_pin'), <span class="mono">{d.delivery_pin}</span>]] as Fact[]) : []),
+          // The PIN the recipient would say: shown in test mode only (docs/test-mode.md "The PIN courier"); in live
+          // mode it reaches the recipient, never the merchant's team (a courier could ask them for it).
+          ...(d.delivery_pin
+            ? ([
+                [
+                  t('delivery_pin'),
+                  d.livemode ? (
+                    t('delivery_pin_live')
+                  ) : (
+                    <span data-pin>
+                      <span class="mono">{d.delivery_pin}</span> <small>{t('delivery_pin_test_help')}</small>
+                    </span>
+                  ),
+                ],
+              ] as Fact[])
+            : []),
           [
             t('tracking_page'),
             d.tracking_url ? (
