@@ -9,6 +9,7 @@ import { CourierRejectedError, type BookingResult } from '../../src/couriers/ada
 import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
 import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
 import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/definitions.js';
+import type { RecipientUpdate } from '../../shared/deliveries/vocabulary.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
@@ -116,6 +117,15 @@ export function createDeliveryActivities(deps: {
       maxTimeoutMs?: number;
     }): Promise<'cancelled' | 'refused'> {
       return dispatch.cancel(input);
+    },
+
+    /** The recipient's answers to the booked courier (courierUpdateWorkflow): 'refused' is final, failures retried. */
+    async sendCourierUpdate(input: {
+      companyId: string;
+      trackingRef: string;
+      update: RecipientUpdate;
+    }): Promise<'sent' | 'refused'> {
+      return dispatch.update(input);
     },
 
     /**

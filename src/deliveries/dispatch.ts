@@ -13,6 +13,7 @@ import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/r
 import type { Pool } from '../platform/db.js';
 import { startWorkflowOnce } from '../platform/temporal.js';
 import { CourierNotFound, DeliveryNotFound } from '../../shared/deliveries/definitions.js';
+import type { RecipientUpdate } from '../../shared/deliveries/vocabulary.js';
 import { simulatedCourierWorkflowId } from '../../shared/simulated-couriers/definitions.js';
 import type { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
 import { bookableDelivery, rememberTrackingRef } from './repository.js';
@@ -121,6 +122,20 @@ export function createDispatchService(deps: {
       if (!courier) return 'cancelled';
       const timeoutMs = input.maxTimeoutMs ? Math.min(courier.timeout_ms, input.maxTimeoutMs) : courier.timeout_ms;
       return adapterFor(courier, { timeoutMs }).cancel(input.trackingRef);
+    },
+
+    /**
+     * Passes the recipient's answers on to the booked job: 'refused' when the courier says no (final); throws when it
+     * fails (retryable). A company that is gone: 'refused'.
+     */
+    async update(input: {
+      companyId: string;
+      trackingRef: string;
+      update: RecipientUpdate;
+    }): Promise<'sent' | 'refused'> {
+      const courier = await courierById(pool, input.companyId);
+      if (!courier) return 'refused';
+      return adapterFor(courier).update(input.trackingRef, input.update);
     },
 
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */

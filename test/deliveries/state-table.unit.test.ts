@@ -61,6 +61,7 @@ const EXPECTED: Record<Trigger, [Status[], Status | 'previous' | null, string]> 
   'test.expire_payment_window': [['awaiting_payment'], 'cancelled', 'delivery.cancelled'],
   'fleet.attempt_failed': [['in_transit', 'out_for_delivery'], 'in_transit', 'delivery.attempt_failed'],
   attempts_exhausted: [['in_transit'], 'failed', 'delivery.failed'],
+  'recipient.update': [NOT_FINAL, null, 'delivery.recipient_updated'],
 };
 
 describe('every (status, trigger) pair', () => {

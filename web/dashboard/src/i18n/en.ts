@@ -308,6 +308,7 @@ export const enEvents: Record<string, string> = {
   'delivery.attempt_failed': 'Delivery attempt failed',
   'delivery.return_started': 'Return to sender started',
   'delivery.returned': 'Returned to sender',
+  'delivery.recipient_updated': 'Recipient sent directions',
   'cod.collected': 'Cash collected',
   'cod.discrepancy': 'Cash collected differs from expected',
   'cod.remitted': 'Cash remitted',

@@ -319,6 +319,7 @@ export const ptEvents: Record<string, string> = {
   'delivery.attempt_failed': 'Tentativa de entrega falhada',
   'delivery.return_started': 'Devolução ao remetente iniciada',
   'delivery.returned': 'Devolvida ao remetente',
+  'delivery.recipient_updated': 'O destinatário enviou indicações',
   'cod.collected': 'Dinheiro cobrado',
   'cod.discrepancy': 'Dinheiro cobrado difere do esperado',
   'cod.remitted': 'Dinheiro remetido',
