@@ -6,10 +6,14 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/platform/config.js';
 import type { Pool } from '../../src/platform/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
-import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
+import {
+  createDispatchService,
+  DispatchTargetMissingError,
+  sendCourierUpdate,
+  type CourierUpdateCall,
+} from '../../src/deliveries/dispatch.js';
 import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
 import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/definitions.js';
-import type { RecipientUpdate } from '../../shared/deliveries/vocabulary.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
@@ -120,13 +124,7 @@ export function createDeliveryActivities(deps: {
     },
 
     /** The recipient's answers to the booked courier (courierUpdateWorkflow): 'refused' is final, failures retried. */
-    async sendCourierUpdate(input: {
-      companyId: string;
-      trackingRef: string;
-      update: RecipientUpdate;
-    }): Promise<'sent' | 'refused'> {
-      return dispatch.update(input);
-    },
+    sendCourierUpdate: (input: CourierUpdateCall) => sendCourierUpdate(pool, input),
 
     /**
      * Automatic failover: the company to book instead of the delivery's current one (quoted again for its route and

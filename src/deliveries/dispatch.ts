@@ -124,20 +124,6 @@ export function createDispatchService(deps: {
       return adapterFor(courier, { timeoutMs }).cancel(input.trackingRef);
     },
 
-    /**
-     * Passes the recipient's answers on to the booked job: 'refused' when the courier says no (final); throws when it
-     * fails (retryable). A company that is gone: 'refused'.
-     */
-    async update(input: {
-      companyId: string;
-      trackingRef: string;
-      update: RecipientUpdate;
-    }): Promise<'sent' | 'refused'> {
-      const courier = await courierById(pool, input.companyId);
-      if (!courier) return 'refused';
-      return adapterFor(courier).update(input.trackingRef, input.update);
-    },
-
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */
     async redispatchCompany(input: {
       tenantId: string;
@@ -147,4 +133,21 @@ export function createDispatchService(deps: {
       return row ? { companyId: row.id, slug: row.slug } : null;
     },
   };
+}
+
+/** A recipient's answers for the booked job (the courierUpdateWorkflow's activity). */
+export interface CourierUpdateCall {
+  companyId: string;
+  trackingRef: string;
+  update: RecipientUpdate;
+}
+
+/**
+ * Passes the recipient's answers on to the booked job (`POST {endpoint}/bookings/{ref}/updates`): 'refused' when the
+ * courier says no (final); throws when it fails (retryable). A company that is gone: 'refused'.
+ */
+export async function sendCourierUpdate(pool: Pool, input: CourierUpdateCall): Promise<'sent' | 'refused'> {
+  const courier = await courierById(pool, input.companyId);
+  if (!courier) return 'refused';
+  return adapterFor(courier).update(input.trackingRef, input.update);
 }

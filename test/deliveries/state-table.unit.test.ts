@@ -131,7 +131,7 @@ describe('invariants of the table', () => {
     for (const e of FLEET_EVENT_TYPES) expect(TRIGGERS).toContain(`fleet.${e}`);
     for (const a of OPERATOR_ACTIONS) expect(TRIGGERS).toContain(`operator.${a}`);
     const used = new Set<Effect>(TRANSITIONS.flatMap((t) => t.effects));
-    expect(used.size).toBe(12);
+    expect(used.size).toBe(13);
   });
 
   it('a delivered fleet event collects the cash of a cash-on-delivery delivery, after recording the status', () => {
