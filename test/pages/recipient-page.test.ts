@@ -117,7 +117,15 @@ describe('the recipient page over HTTP', () => {
       await expect.poll(() => job(d).updates.length, { timeout: 15_000 }).toBe(i + 1);
       expect(job(d).updates[i]).toMatchObject(expected);
     }
-    // The merchant sees them through GET /v1/deliveries/{id}'s events, the webhook and the dashboard's events.
+    // The merchant's delivery holds the latest answers (and the events); the widget and tracking views never do.
+    const merchant = (await stack.request('GET', `/v1/deliveries/${d.id}`, { key: key() })).body;
+    expect(merchant.recipient_answers).toMatchObject({
+      instructions: 'Portão azul ao lado da cantina',
+      destination_coordinates: { lat: -8.8521, lng: 13.2655 },
+      preferred_window: { from: '16:00', to: '20:00' },
+    });
+    const tracking = (await stack.request('GET', `/v1/deliveries/${d.id}/tracking`)).body;
+    expect(JSON.stringify(tracking)).not.toContain('cantina');
   });
 
   it('a wrong or missing token: the plain public page, never the forms; a POST is 403 and records nothing', async () => {
