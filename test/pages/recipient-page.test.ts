@@ -285,3 +285,18 @@ describe('the recipient page in Chromium at 375 px', () => {
     }
   });
 });
+
+// Last in the file: it uses up this address's recipient POSTs for the minute.
+describe('rate limit', () => {
+  it('the forms take at most 20 POSTs a minute from one address: then 429 with Retry-After, nothing recorded', async () => {
+    const d = await delivery(['in_transit']);
+    let limited: Response | null = null;
+    for (let i = 0; i < 25 && !limited; i++) {
+      const res = await post(`/track/${d.id}/instructions`, { r: d.token, instructions: '' }); // 422: counts all the same
+      if (res.status === 429) limited = res;
+      else expect(res.status).toBe(422);
+    }
+    expect(limited?.status).toBe(429);
+    expect(limited?.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
