@@ -2,6 +2,9 @@
 //   POST   /{slug}/quotes                    -> {fee_aoa, eta_minutes, valid_for_seconds}   (422 when it cannot carry)
 //   POST   /{slug}/bookings                  -> 201 {tracking_ref, status: accepted|pending} (409/422 when rejecting)
 //   DELETE /{slug}/bookings/{tracking_ref}   -> 200, 409 when refusing, 404 when unknown
+//   POST   /{slug}/bookings/{tracking_ref}/updates {instructions?, destination_coordinates?, preferred_window?}
+//                                            -> 200 (kept on the job: GET /_control/{slug}/bookings/{ref}), 404 when
+//                                               unknown, 400 when not the protocol, 409 once the job is over
 // with the faults a company is configured for (latency, failures, hanging, garbage).
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -147,6 +150,7 @@ function book(sim: Simulation, state: CompanyState, body: any, reply: FastifyRep
     waiting_for_pin: false,
     progressing: false,
     events: [],
+    updates: [],
   };
   state.bookings.set(booking.tracking_ref, booking);
   state.byDelivery.set(booking.delivery_id, booking.tracking_ref);
@@ -164,6 +168,34 @@ function cancel(state: CompanyState, ref: string, reply: FastifyReply) {
     return send(reply, 409, { error: 'cancellation_refused', detail: 'The driver is already on the way.' });
   booking.status = 'cancelled';
   return send(reply, 200, { tracking_ref: ref, status: 'cancelled' });
+}
+
+const isObject = (v: unknown): v is Record<string, any> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/** The recipient's answers: checked as the protocol says, kept on the job. */
+function recipientUpdate(state: CompanyState, ref: string, body: unknown, reply: FastifyReply) {
+  const booking = state.bookings.get(ref);
+  if (!booking) return send(reply, 404, { error: 'unknown_booking' });
+  const b = isObject(body) ? body : {};
+  const coords = b.destination_coordinates;
+  const window = b.preferred_window;
+  const valid =
+    isObject(body) &&
+    Object.keys(b).every((k) => ['instructions', 'destination_coordinates', 'preferred_window'].includes(k)) &&
+    Object.keys(b).length > 0 &&
+    (b.instructions === undefined || typeof b.instructions === 'string') &&
+    (coords === undefined || (isObject(coords) && typeof coords.lat === 'number' && typeof coords.lng === 'number')) &&
+    (window === undefined || (isObject(window) && ['date', 'from', 'to'].every((k) => typeof window[k] === 'string')));
+  if (!valid)
+    return send(reply, 400, {
+      error: 'bad_request',
+      detail: 'instructions, destination_coordinates {lat, lng} and preferred_window {date, from, to}: at least one',
+    });
+  const over =
+    booking.status === 'cancelled' || booking.events.some((e) => ['delivered', 'failed'].includes(e.event_type));
+  if (over) return send(reply, 409, { error: 'job_over', detail: 'The job is over.' });
+  booking.updates.push({ received_at: new Date().toISOString(), ...b });
+  return send(reply, 200, { tracking_ref: ref, updates: booking.updates.length });
 }
 
 /** One header's value (the first when repeated), trimmed; undefined when absent or empty. */
@@ -189,5 +221,10 @@ export function protocolRoutes(app: FastifyInstance, sim: Simulation): void {
     const state = sim.company(request.params.slug);
     if (await faulted(sim, state, 'cancel', reply)) return reply;
     return cancel(state, request.params.ref, reply);
+  });
+  app.post<{ Params: { slug: string; ref: string } }>('/:slug/bookings/:ref/updates', async (request, reply) => {
+    const state = sim.company(request.params.slug);
+    if (await faulted(sim, state, 'updates', reply)) return reply;
+    return recipientUpdate(state, request.params.ref, request.body, reply);
   });
 }

@@ -111,7 +111,7 @@ export class Simulation {
       bookings: existing?.bookings ?? new Map(),
       byDelivery: existing?.byDelivery ?? new Map(),
       byKey: existing?.byKey ?? new Map(),
-      stats: existing?.stats ?? { quotes: 0, bookings: 0, cancel: 0 },
+      stats: existing?.stats ?? { quotes: 0, bookings: 0, cancel: 0, updates: 0 },
     });
   }
 

@@ -2,7 +2,7 @@
 import type { FleetEventType } from '../shared/deliveries/vocabulary.js';
 
 export type { FleetEventType };
-export type ProtocolCall = 'quotes' | 'bookings' | 'cancel';
+export type ProtocolCall = 'quotes' | 'bookings' | 'cancel' | 'updates';
 export type GarbageMode = 'json' | 'html' | 'truncated' | 'wrong_types' | 'empty';
 
 export interface Pricing {
@@ -142,6 +142,16 @@ export interface BookingRecord {
   /** Cash on delivery: the cash `delivered` reported, and the remittance that handed it over. */
   cash_collected_aoa?: number;
   remittance_ref?: string;
+  /** The recipient's answers the service passed on (POST /bookings/{ref}/updates), oldest first. */
+  updates: RecipientUpdateRecord[];
+}
+
+/** One POST /bookings/{ref}/updates as received. */
+export interface RecipientUpdateRecord {
+  received_at: string;
+  instructions?: string;
+  destination_coordinates?: { lat: number; lng: number };
+  preferred_window?: { date: string; from: string; to: string };
 }
 
 export interface SimulatorOptions {

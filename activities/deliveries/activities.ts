@@ -6,7 +6,12 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/platform/config.js';
 import type { Pool } from '../../src/platform/db.js';
 import { CourierRejectedError, type BookingResult } from '../../src/couriers/adapters/adapter.js';
-import { createDispatchService, DispatchTargetMissingError } from '../../src/deliveries/dispatch.js';
+import {
+  createDispatchService,
+  DispatchTargetMissingError,
+  sendCourierUpdate,
+  type CourierUpdateCall,
+} from '../../src/deliveries/dispatch.js';
 import { createFailoverService, type PlanInput } from '../../src/deliveries/failover.js';
 import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/definitions.js';
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
@@ -117,6 +122,9 @@ export function createDeliveryActivities(deps: {
     }): Promise<'cancelled' | 'refused'> {
       return dispatch.cancel(input);
     },
+
+    /** The recipient's answers to the booked courier (courierUpdateWorkflow): 'refused' is final, failures retried. */
+    sendCourierUpdate: (input: CourierUpdateCall) => sendCourierUpdate(pool, input),
 
     /**
      * Automatic failover: the company to book instead of the delivery's current one (quoted again for its route and

@@ -1,6 +1,6 @@
 // The delivery workflow's messages, as constants that the API, the worker and the admin CLI share.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { FleetEventType, OperatorActionName, Status, StallReason } from './vocabulary.js';
+import type { FleetEventType, OperatorActionName, RecipientUpdate, Status, StallReason } from './vocabulary.js';
 
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
@@ -216,3 +216,22 @@ export interface RecoverRequest extends OperatorAction {
 /** The recover update: refused (details[0] `{ code }`: a RecoveryRefusal, `no_company_available` or `company_not_linked`). */
 export const RecoveryRejected = 'RecoveryRejected';
 export const recoverUpdate = defineUpdate<{ status: Status }, [RecoverRequest]>('recover');
+
+// --- The recipient's answers (the tracking page with the recipient's token, docs/recipients.md) ---------------------
+
+/** The recipientUpdate update: the delivery is over (a final status); nothing is recorded. */
+export const RecipientUpdateRejected = 'RecipientUpdateRejected';
+/** Records `delivery.recipient_updated` (source `recipient`) and tells the booked courier; refused in a final status. */
+export const recipientUpdate = defineUpdate<{ status: Status }, [RecipientUpdate]>('recipientUpdate');
+
+/** A recipient's answers to pass on to the booked courier, in the background (`POST {endpoint}/bookings/{ref}/updates`). */
+export interface CourierUpdateInput {
+  deliveryId: string;
+  companyId: string;
+  trackingRef: string;
+  update: RecipientUpdate;
+  /** How long to keep trying the courier before giving up (absent: DEFAULT_BOOKING_RELEASE_RETRY_MS). */
+  retryForMs?: number;
+}
+export const courierUpdateWorkflowId = (deliveryId: string, eventId: string) =>
+  `courier-update-${deliveryId}-${eventId}`;

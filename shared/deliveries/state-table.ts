@@ -41,6 +41,7 @@ export const TRIGGERS = [
   'test.expire_payment_window',
   'fleet.attempt_failed',
   'attempts_exhausted',
+  'recipient.update',
 ] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
@@ -59,6 +60,8 @@ export type Trigger = (typeof TRIGGERS)[number];
  * - `reportReturned`: on a return to sender, records `delivery.returned` on the delivery it brings back.
  * - `collectCash`: a cash-on-delivery delivery books the cash collected at the door in the ledger, with the events
  *   `cod.collected` (and `cod.discrepancy`), once per delivery (docs/cash-on-delivery.md).
+ * - `tellCourier`: passes the recipient's answers to the booked courier (`POST {endpoint}/bookings/{ref}/updates`), in
+ *   the background (recipientUpdateWorkflow); nothing to tell before a booking.
  */
 export type Effect =
   | 'record'
@@ -72,10 +75,11 @@ export type Effect =
   | 'rememberBooking'
   | 'startReturn'
   | 'reportReturned'
-  | 'collectCash';
+  | 'collectCash'
+  | 'tellCourier';
 
 /** Who a transition's event is recorded as coming from (its `source`), unless the request names one. */
-export type Source = 'fleet_webhook' | 'system' | 'api' | 'operator' | 'test_helper';
+export type Source = 'fleet_webhook' | 'system' | 'api' | 'operator' | 'test_helper' | 'recipient';
 
 export interface Transition {
   trigger: Trigger;
@@ -146,6 +150,15 @@ export const TRANSITIONS: readonly Transition[] = [
     source: 'fleet_webhook',
     effects: ['record', 'startReturn'],
     note: 'After the last attempt (`max_delivery_attempts`, reason `delivery_attempts_exhausted`), or at once on `recipient_refused` / `cod_refused`: the parcel returns to the sender.',
+  },
+  {
+    trigger: 'recipient.update',
+    from: NOT_FINAL,
+    to: null,
+    event: 'delivery.recipient_updated',
+    source: 'recipient',
+    effects: ['record', 'tellCourier'],
+    note: 'The recipient answers on the tracking page (instructions, location, preferred window): the courier is told.',
   },
   stall('pin_attempts_exceeded', ['in_transit', 'out_for_delivery'], 'Too many wrong PINs on `delivered`.'),
   {
@@ -280,6 +293,8 @@ export function transitionFrom(status: Status, trigger: Trigger): Transition | n
 
 /** Statuses a merchant can cancel from (DELETE /v1/deliveries/{id}). */
 export const CANCELLABLE_STATUSES: readonly Status[] = transitionOf('cancel').from;
+/** Statuses in which the recipient's forms are open (the tracking page with the recipient's token). */
+export const RECIPIENT_UPDATE_STATUSES: readonly Status[] = transitionOf('recipient.update').from;
 /** Statuses that go to `stalled` when they make no progress (or the SLA passes). */
 export const STALLABLE_STATUSES: readonly Status[] = transitionOf('state_budget').from;
 

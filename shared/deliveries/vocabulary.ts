@@ -59,6 +59,8 @@ export const EVENT_TYPES = [
   'delivery.attempt_failed',
   'delivery.return_started',
   'delivery.returned',
+  // The recipient's answers on the tracking page (docs/recipients.md): no status change.
+  'delivery.recipient_updated',
   // Cash on delivery (docs/cash-on-delivery.md): recorded beside the lifecycle, never a status change.
   'cod.collected',
   'cod.discrepancy',
@@ -125,4 +127,23 @@ export type EventReason =
 export function attemptOutcome(attempt: number, reason: AttemptFailureReason, maxAttempts: number): string | null {
   if (REFUSAL_REASONS.includes(reason)) return reason;
   return attempt >= maxAttempts ? ATTEMPTS_EXHAUSTED_REASON : null;
+}
+
+/** The recipient's delivery instructions (tracking page, `delivery.recipient_updated`): at most this many characters. */
+export const MAX_RECIPIENT_INSTRUCTIONS = 280;
+/** A preferred window for the next attempt: a date within this many days from today (Luanda time). */
+export const PREFERRED_WINDOW_DAYS = 7;
+/** The time windows a recipient may choose (local time, Africa/Luanda), as `from`-`to` pairs. */
+export const PREFERRED_WINDOW_SLOTS = [
+  { from: '08:00', to: '12:00' },
+  { from: '12:00', to: '16:00' },
+  { from: '16:00', to: '20:00' },
+] as const;
+
+/** What a recipient answered on the tracking page; at least one field. */
+export interface RecipientUpdate {
+  instructions?: string;
+  destination_coordinates?: { lat: number; lng: number };
+  /** The next attempt: a date (YYYY-MM-DD, Luanda) and a window of PREFERRED_WINDOW_SLOTS. */
+  preferred_window?: { date: string; from: string; to: string };
 }

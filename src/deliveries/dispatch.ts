@@ -13,6 +13,7 @@ import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/r
 import type { Pool } from '../platform/db.js';
 import { startWorkflowOnce } from '../platform/temporal.js';
 import { CourierNotFound, DeliveryNotFound } from '../../shared/deliveries/definitions.js';
+import type { RecipientUpdate } from '../../shared/deliveries/vocabulary.js';
 import { simulatedCourierWorkflowId } from '../../shared/simulated-couriers/definitions.js';
 import type { simulatedCourierWorkflow } from '../../workflows/simulated-couriers/workflows.js';
 import { bookableDelivery, rememberTrackingRef } from './repository.js';
@@ -132,4 +133,21 @@ export function createDispatchService(deps: {
       return row ? { companyId: row.id, slug: row.slug } : null;
     },
   };
+}
+
+/** A recipient's answers for the booked job (the courierUpdateWorkflow's activity). */
+export interface CourierUpdateCall {
+  companyId: string;
+  trackingRef: string;
+  update: RecipientUpdate;
+}
+
+/**
+ * Passes the recipient's answers on to the booked job (`POST {endpoint}/bookings/{ref}/updates`): 'refused' when the
+ * courier says no (final); throws when it fails (retryable). A company that is gone: 'refused'.
+ */
+export async function sendCourierUpdate(pool: Pool, input: CourierUpdateCall): Promise<'sent' | 'refused'> {
+  const courier = await courierById(pool, input.companyId);
+  if (!courier) return 'refused';
+  return adapterFor(courier).update(input.trackingRef, input.update);
 }

@@ -390,11 +390,14 @@ export interface TrackingPageExtras {
   help_phone: string | null;
   help_url: string | null;
   quoted_eta_minutes: number | null;
+  /** The recipient link's token (docs/recipients.md): compared, never shown. */
+  recipient_token: string;
 }
 
 export async function trackingPageExtras(pool: Pool, deliveryId: string): Promise<TrackingPageExtras | null> {
   const { rows } = await pool.query<TrackingPageExtras>(
-    `SELECT coalesce(t.display_name, t.name) AS shop_name, t.help_email, t.help_phone, t.help_url, q.eta_minutes AS quoted_eta_minutes
+    `SELECT coalesce(t.display_name, t.name) AS shop_name, t.help_email, t.help_phone, t.help_url, q.eta_minutes AS quoted_eta_minutes,
+            d.recipient_token
        FROM deliveries d JOIN tenants t ON t.id = d.tenant_id LEFT JOIN quotes q ON q.id = d.quote_id
       WHERE d.id = $1`,
     [deliveryId],

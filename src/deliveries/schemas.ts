@@ -171,6 +171,30 @@ export const Delivery = DeliverySummary.extend({
       "the courier's proof with its `delivered` event (photo and signature as https links, never fetched by the service); " +
         'null when none. Never on the widget or tracking views',
     ),
+  recipient_answers: z
+    .object({
+      instructions: z.string().nullable().describe('how to reach the door, up to 280 characters'),
+      destination_coordinates: z
+        .object({ lat: z.number(), lng: z.number() })
+        .nullable()
+        .describe("where the recipient is (the browser's location or typed); the destination's own coordinates stay"),
+      preferred_window: z
+        .object({
+          date: z.string().describe('YYYY-MM-DD, Luanda'),
+          from: z.string().describe('HH:MM, Luanda'),
+          to: z.string().describe('HH:MM, Luanda'),
+        })
+        .nullable()
+        .describe('the window chosen for the next attempt, after a failed one'),
+      updated_at: Timestamp.describe('the latest answer'),
+    })
+    .nullable()
+    .optional()
+    .describe(
+      "the recipient's latest answers on the tracking page (docs/recipients.md), each field from the latest " +
+        '`delivery.recipient_updated` carrying it; the courier was told of each. Null until the recipient answers. ' +
+        'Never on the widget or tracking views',
+    ),
   recovery: z
     .object({
       reason: z.string().nullable().describe('why it stalled: the `delivery.stalled` payload.reason'),
@@ -247,10 +271,15 @@ export const WidgetDeliveryQuery = z.strictObject({
     ),
 });
 
-const { proof_of_delivery: _proof, recovery: _recovery, ...widgetCreated } = EXAMPLE_DELIVERY;
+const {
+  proof_of_delivery: _proof,
+  recovery: _recovery,
+  recipient_answers: _answers,
+  ...widgetCreated
+} = EXAMPLE_DELIVERY;
 
-/** The widget's creation answer: the Delivery (without proof_of_delivery and recovery) plus its client secret, shown once. */
-export const WidgetCreatedDelivery = Delivery.omit({ proof_of_delivery: true, recovery: true })
+/** The widget's creation answer: the Delivery (without proof_of_delivery, recipient_answers and recovery) plus its client secret, shown once. */
+export const WidgetCreatedDelivery = Delivery.omit({ proof_of_delivery: true, recovery: true, recipient_answers: true })
   .extend({
     client_secret: z
       .string()

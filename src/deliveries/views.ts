@@ -74,6 +74,7 @@ export function toDelivery(d: DeliveryRow, events: DeliveryEventRow[], baseUrl: 
     updated_at: d.updated_at.toISOString(),
     events: events.map(toEvent),
     proof_of_delivery: proofOfDelivery(events),
+    recipient_answers: recipientAnswers(events),
     recovery: recoveryOf(d, events),
     cod: codOf(d),
   };
@@ -94,6 +95,23 @@ export function proofOfDelivery(events: DeliveryEventRow[]): Record<string, unkn
   const courier = latest(events, 'delivery.delivered')?.payload?.courier as { proof?: unknown } | undefined;
   const proof = courier?.proof;
   return proof && typeof proof === 'object' && !Array.isArray(proof) ? (proof as Record<string, unknown>) : null;
+}
+
+/**
+ * The recipient's latest answers on the tracking page (docs/recipients.md): each field as the last
+ * `delivery.recipient_updated` that carried it said, and when the last one came. Null when the recipient never answered.
+ */
+export function recipientAnswers(events: DeliveryEventRow[]) {
+  const answers = events.filter((e) => e.event_type === 'delivery.recipient_updated' && !isIgnored(e));
+  if (answers.length === 0) return null;
+  const latestOf = (field: string) =>
+    [...answers].reverse().find((e) => e.payload?.[field] !== undefined)?.payload?.[field] ?? null;
+  return {
+    instructions: latestOf('instructions') as string | null,
+    destination_coordinates: latestOf('destination_coordinates') as { lat: number; lng: number } | null,
+    preferred_window: latestOf('preferred_window') as { date: string; from: string; to: string } | null,
+    updated_at: answers.at(-1)!.occurred_at.toISOString(),
+  };
 }
 
 /**

@@ -108,6 +108,7 @@ export const EXAMPLE_DELIVERY = {
   updated_at: CREATED,
   events: [EXAMPLE_CREATED_EVENT],
   proof_of_delivery: null,
+  recipient_answers: null,
   recovery: null,
 };
 

@@ -1,14 +1,17 @@
 // Browser-facing pages, no authentication:
 //   GET /widget.js       the embeddable checkout widget (web/widget.ts, built by src/pages/widget-asset.ts)
-//   GET /track/{id}      the recipients' tracking page (the Delivery's tracking_url), server-rendered HTML
+//   GET /track/{id}      the recipients' tracking page (the Delivery's tracking_url), server-rendered HTML; with the
+//                        recipient link's `?r=<token>`, the recipient's forms too (recipient-routes.ts)
 // Both are outside the OpenAPI document (HTML and JavaScript, not API resources): docs/widget.md.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../platform/deps.js';
-import { isFinal } from '../../shared/deliveries/vocabulary.js';
 import { trackingPageData } from '../deliveries/tracking.js';
-import { expectedDeliveryAt, toTracking } from '../deliveries/views.js';
+import { recipientTokenMatches } from '../recipients/link.js';
+import { RECIPIENT_FORMS } from '../recipients/forms.js';
 import { negotiateLang } from './i18n.js';
-import { PAGE_CSP, TRACKING_PAGE_CSP, renderNotFoundPage, renderTrackingPage } from './tracking-page.js';
+import { registerRecipientRoutes, sendRecipientPage } from './recipient-routes.js';
+import { TRACKING_PAGE_CSP, renderNotFoundPage, renderTrackingPage } from './tracking-page.js';
+import { pageHeaders, trackingView } from './tracking-view.js';
 import { loadWidget, type WidgetAsset } from './widget-asset.js';
 
 const DAY = 86_400;
@@ -21,7 +24,8 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
+const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  const { pool } = deps;
   // --- GET /widget.js ---------------------------------------------------------------------------
   let widget: Promise<WidgetAsset> | null = null;
   const currentWidget = () => {
@@ -71,40 +75,27 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, { pool }) => {
       schema: { hide: true },
     },
     async (
-      request: FastifyRequest<{ Params: { id: string }; Querystring: { lang?: string } }>,
+      request: FastifyRequest<{ Params: { id: string }; Querystring: { lang?: string; r?: string; ok?: string } }>,
       reply: FastifyReply,
     ) => {
       const lang = negotiateLang(request.query.lang, request.headers['accept-language']);
       const id = request.params.id;
       const selfPath = `/track/${encodeURIComponent(id)}`;
-      reply
-        .type('text/html; charset=utf-8')
-        .header('content-language', lang === 'pt' ? 'pt-AO' : 'en')
-        .header('vary', 'Accept-Language')
-        .header('cache-control', 'no-cache')
-        .header('content-security-policy', PAGE_CSP)
-        .header('x-robots-tag', 'noindex, nofollow');
+      pageHeaders(reply, lang);
       const found = await trackingPageData(pool, id);
       if (!found) return reply.code(404).send(renderNotFoundPage(lang, selfPath));
-      const { extras } = found;
-      // The public tracking view, plus what the page alone shows: the shop and its help contact, the courier company,
-      // the expected delivery time (GET /v1/deliveries/{id}/tracking keeps the spec's three fields).
-      const expected = expectedDeliveryAt(found.delivery, found.events, extras.quoted_eta_minutes);
-      const view = {
-        ...toTracking(found.delivery, found.events),
-        livemode: found.delivery.livemode,
-        shop_name: extras.shop_name,
-        courier_name: found.delivery.courier_name,
-        expected_at: expected?.toISOString() ?? null,
-        // The amount to have ready at the door, while the delivery is still on its way.
-        cash_due_aoa:
-          found.delivery.payment_method === 'cod' && !isFinal(found.delivery.status)
-            ? found.delivery.cash_collect_aoa
-            : null,
-        help: { email: extras.help_email, phone: extras.help_phone, url: extras.help_url },
-      };
-      return reply.header('content-security-policy', TRACKING_PAGE_CSP).send(renderTrackingPage(view, lang, selfPath));
+      // The recipient link's token unlocks the recipient's forms (docs/recipients.md), nothing else.
+      if (recipientTokenMatches(found.extras.recipient_token, request.query.r)) {
+        const done = RECIPIENT_FORMS.find((f) => f === request.query.ok) ?? null;
+        return sendRecipientPage(reply, found, lang, { done });
+      }
+      return reply
+        .header('content-security-policy', TRACKING_PAGE_CSP)
+        .send(renderTrackingPage(trackingView(found), lang, selfPath));
     },
   );
+
+  // --- POST /track/{id}/{instructions|location|window}: the recipient's forms -------------------
+  registerRecipientRoutes(app, deps);
 };
 export default routes;

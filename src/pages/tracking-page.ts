@@ -115,8 +115,24 @@ ol.timeline time{display:block;color:#555;font-size:.9rem}
 @media (prefers-color-scheme:dark){.test-banner{background:#3a2a00;color:#ffe2a3;border-color:#e0a000}body{background:#121417;color:#eee}.card{background:#1c1f24;border-color:#333}.muted,dt,ol.timeline time,ol.steps li{color:#aaa}ol.steps li{border-color:#444}ol.steps li.done{border-color:#5fd38a;color:#eee}a{color:#7fb8ff}.status.ok{color:#5fd38a}.status.bad{color:#ff8a8a}}
 `;
 
-function layout(lang: Lang, title: string, heading: string, body: string, langHref: string, live = false): string {
+/** A section added to the page (the recipient's forms): its HTML after the status, its CSS, its script instead of the live one. */
+export interface PageAddition {
+  html: string;
+  css: string;
+  script: string;
+}
+
+function layout(
+  lang: Lang,
+  title: string,
+  heading: string,
+  body: string,
+  langHref: string,
+  live = false,
+  addition: PageAddition | null = null,
+): string {
   const t = STRINGS[lang];
+  const script = addition ? addition.script : live ? LIVE_SCRIPT : null;
   return `<!doctype html>
 <html lang="${esc(t.htmlLang)}">
 <head>
@@ -125,13 +141,13 @@ function layout(lang: Lang, title: string, heading: string, body: string, langHr
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${esc(title)}</title>
-<style>${CSS}</style>${live ? `\n<noscript><meta http-equiv="refresh" content="${LIVE_REFRESH_SECONDS * 2}"></noscript>` : ''}
+<style>${CSS}${addition?.css ?? ''}</style>${live ? `\n<noscript><meta http-equiv="refresh" content="${LIVE_REFRESH_SECONDS * 2}"></noscript>` : ''}
 </head>
 <body>
 <main>
 <header><h1>${esc(heading)}</h1><a href="${esc(langHref)}" lang="${esc(STRINGS[t.otherLang as Lang].htmlLang)}" hreflang="${esc(t.otherLang)}">${esc(t.otherLangLabel)}</a></header>
 ${body}
-</main>${live ? `\n<p id="live" class="sr" aria-live="polite"></p>\n<script>${LIVE_SCRIPT}</script>` : ''}
+</main>${live ? `\n<p id="live" class="sr" aria-live="polite"></p>` : ''}${script ? `\n<script>${script}</script>` : ''}
 </body>
 </html>
 `;
@@ -162,7 +178,18 @@ function returnHint(view: TrackingPageInput, t: (typeof STRINGS)[Lang]): { label
   return { label: t.statuses.failed.label, hint: seen('delivery.returned') ? t.returned : t.returning };
 }
 
-export function renderTrackingPage(view: TrackingPageInput, lang: Lang, selfPath: string, now = new Date()): string {
+/**
+ * The page; with `addition` (the recipient's forms) it neither reloads itself nor refreshes (what the recipient types
+ * must stay), and its language link keeps the recipient's token (`langQuery`).
+ */
+export function renderTrackingPage(
+  view: TrackingPageInput,
+  lang: Lang,
+  selfPath: string,
+  now = new Date(),
+  addition: PageAddition | null = null,
+  langQuery = '',
+): string {
   const t = STRINGS[lang];
   const status = returnHint(view, t) ?? t.statuses[view.status] ?? { label: view.status, hint: '' };
   const tone = view.status === 'delivered' ? ' ok' : ['failed', 'cancelled'].includes(view.status) ? ' bad' : '';
@@ -203,13 +230,21 @@ ${view.expected_at ? `<dt>${esc(t.expected)}</dt><dd data-v="expected"><time dat
 </dl>
 ${steps}
 </section>
-<section class="card" aria-labelledby="timeline-heading">
+${addition?.html ?? ''}<section class="card" aria-labelledby="timeline-heading">
 <h2 id="timeline-heading">${esc(t.timeline)}</h2>
 ${timeline}
-<p class="muted">${esc(t.timeZoneNote)} ${esc(t.updated)} ${esc(formatTime(now.toISOString(), t.locale))}. ${esc(t.live)} <a href="${esc(`${selfPath}?lang=${lang}`)}">${esc(t.refresh)}</a></p>
+<p class="muted">${esc(t.timeZoneNote)} ${esc(t.updated)} ${esc(formatTime(now.toISOString(), t.locale))}.${addition ? '' : ` ${esc(t.live)}`} <a href="${esc(`${selfPath}?lang=${lang}${langQuery}`)}">${esc(t.refresh)}</a></p>
 </section>
 ${helpSection(view, lang)}`;
-  return layout(lang, `${t.title} ${view.reference}`, t.heading, body, `${selfPath}?lang=${t.otherLang}`, true);
+  return layout(
+    lang,
+    `${t.title} ${view.reference}`,
+    t.heading,
+    body,
+    `${selfPath}?lang=${t.otherLang}${langQuery}`,
+    !addition,
+    addition,
+  );
 }
 
 export function renderNotFoundPage(lang: Lang, selfPath: string): string {

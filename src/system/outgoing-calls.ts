@@ -85,6 +85,17 @@ function courierCalls(config: Config): OutgoingCall[] {
         `\`BOOKING_RELEASE_RETRY_MS\` (${duration(config.bookingReleaseRetryMs)})`,
       runsOut: '`delivery.booking_release_failed` on the delivery, for an operator (docs/operations.md)',
     },
+    {
+      call: "The recipient's answers `POST {endpoint}/bookings/{ref}/updates` (worker, courierUpdateWorkflow)",
+      connect: "the company's `timeout_ms`",
+      answer: `within the same limit; one attempt at most ${duration(RELEASE_ATTEMPT_MS)}`,
+      retries:
+        `${duration(RELEASE_INITIAL_INTERVAL_MS)} doubling to at most ${duration(RELEASE_MAX_INTERVAL_MS)} apart, for ` +
+        `\`BOOKING_RELEASE_RETRY_MS\` (${duration(config.bookingReleaseRetryMs)}); a 4xx is final`,
+      runsOut:
+        'given up on; the answer stays on the delivery (`delivery.recipient_updated`, `recipient_answers`): ' +
+        '[recipients](recipients.md#the-recipient-page)',
+    },
   ];
 }
 

@@ -61,6 +61,7 @@ const EXPECTED: Record<Trigger, [Status[], Status | 'previous' | null, string]> 
   'test.expire_payment_window': [['awaiting_payment'], 'cancelled', 'delivery.cancelled'],
   'fleet.attempt_failed': [['in_transit', 'out_for_delivery'], 'in_transit', 'delivery.attempt_failed'],
   attempts_exhausted: [['in_transit'], 'failed', 'delivery.failed'],
+  'recipient.update': [NOT_FINAL, null, 'delivery.recipient_updated'],
 };
 
 describe('every (status, trigger) pair', () => {
@@ -130,7 +131,7 @@ describe('invariants of the table', () => {
     for (const e of FLEET_EVENT_TYPES) expect(TRIGGERS).toContain(`fleet.${e}`);
     for (const a of OPERATOR_ACTIONS) expect(TRIGGERS).toContain(`operator.${a}`);
     const used = new Set<Effect>(TRANSITIONS.flatMap((t) => t.effects));
-    expect(used.size).toBe(12);
+    expect(used.size).toBe(13);
   });
 
   it('a delivered fleet event collects the cash of a cash-on-delivery delivery, after recording the status', () => {

@@ -207,6 +207,11 @@ export class FakeDeliveryActivities {
         throw ApplicationFailure.nonRetryable('fake courier: no answer', 'CourierUnavailable');
       return answer;
     },
+    sendCourierUpdate: async (input) => {
+      const deliveryId = this.deliveryOfRef.get(input.trackingRef) ?? 'unknown';
+      this.call(deliveryId, 'sendCourierUpdate', input);
+      return 'sent';
+    },
     planRedispatch: async (input) => {
       this.call(input.deliveryId, 'planRedispatch', input);
       // Automatic failover's answers in order (default: no company qualifies).

@@ -14,6 +14,7 @@ import { switchCompany } from './effects/switch-company.js';
 import { stall } from './effects/stall.js';
 import { reportReturned, startReturn } from './effects/returns.js';
 import { collectCash } from './effects/collect-cash.js';
+import { tellCourier } from './effects/tell-courier.js';
 
 const EFFECTS: Record<Effect, (d: Delivery, t: Transition, msg: Message) => unknown> = {
   record,
@@ -28,6 +29,7 @@ const EFFECTS: Record<Effect, (d: Delivery, t: Transition, msg: Message) => unkn
   startReturn,
   reportReturned,
   collectCash,
+  tellCourier,
 };
 
 /** Runs the effects of `trigger`'s transition (the caller has checked it is allowed from the current status). */

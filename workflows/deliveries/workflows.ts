@@ -32,6 +32,7 @@ import { floodAtHead, ignoreQueuedFleetEvents, onFleetEvent } from './handlers/f
 import { onOperatorAction } from './handlers/operator.js';
 import { setPaymentHandler, setTestHelperHandler } from './handlers/updates.js';
 import { setRecoverHandler } from './handlers/recover.js';
+import { setRecipientHandler } from './handlers/recipient.js';
 import { accepted } from './handlers/accepted.js';
 
 /** Continue-as-new waits while more messages than this are queued (the new run's input stays small). */
@@ -79,6 +80,7 @@ function setHandlers(d: Delivery): void {
   setPaymentHandler(d);
   setTestHelperHandler(d);
   setRecoverHandler(d);
+  setRecipientHandler(d);
 }
 
 /** The next message of the inbox, taken under the lock (a cancellation request takes it itself). */

@@ -3,6 +3,7 @@
 //   http       the company's own API, spoken through the courier protocol of design.md (http.ts)
 //   simulated  the built-in test couriers of test mode (simulated.ts)
 // The quote service, the API's quotes route and the delivery workflow's dispatch all go through this.
+import type { RecipientUpdate } from '../../../shared/deliveries/vocabulary.js';
 import type { Address, Parcel } from '../schemas.js';
 
 /** What an adapter is asked to price: the body of POST /v1/quotes (src/quotes/schemas.ts QuoteRequestBody). */
@@ -53,6 +54,11 @@ export interface CourierAdapter {
   book(request: BookingRequest): Promise<BookingResult>;
   /** `refused` when the courier will not cancel (409). Throws CourierUnavailableError when it failed. */
   cancel(trackingRef: string): Promise<'cancelled' | 'refused'>;
+  /**
+   * Passes the recipient's answers on to a booked job (`POST {endpoint}/bookings/{ref}/updates`): `refused` when the
+   * courier says no (4xx: an unknown or finished job). Throws CourierUnavailableError when it failed (retryable).
+   */
+  update(trackingRef: string, update: RecipientUpdate): Promise<'sent' | 'refused'>;
 }
 
 /** The courier failed: timeout, network error, 5xx, or an answer that is not the protocol. Retrying may help. */

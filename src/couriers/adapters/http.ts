@@ -3,6 +3,8 @@
 //   POST   {endpoint}/bookings                {delivery_id, reference, ..., callback_url} -> {tracking_ref, status}
 //          with `Idempotency-Key: <delivery id>.<booking number>`: the courier answers a repeated key with the first booking
 //   DELETE {endpoint}/bookings/{tracking_ref} -> 200, or 409 when the courier refuses
+//   POST   {endpoint}/bookings/{tracking_ref}/updates {instructions?, destination_coordinates?, preferred_window?}
+//          -> 2xx (the recipient's answers, docs/recipients.md)
 //
 // How answers map (docs/quotes.md, "Courier protocol"):
 //   quotes    2xx + valid body -> the quote; 409/422 -> null ("cannot carry this parcel");
@@ -11,10 +13,13 @@
 //             408/425/429, 5xx, timeout, network error, garbage -> CourierUnavailableError (retrying may help).
 //   cancel    2xx or 404 (nothing left to cancel: an earlier cancel went through) -> 'cancelled'; 409/422 -> 'refused';
 //             anything else -> CourierUnavailableError.
+//   updates   2xx -> 'sent'; 408/425/429 -> CourierUnavailableError; other 4xx -> 'refused'; 5xx, timeout,
+//             network error -> CourierUnavailableError.
 // Every call is bounded by one timeout covering connect, headers and body; bodies are read up to 256 KiB.
 import { Agent, request as undiciRequest } from 'undici';
 import { z } from 'zod';
 import type { CourierRow } from '../repository.js';
+import type { RecipientUpdate } from '../../../shared/deliveries/vocabulary.js';
 import {
   CourierRejectedError,
   CourierUnavailableError,
@@ -200,5 +205,12 @@ export class HttpCourierAdapter implements CourierAdapter {
     if ((status >= 200 && status < 300) || status === 404) return 'cancelled';
     if (status === 409 || status === 422) return 'refused';
     throw this.unavailable(`cancellation answered HTTP ${status}`);
+  }
+
+  async update(trackingRef: string, update: RecipientUpdate): Promise<'sent' | 'refused'> {
+    const { status } = await this.call('POST', `/bookings/${encodeURIComponent(trackingRef)}/updates`, update);
+    if (status >= 200 && status < 300) return 'sent';
+    if (status >= 400 && status < 500 && ![408, 425, 429].includes(status)) return 'refused';
+    throw this.unavailable(`update answered HTTP ${status}`);
   }
 }

@@ -6,7 +6,7 @@ import { courierCallDuration, courierCallErrors } from '../../platform/observabi
 import { activeTracer } from '../../platform/observability/tracing.js';
 import { CourierRejectedError, CourierUnavailableError, type CourierAdapter } from './adapter.js';
 
-type Operation = 'quote' | 'book' | 'cancel';
+type Operation = 'quote' | 'book' | 'cancel' | 'update';
 
 const errorKind = (err: unknown) =>
   err instanceof CourierUnavailableError ? 'unavailable' : err instanceof CourierRejectedError ? 'rejected' : 'error';
@@ -50,5 +50,6 @@ export function observed(courier: string, adapter: CourierAdapter): CourierAdapt
     quote: (request) => traced(courier, 'quote', () => adapter.quote(request)),
     book: (request) => traced(courier, 'book', () => adapter.book(request)),
     cancel: (trackingRef) => traced(courier, 'cancel', () => adapter.cancel(trackingRef)),
+    update: (trackingRef, update) => traced(courier, 'update', () => adapter.update(trackingRef, update)),
   };
 }

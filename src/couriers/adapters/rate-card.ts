@@ -13,6 +13,7 @@
 //
 // Booking: with an `endpoint`, through the courier protocol (like the http adapter); without one "by fleet":
 // the job is the delivery's reference and the fleet's `assigned` event will follow.
+import type { RecipientUpdate } from '../../../shared/deliveries/vocabulary.js';
 import { z } from 'zod';
 import type { CourierRow } from '../repository.js';
 import type { Address, Parcel } from '../schemas.js';
@@ -197,5 +198,11 @@ export class RateCardAdapter implements CourierAdapter {
   async cancel(trackingRef: string): Promise<'cancelled' | 'refused'> {
     if (this.http) return this.http.cancel(trackingRef);
     return 'cancelled';
+  }
+
+  /** With an endpoint, the courier hears of the recipient's answers; without one, nobody is there to call. */
+  async update(trackingRef: string, update: RecipientUpdate): Promise<'sent' | 'refused'> {
+    if (this.http) return this.http.update(trackingRef, update);
+    return 'sent';
   }
 }

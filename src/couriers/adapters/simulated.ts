@@ -90,4 +90,9 @@ export class SimulatedCourierAdapter implements CourierAdapter {
   async cancel(): Promise<'cancelled' | 'refused'> {
     return 'cancelled';
   }
+
+  /** A test courier takes the recipient's answers (they are on the delivery's events). */
+  async update(): Promise<'sent' | 'refused'> {
+    return 'sent';
+  }
 }
