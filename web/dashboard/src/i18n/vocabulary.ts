@@ -145,6 +145,7 @@ export const SOURCE_WORDS: Words<Source | 'widget'> = {
     system: 'automaticamente',
     operator: 'pelo nosso operador',
     test_helper: 'por um teste',
+    recipient: 'pelo destinatário',
   },
   en: {
     api: 'by the shop (API or dashboard)',
@@ -153,5 +154,6 @@ export const SOURCE_WORDS: Words<Source | 'widget'> = {
     system: 'automatically',
     operator: 'by our operator',
     test_helper: 'by a test',
+    recipient: 'by the recipient',
   },
 };
