@@ -1,6 +1,7 @@
 // npm run dev: brings up the whole stack on this machine and prints the keys and URLs.
 //   Postgres (DATABASE_URL, else 127.0.0.1:5432, else embedded) -> migrations -> Temporal dev server
-//   (unless TEMPORAL_ADDRESS is set) -> workflow bundle -> demo seed -> dashboard build and demo user -> API + worker.
+//   (unless TEMPORAL_ADDRESS is set) -> workflow bundle -> demo seed (courier simulator) -> SMSC simulator (unless
+//   SMPP_URL is set) -> dashboard build and demo user -> API + worker.
 // Ctrl-C stops every child; the next start reuses .data/ (database, Temporal's SQLite file, demo keys).
 // `npm run cluster` (scripts/cluster.ts) is the production topology: a Temporal cluster, two APIs, two workers.
 import path from 'node:path';
@@ -12,12 +13,16 @@ import { waitForPort } from './lib/net.js';
 import { createPool } from '../src/platform/db.js';
 import { ensureDashboard, watchDashboard } from './lib/dashboard.js';
 import { seedDemoUser } from './lib/demo-user.js';
+import { createSmsc } from '../simulator/smsc/server.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const simulatorPort = Number(process.env.SIMULATOR_PORT ?? 4010);
 // Prometheus metrics: the API's second listener and the worker's (docs/operations.md "Observability").
 const metricsPort = Number(process.env.METRICS_PORT ?? 9464);
 const workerMetricsPort = Number(process.env.WORKER_METRICS_PORT ?? 9465);
+// The SMSC simulator (docs/recipients.md): SMPP and its control API.
+const smscSmppPort = Number(process.env.SMSC_SMPP_PORT ?? 2775);
+const smscHttpPort = Number(process.env.SMSC_HTTP_PORT ?? 4020);
 const supervisor = supervise('npm run dev');
 
 async function main() {
@@ -47,6 +52,23 @@ async function main() {
 
   const { simulator, demo } = await startDemo(supervisor, databaseUrl, DATA_DIR, simulatorPort);
 
+  // Recipients' SMS go to the SMSC simulator unless SMPP_URL names a real SMSC (or SMS_PROVIDER says otherwise).
+  let smppUrl = process.env.SMPP_URL;
+  let smscControl = '(SMPP_URL: an external SMSC)';
+  if (!smppUrl) {
+    step(
+      `SMSC simulator (SMPP port ${smscSmppPort}, control API port ${smscHttpPort}; SMSC_SMPP_PORT, SMSC_HTTP_PORT)`,
+    );
+    const smsc = await createSmsc({
+      smppPort: smscSmppPort,
+      httpPort: smscHttpPort,
+      log: (line) => console.log(`    [smsc] ${line}`),
+    });
+    supervisor.onStop(() => smsc.close());
+    smppUrl = smsc.smppUrl;
+    smscControl = `${smsc.controlUrl}/_control/messages   (SMPP ${smppUrl})`;
+  }
+
   // The merchant dashboard (docs/dashboard.md): built now when web/dashboard changed, and again on every change.
   step('Dashboard (web/dashboard, Vite; rebuilt on change)');
   await ensureDashboard((line) => console.log(`    ${line}`));
@@ -66,6 +88,7 @@ async function main() {
     ALLOW_LOOPBACK_WEBHOOKS: process.env.ALLOW_LOOPBACK_WEBHOOKS ?? 'true',
     METRICS_PORT: String(metricsPort),
     WORKER_METRICS_PORT: String(workerMetricsPort),
+    SMPP_URL: smppUrl,
   };
   supervisor.node('worker', ['--import', 'tsx', 'src/worker.ts'], env);
   supervisor.node('API', ['--import', 'tsx', 'src/server.ts'], env);
@@ -83,6 +106,7 @@ async function main() {
       ],
       ['Temporal UI', uiUrl ?? '(external Temporal: see its own UI)'],
       ['API metrics', `http://localhost:${metricsPort}/metrics`],
+      ['SMSC (SMS)', smscControl],
       ['Worker metrics', `http://localhost:${workerMetricsPort}/metrics   (with the Temporal SDK's)`],
       ['DATABASE_URL', databaseUrl],
     ],

@@ -50,7 +50,11 @@ export interface InboundMessage {
 export interface SmsTransport {
   /** Resolves once the SMSC accepted the message (submit_sm_resp OK); rejects with SmsSubmitError otherwise. */
   submit(message: SmsMessage): Promise<SubmitResult>;
-  onReceipt(listener: (receipt: DeliveryReceipt) => void): void;
-  onInbound(listener: (message: InboundMessage) => void): void;
+  /**
+   * A listener may return a promise: the SMPP transport answers the deliver_sm once it settles, with a temporary error
+   * when it rejects (the SMSC then delivers the receipt or message again).
+   */
+  onReceipt(listener: (receipt: DeliveryReceipt) => void | Promise<void>): void;
+  onInbound(listener: (message: InboundMessage) => void | Promise<void>): void;
   close(): Promise<void>;
 }

@@ -185,6 +185,26 @@ export const envSchema = z
     WEBHOOK_RETENTION_MS: whole(30 * 24 * HOUR, 0).describe(
       'merchant webhook messages and attempt log are deleted after this (at least the retry schedule)',
     ),
+    SMS_PROVIDER: z
+      .enum(['smpp', 'log', 'none'], { error: 'must be smpp, log or none' })
+      .optional()
+      .meta({ defaultText: '`smpp` when `SMPP_URL` is set, else `log`' })
+      .describe(
+        "how recipients' SMS leave: `smpp` to the SMSC at `SMPP_URL`, `log` writes each message to the log and reports it delivered, `none` sends nothing ([SMS over SMPP](docs/recipients.md#sms-over-smpp))",
+      ),
+    SMPP_URL: optionalText()
+      .meta({ defaultText: 'unset; `npm run dev`: its SMSC simulator' })
+      .describe(
+        'the SMSC: `smpp://system_id:password@host:port` (port 2775 when left out); one bind_transceiver session per worker',
+      ),
+    SMS_SENDER_ID: z
+      .string()
+      .regex(/^([A-Za-z0-9 .&_-]{1,11}|\+?\d{3,15})$/, { error: 'must be up to 11 letters and digits, or a number' })
+      .default('Entregas')
+      .describe("the SMS sender id when a tenant's notification settings name none"),
+    SMPP_WINDOW: whole(10, 1).describe(
+      "submits outstanding at once towards the SMSC (without their answer): the SMSC's window",
+    ),
     LOG_LEVEL: z
       .string()
       .default('info')
@@ -234,6 +254,14 @@ export const envSchema = z
     NODE_ENV: optionalText().describe('`production` turns `DASHBOARD_SECURE_COOKIES` on by default'),
   })
   .superRefine((env, ctx) => {
+    if (env.SMS_PROVIDER === 'smpp' && !env.SMPP_URL)
+      ctx.addIssue({ code: 'custom', path: ['SMS_PROVIDER'], message: 'smpp needs SMPP_URL' });
+    if (env.SMPP_URL && !/^smpp:\/\/[^@/]+@[^/:]+(:\d+)?\/?$/.test(env.SMPP_URL))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SMPP_URL'],
+        message: 'must look like smpp://system_id:password@host:port',
+      });
     const scheduleMs = env.WEBHOOK_SCHEDULE_MS.reduce((sum, wait) => sum + wait, 0);
     if (env.WEBHOOK_RETENTION_MS < scheduleMs) {
       ctx.addIssue({
@@ -294,6 +322,13 @@ function toConfig(env: z.output<typeof envSchema>) {
     quoteRetentionMs: env.QUOTE_RETENTION_MS,
     fleetReceiptRetentionMs: env.FLEET_RECEIPT_RETENTION_MS,
     webhookRetentionMs: env.WEBHOOK_RETENTION_MS,
+    /** Recipients' SMS (docs/recipients.md): the provider, the SMSC, the default sender id, the SMSC's window. */
+    sms: {
+      provider: (env.SMS_PROVIDER ?? (env.SMPP_URL ? 'smpp' : 'log')) as 'smpp' | 'log' | 'none',
+      smppUrl: env.SMPP_URL,
+      senderId: env.SMS_SENDER_ID,
+      window: env.SMPP_WINDOW,
+    },
     logLevel: env.LOG_LEVEL,
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
