@@ -23,9 +23,6 @@ export interface SmsDefaults {
   senderId: string;
 }
 
-/** The sender id when the configuration names none. */
-export const DEFAULT_SENDER_ID = 'Entregas';
-
 export interface NotifiableEvent {
   eventId: string;
   eventType: string;
@@ -83,6 +80,6 @@ export async function enqueueNotification(client: PoolClient, event: NotifiableE
 }
 
 /** The defaults of this process's configuration. */
-export function smsDefaults(config: Pick<Config, 'baseUrl'>): SmsDefaults {
-  return { baseUrl: config.baseUrl, senderId: DEFAULT_SENDER_ID };
+export function smsDefaults(config: Pick<Config, 'baseUrl' | 'sms'>): SmsDefaults {
+  return { baseUrl: config.baseUrl, senderId: config.sms.senderId };
 }
