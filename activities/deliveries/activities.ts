@@ -39,7 +39,6 @@ export function createDeliveryActivities(deps: {
   temporal?: Client;
 }) {
   const { pool, webhooks, sender } = deps;
-  const sms = smsDefaults(deps.config);
   const dispatch = createDispatchService(deps);
   const failover = createFailoverService(deps);
 
@@ -51,6 +50,7 @@ export function createDeliveryActivities(deps: {
      */
     async recordEvent(input: RecordInput): Promise<{ inserted: boolean }> {
       const { webhooks: settings, ...event } = input;
+      const sms = smsDefaults(deps.config); // the recipient's SMS, when the event is one they hear of
       const { inserted, message } = await recordEventWithMessage(pool, event, Boolean(settings), sms);
       if (message) webhooks.dispatch(message, settings?.schedule);
       if (inserted) observeRecordedEvent(pool, event);
