@@ -95,6 +95,12 @@ describe('the SMS outbox', () => {
     const pin = d[0].delivery_pin as string;
     expect(pin).toMatch(/^\d{4}$/);
     await until(stack, key, id, (x) => x.status === 'assigned');
+    // The test helper's estimate goes with out_for_delivery only.
+    const early = await stack.request('POST', `/v1/test_helpers/deliveries/${id}/advance`, {
+      key,
+      body: { to: 'in_transit', eta_minutes: 25 },
+    });
+    stack.expectProblem(early, 422, 'validation_failed');
     await advance(id, { to: 'in_transit' });
     await advance(id, { to: 'out_for_delivery', eta_minutes: 25 });
     await advance(id, { to: 'attempt_failed', reason: 'recipient_unavailable' });
