@@ -19,9 +19,11 @@ export function smscControlRoutes(app: FastifyInstance, smsc: SmscSimulation): v
   app.delete('/_control/messages', () => ({ cleared: smsc.clear() }));
   app.get('/_control/status', () => ({ ...smsc.status(), config: smsc.config }));
 
-  // {receipt_delay_ms?, undeliverable?: "regex" | null}
+  // {receipt_delay_ms?, undeliverable?: "regex" | null, answer_enquire_link?: boolean}
   app.patch('/_control/config', (request, reply) => {
-    const { receipt_delay_ms: delay, undeliverable } = body(request.body);
+    const { receipt_delay_ms: delay, undeliverable, answer_enquire_link: answer } = body(request.body);
+    if (answer !== undefined && typeof answer !== 'boolean')
+      return problem(reply, 422, 'invalid_switch', 'answer_enquire_link must be true or false');
     if (delay !== undefined && !isCount(delay))
       return problem(reply, 422, 'invalid_delay', 'receipt_delay_ms must be a whole number of milliseconds');
     if (undeliverable !== undefined && undeliverable !== null && typeof undeliverable !== 'string')
@@ -35,6 +37,7 @@ export function smscControlRoutes(app: FastifyInstance, smsc: SmscSimulation): v
     }
     if (delay !== undefined) smsc.config.receiptDelayMs = delay;
     if (undeliverable !== undefined) smsc.config.undeliverable = undeliverable;
+    if (answer !== undefined) smsc.config.answerEnquireLink = answer;
     return smsc.config;
   });
 

@@ -34,6 +34,7 @@ export const SMSC_DEFAULTS: SmscConfig = {
   password: 'smsc-dev',
   receiptDelayMs: 200,
   undeliverable: null,
+  answerEnquireLink: true,
 };
 
 export async function createSmsc(options: SmscOptions = {}): Promise<Smsc> {
@@ -44,6 +45,7 @@ export async function createSmsc(options: SmscOptions = {}): Promise<Smsc> {
       password: options.password ?? SMSC_DEFAULTS.password,
       receiptDelayMs: options.receiptDelayMs ?? SMSC_DEFAULTS.receiptDelayMs,
       undeliverable: options.undeliverable ?? SMSC_DEFAULTS.undeliverable,
+      answerEnquireLink: options.answerEnquireLink ?? true,
     },
     options.log,
   );

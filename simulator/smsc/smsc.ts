@@ -33,6 +33,8 @@ export interface SmscConfig {
   receiptDelayMs: number;
   /** Destinations matching this pattern (a regular expression) get UNDELIV receipts; null: none. */
   undeliverable: string | null;
+  /** false: enquire_link goes unanswered (a link that looks alive but is dead). */
+  answerEnquireLink: boolean;
 }
 
 export interface SmscStats {
@@ -41,6 +43,7 @@ export interface SmscStats {
   refused: number;
   throttled: number;
   dropped: number;
+  enquire_links: number;
   receipts_pending: number;
 }
 
@@ -58,7 +61,7 @@ export class SmscSimulation {
   private throttlePerSecond: number | null = null;
   private recentSubmits: number[] = [];
   private dropOnNextSubmit = false;
-  private readonly stats = { submits: 0, refused: 0, throttled: 0, dropped: 0 };
+  private readonly stats = { submits: 0, refused: 0, throttled: 0, dropped: 0, enquire_links: 0 };
 
   constructor(
     config: SmscConfig,
@@ -69,12 +72,16 @@ export class SmscSimulation {
 
   /** Wires one TCP connection of the SMPP server. */
   attach(session: smpp.Session): void {
+    session.socket.setNoDelay(true);
     session.on('error', () => session.destroy());
     session.on('close', () => this.bound.delete(session));
     for (const command of ['bind_transceiver', 'bind_transmitter', 'bind_receiver'])
       session.on(command, (pdu: smpp.PDU) => this.onBind(session, pdu));
     session.on('submit_sm', (pdu: smpp.PDU) => this.onSubmit(session, pdu));
-    session.on('enquire_link', (pdu: smpp.PDU) => session.send(pdu.response()));
+    session.on('enquire_link', (pdu: smpp.PDU) => {
+      this.stats.enquire_links++;
+      if (this.config.answerEnquireLink) session.send(pdu.response());
+    });
     session.on('unbind', (pdu: smpp.PDU) => {
       this.bound.delete(session);
       session.send(pdu.response(), () => session.close());
@@ -153,6 +160,7 @@ export class SmscSimulation {
   }
 
   private sendReceipt(origin: smpp.Session, message: SmscMessage): void {
+    if (!this.messages.includes(message)) return; // cleared meanwhile
     const session = this.bound.has(origin) ? origin : [...this.bound][0];
     if (!session) {
       this.pendingReceipts.push(() => this.sendReceipt(origin, message));

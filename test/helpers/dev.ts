@@ -18,7 +18,16 @@ export interface Dev {
 
 export interface DevSetup {
   env: NodeJS.ProcessEnv;
-  ports: { api: number; temporal: number; ui: number; simulator: number; metrics: number; workerMetrics: number };
+  ports: {
+    api: number;
+    temporal: number;
+    ui: number;
+    simulator: number;
+    metrics: number;
+    workerMetrics: number;
+    smscSmpp: number;
+    smscHttp: number;
+  };
   /** Starts `npm run dev` and resolves once it prints that the API runs. */
   start(): Promise<Dev>;
   /** Kills whatever a run left in its process groups, drops the database and the data folder. */
@@ -39,6 +48,8 @@ export async function devSetup(name: string): Promise<DevSetup> {
     simulator: free[3],
     metrics: free[4],
     workerMetrics: free[5],
+    smscSmpp: free[6],
+    smscHttp: free[7],
   };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `delivery-${name}-`));
   const url = new URL(inject('databaseUrl'));
@@ -52,10 +63,13 @@ export async function devSetup(name: string): Promise<DevSetup> {
     SIMULATOR_PORT: String(ports.simulator),
     METRICS_PORT: String(ports.metrics),
     WORKER_METRICS_PORT: String(ports.workerMetrics),
+    SMSC_SMPP_PORT: String(ports.smscSmpp),
+    SMSC_HTTP_PORT: String(ports.smscHttp),
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
   };
   delete env.TEMPORAL_ADDRESS; // the dev command must start its own Temporal
+  delete env.SMPP_URL; // and its own SMSC simulator
   delete env.NODE_OPTIONS; // vitest's own loader options must not leak into the stack
   const running: Dev[] = [];
 

@@ -33,6 +33,8 @@ async function expectAllStopped() {
     simulator: false,
     metrics: false,
     workerMetrics: false,
+    smscSmpp: false,
+    smscHttp: false,
   });
 }
 
@@ -74,6 +76,11 @@ describe('npm run dev', () => {
     expect(await (await fetch(`http://127.0.0.1:${ports.workerMetrics}/metrics`)).text()).toMatch(
       /^temporal_worker_task_slots_available\{/m,
     );
+    // The SMSC simulator it started for recipients' SMS (docs/recipients.md): its control API answers.
+    expect(out).toContain(`http://127.0.0.1:${ports.smscHttp}/_control/messages`);
+    expect(await (await fetch(`http://127.0.0.1:${ports.smscHttp}/_control/status`)).json()).toMatchObject({
+      config: { systemId: 'entregas' },
+    });
 
     // Ctrl-C: SIGINT to the process group.
     process.kill(-first.child.pid!, 'SIGINT');

@@ -34,7 +34,7 @@ export interface SmppOptions {
   throttlePauseMs?: number;
   /** Submits waiting for a session or a window slot; beyond, submit fails retryable (QUEUE_FULL). */
   maxWaiting?: number;
-  /** How long a submit waits for a session before it fails retryable (SMSC_UNAVAILABLE). */
+  /** How long a submit waits to be sent (for a session, a window slot) before it fails retryable (SMSC_UNAVAILABLE). */
   waitTimeoutMs?: number;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
@@ -121,7 +121,13 @@ export class SmppTransport implements SmsTransport {
           const index = this.waiting.indexOf(entry);
           if (index < 0) return;
           this.waiting.splice(index, 1);
-          reject(new SmsSubmitError('no SMPP session to the SMSC in time', true, 'SMSC_UNAVAILABLE'));
+          reject(
+            new SmsSubmitError(
+              'not sent in time: no SMPP session, or the window stayed full',
+              true,
+              'SMSC_UNAVAILABLE',
+            ),
+          );
         }, this.opts.waitTimeoutMs),
       );
       this.waiting.push(entry);
@@ -163,6 +169,7 @@ export class SmppTransport implements SmsTransport {
     if (this.closed) return;
     const { host, port, systemId, password } = this.smsc;
     const session = smpp.connect({ host, port });
+    session.socket.setNoDelay(true); // small PDUs, each waited for: no Nagle delay
     this.session = session;
     // Connection and bind share one deadline: a silent SMSC is dropped and tried again.
     const bindDeadline = unref(
