@@ -34,6 +34,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     what: 'Cash on delivery: GET /v1/cod/balances over 1,000,000 ledger entries (100 tenants, 10 courier companies, bulk-loaded with SQL), beside the same SQL run bare; a 500-item remittance (POST /v1/cod/remittances) end to end.',
   },
   {
+    name: 'notifications',
+    script: 'bench/notifications.ts',
+    what: "Recipients' SMS: messages per second written by the enqueue path and sent by the outbox's sender to the SMSC simulator over SMPP, beside bare SMPP submits; the wake-up from commit to the SMSC. The lifecycle with SMS on vs off: `BENCH_SMS=on|off npm run bench:lifecycle`.",
+  },
+  {
     name: 'cluster',
     script: 'bench/cluster.ts',
     what: 'The create and lifecycle benchmarks above again, on a Temporal cluster (frontend, history, matching and worker services in four processes on Postgres, as `npm run cluster` runs it) instead of the dev server (one process, SQLite): the same figures, side by side with the ones above.',

@@ -43,6 +43,7 @@ import type { Pool } from '../src/platform/db.js';
 import { deliveryWorkflowId } from '../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId } from '../shared/webhooks/definitions.js';
 import { floorEventSignal, lifecycleFloorWorkflow } from './floor/workflows.js';
+import { setUpSms, withSmsPhone } from './sms.js';
 import { TEMPORAL_SERVER_PROCESS } from '../scripts/lib/temporal-server.js';
 import { createSimulator } from '../simulator/server.js';
 import {
@@ -79,6 +80,7 @@ const SAMPLE = Number(process.env.BENCH_SAMPLE ?? 20);
 // The share of deliveries paid cash on delivery (0.5: every other one), each collecting 15.000 Kz at the door:
 // compare CPU per lifecycle with and without (docs/cash-on-delivery.md).
 const COD_SHARE = Number(process.env.BENCH_COD_SHARE ?? 0);
+// BENCH_SMS=on|off: the recipients' SMS on or off (bench/sms.ts); compare CPU per lifecycle between the two.
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? (process.env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : 'dev server');
 const KIND_NAMES_RUN = kindsFromEnv();
 /** Floor lifecycles younger than this are not backlog: the floor's own delays (four signals) and some slack. */
@@ -333,6 +335,8 @@ async function main() {
     for (const name of KIND_NAMES_RUN) kinds.push(await setUpKind(pool, sim, name, STEP_MS));
 
     const receiver = await webhookReceiver(cleanups);
+    const smsLine = await setUpSms(cleanups, pool);
+    const body = withSmsPhone(QUOTE_BODY);
 
     const taskQueue = `lifecycle-${Date.now()}`;
     const { apiUrl, api, worker } = await productionStack(cleanups, { databaseUrl, temporalAddress, taskQueue });
@@ -348,11 +352,11 @@ async function main() {
       const createOne = async (): Promise<string | null> => {
         const n = made++;
         const cod = Math.floor((n + 1) * COD_SHARE) > Math.floor(n * COD_SHARE);
-        const quotes = await call('POST', '/v1/quotes', QUOTE_BODY);
+        const quotes = await call('POST', '/v1/quotes', body);
         if (quotes.status !== 200 || !quotes.json.data.length) return null;
         const created = await call('POST', '/v1/deliveries', {
           quote_id: quotes.json.data[0].quote_id,
-          ...QUOTE_BODY,
+          ...body,
           ...(cod ? { payment_method: 'cod', cash_collect_aoa: 1_500_000 } : {}),
         });
         return created.status === 201 ? created.json.id : null;
@@ -503,6 +507,7 @@ async function main() {
           )
           .join('; ')}.`,
       );
+    if (smsLine()) console.log(smsLine());
     console.log(`${machineLine()}; API and worker in their own processes; simulator, receiver and load in this one.`);
   } finally {
     await cleanup();

@@ -21,6 +21,8 @@ import { startMetricsServer, type MetricsServer } from './platform/observability
 import { countOpenDeliveriesByStatus } from './deliveries/metrics-repository.js';
 import { activityLogContext, installWorkerRuntime } from './platform/observability/temporal-runtime.js';
 import { freePort } from './platform/net.js';
+import { createSmsTransport } from './notifications/transports.js';
+import { createSmsOutbox } from './notifications/outbox.js';
 import {
   startTracing,
   stopTracing,
@@ -156,6 +158,15 @@ async function main() {
       : null;
   if (metrics) logger.info({ url: metrics.url }, 'Worker metrics listening');
   const stopReconciler = startReconciler(client, pool, config);
+  // Recipients' SMS leave from here (docs/recipients.md "The outbox"), never from a delivery's workflow.
+  const smsTransport = createSmsTransport(config, logger);
+  const smsOutbox = createSmsOutbox({
+    pool,
+    transport: smsTransport,
+    window: config.sms.window,
+    log: { info: (m, attrs) => logger.info(attrs ?? {}, m), warn: (m, attrs) => logger.warn(attrs ?? {}, m) },
+  });
+  smsOutbox.start();
   // The hourly purge of expired rows (docs/operations.md "Retention"); a failure here must not stop the worker.
   await ensurePurgeSchedule(client, config).catch((err) =>
     console.error('Could not create or update the maintenance-purge schedule:', (err as Error).message),
@@ -170,6 +181,8 @@ async function main() {
   console.log(`Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}`);
   await worker.run();
   stopReconciler();
+  await smsOutbox.stop();
+  await smsTransport?.close();
   await metrics?.close();
   await stopTracing();
   await connection.close();

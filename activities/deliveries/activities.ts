@@ -17,6 +17,7 @@ import { CourierRejected, type RedispatchPlan } from '../../shared/deliveries/de
 import { recordIgnoredEvents, type RecordEventInput } from '../../src/deliveries/repository.js';
 import { recordEventWithMessage, type WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
+import { smsDefaults } from '../../src/notifications/enqueue.js';
 import { observeRecordedEvent } from '../../src/deliveries/event-metrics.js';
 import { ReturnNotAllowedError, startReturn, type ReturnDeps } from '../../src/deliveries/returns.js';
 
@@ -54,7 +55,8 @@ export function createDeliveryActivities(deps: {
      */
     async recordEvent(input: RecordInput): Promise<{ inserted: boolean }> {
       const { webhooks: settings, ...event } = input;
-      const { inserted, message } = await recordEventWithMessage(pool, event, Boolean(settings));
+      const sms = smsDefaults(deps.config); // the recipient's SMS, when the event is one they hear of
+      const { inserted, message } = await recordEventWithMessage(pool, event, Boolean(settings), sms);
       if (message) webhooks.dispatch(message, settings?.schedule);
       if (inserted) observeRecordedEvent(pool, event);
       return { inserted };

@@ -97,5 +97,12 @@ export async function seedDemo(
     fs.writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   }
   await linkCouriers(pool, demo.tenant_id, 'all');
+  // Recipients' SMS on in live mode too (its default is off): the dev stack sends them to the SMSC simulator
+  // (docs/recipients.md). Once only: a choice made later (PUT /v1/settings/notifications) stays.
+  await pool.query(
+    `INSERT INTO notification_settings (tenant_id, livemode, sms_enabled) VALUES ($1, true, true)
+     ON CONFLICT (tenant_id, livemode) DO NOTHING`,
+    [demo.tenant_id],
+  );
   return demo;
 }

@@ -21,6 +21,7 @@ import {
   type StartableDelivery,
 } from './start-repository.js';
 import { newClientSecret } from './client-secret.js';
+import { enqueueNotification, smsDefaults } from '../notifications/enqueue.js';
 
 export interface CreateDeliveryInput {
   quote_id: string;
@@ -151,6 +152,12 @@ async function insertFromQuote(
     },
     { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
   ).catch(refuseReusedKey);
+  // The recipient's first SMS (with the recipient link), in the same transaction (docs/recipients.md "The outbox").
+  await enqueueNotification(
+    client,
+    { eventId: createdEventId, eventType: 'delivery.created', deliveryId: id },
+    smsDefaults(config),
+  );
   return {
     row: {
       ...inserted.row,

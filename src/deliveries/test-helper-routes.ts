@@ -90,6 +90,12 @@ const AdvanceBody = z
       .describe(
         "with `delivered`, when the courier requires a PIN (test-pin): the delivery's delivery_pin, as the recipient tells the driver",
       ),
+    eta_minutes: z
+      .int()
+      .min(1)
+      .max(1440)
+      .optional()
+      .describe("with `out_for_delivery`: the courier's estimate, in minutes (the recipient's SMS tells it)"),
     proof: ProofOfDelivery.optional().describe(
       "with `delivered` only: the courier's proof of delivery, shown as the delivery's proof_of_delivery",
     ),
@@ -102,6 +108,11 @@ const AdvanceBody = z
         'with `delivered` of a cash-on-delivery delivery: the cash the simulated courier collected (absent: the expected cash_collect_aoa)',
       ),
   })
+  .refine((body) => body.eta_minutes === undefined || body.to === 'out_for_delivery', {
+    path: ['eta_minutes'],
+    message: 'eta_minutes is accepted with to: out_for_delivery only',
+    params: { code: 'not_allowed' },
+  })
   .refine((body) => body.proof === undefined || body.to === 'delivered', {
     path: ['proof'],
     message: 'proof is accepted with to: delivered only',
@@ -110,6 +121,7 @@ const AdvanceBody = z
   .meta({
     examples: [
       { to: 'pickup_ready' },
+      { to: 'out_for_delivery', eta_minutes: 25 },
       { to: 'delivered', pin: '4821' },
       { to: 'attempt_failed', reason: 'recipient_unavailable' },
       { to: 'delivered', proof: EXAMPLE_PROOF_OF_DELIVERY },
@@ -309,7 +321,7 @@ function registerAdvance(
     },
     async (request) => {
       const scope = scopeOf(request);
-      const { to, pin, reason, proof, cash_collected_aoa: cashSent } = request.body;
+      const { to, pin, reason, proof, eta_minutes: etaMinutes, cash_collected_aoa: cashSent } = request.body;
       checkAttemptReason(to, reason, '/reason');
       // The booking that follows creation (or payment, a resume, a redispatch) is the courier's business, not a race
       // the caller should lose: wait for it (bounded) so that the step applies to the status it leaves behind.
@@ -341,6 +353,7 @@ function registerAdvance(
             ...(pin !== undefined ? { pin } : {}),
             ...(to === 'attempt_failed' ? { reason } : {}),
             ...(proof ? { proof } : {}),
+            ...(etaMinutes !== undefined ? { eta_minutes: etaMinutes } : {}),
             ...testCash(delivery, to, cashSent),
           },
           webhookId,

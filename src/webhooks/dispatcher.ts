@@ -11,6 +11,7 @@ import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } fr
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
 import { markMessageDispatched, undispatchedMessages } from './repository.js';
 import { storeWebhookMessage, type PreparedMessage } from './sender.js';
+import { enqueueNotification, type SmsDefaults } from '../notifications/enqueue.js';
 import type { Config } from '../platform/config.js';
 import { startWorkflowOnce } from '../platform/temporal.js';
 import {
@@ -35,14 +36,16 @@ export interface OutboxMessage extends PreparedMessage {
 
 /**
  * Records a delivery event (and its status change) and, with `webhooks`, its message for the tenant's endpoints of the
- * delivery's mode (test or live): one transaction.
+ * delivery's mode (test or live), and with `sms` the recipient's SMS when the event is one they hear of
+ * (src/notifications/enqueue.ts): one transaction.
  */
 export async function recordEventWithMessage(
   pool: Pool,
   input: RecordEventInput,
   webhooks: boolean,
+  sms?: SmsDefaults,
 ): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
-  return inTransaction(pool, (client) => recordEventWithMessageOn(client, input, webhooks));
+  return inTransaction(pool, (client) => recordEventWithMessageOn(client, input, webhooks, sms));
 }
 
 /** recordEventWithMessage on a client that holds the caller's transaction (cash on delivery books its ledger in it). */
@@ -50,9 +53,11 @@ export async function recordEventWithMessageOn(
   client: PoolClient,
   input: RecordEventInput,
   webhooks: boolean,
+  sms?: SmsDefaults,
 ): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
   const recorded = await insertEventAndStatus(client, input);
   const inserted = recorded !== null;
+  if (recorded && sms) await enqueueNotification(client, input, sms);
   if (!recorded || !webhooks || input.payload?.ignored) return { inserted, message: null };
   const event: DeliveryEventRow = {
     id: input.eventId,

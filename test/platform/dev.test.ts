@@ -33,6 +33,8 @@ async function expectAllStopped() {
     simulator: false,
     metrics: false,
     workerMetrics: false,
+    smscSmpp: false,
+    smscHttp: false,
   });
 }
 
