@@ -1,6 +1,6 @@
 // The recipient's forms (docs/recipients.md "The recipient page"): POST /track/{id}/instructions, /location and
 // /window, application/x-www-form-urlencoded with the recipient link's token in `r`. Each answer goes to the delivery
-// workflow (src/recipients/service.ts); the page answers 303 back to /track/{id}?r=...&ok=<form> with a confirmation,
+// workflow (src/deliveries/recipient-update.ts); the page answers 303 back to /track/{id}?r=...&ok=<form> with a confirmation,
 // or itself with what is wrong: 422 (fields kept), 403 (no or wrong token: no forms, nothing recorded), 404 (no such
 // delivery), 409 (the delivery is over, or a window before any failed attempt), 503 (try again). Rate limited per
 // client address (RECIPIENT_POSTS_PER_MINUTE).
@@ -9,7 +9,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { trackingPageData } from '../deliveries/tracking.js';
 import { recipientTokenMatches } from '../recipients/link.js';
 import { RECIPIENT_FORMS, parseRecipientForm, type FormValues, type RecipientForm } from '../recipients/forms.js';
-import { recordRecipientUpdate, recipientFormsOpen } from '../recipients/service.js';
+import { recordRecipientUpdate, recipientFormsOpen } from '../deliveries/recipient-update.js';
 import { negotiateLang, type Lang } from './i18n.js';
 import {
   RECIPIENT_CSS,

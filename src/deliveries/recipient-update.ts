@@ -7,7 +7,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import type { AppDeps } from '../platform/deps.js';
-import { ensureDeliveryWorkflow } from '../deliveries/start.js';
+import { ensureDeliveryWorkflow } from './start.js';
 import { deliveryWorkflowId, recipientUpdate } from '../../shared/deliveries/definitions.js';
 import { RECIPIENT_UPDATE_STATUSES } from '../../shared/deliveries/state-table.js';
 import type { RecipientUpdate, Status } from '../../shared/deliveries/vocabulary.js';
