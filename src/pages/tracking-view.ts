@@ -21,7 +21,9 @@ export function trackingView(found: TrackingPageData): TrackingPageInput {
     expected_at: expected?.toISOString() ?? null,
     // The amount to have ready at the door, while the delivery is still on its way.
     cash_due_aoa:
-      found.delivery.payment_method === 'cod' && !isFinal(found.delivery.status) ? found.delivery.cash_collect_aoa : null,
+      found.delivery.payment_method === 'cod' && !isFinal(found.delivery.status)
+        ? found.delivery.cash_collect_aoa
+        : null,
     help: { email: extras.help_email, phone: extras.help_phone, url: extras.help_url },
   };
 }
