@@ -283,6 +283,7 @@ export const en: Record<MessageKey, string> = {
   assign_timeout_minutes: 'Minutes to wait for the courier to accept',
   settings_live_owner: 'Only owners change the live settings; in test mode developers can too.',
   sms_title: 'SMS notifications',
+  sms_save: 'Save the notifications',
   sms_hint_live:
     "SMS to each delivery's recipient: the tracking link, the PIN, a failed attempt and the delivery. In live mode they are off until you turn them on.",
   sms_hint_test:

@@ -290,6 +290,7 @@ export const pt = {
   assign_timeout_minutes: 'Minutos à espera que a transportadora aceite',
   settings_live_owner: 'Só proprietários mudam as definições reais; em modo de teste, programadores também.',
   sms_title: 'Notificações SMS',
+  sms_save: 'Guardar as notificações',
   sms_hint_live:
     'SMS ao destinatário de cada entrega: a ligação para acompanhar, o PIN, a tentativa falhada e a entrega. Em modo real estão desligados até os ligar.',
   sms_hint_test:

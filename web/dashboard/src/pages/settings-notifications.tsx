@@ -90,7 +90,7 @@ function NotificationsForm(props: { saved: NotificationSettings; onSaved: (s: No
           <span class="muted">{t('sms_sender_id_hint', { sender: saved.effective_sender_id })}</span>
         </label>
       </fieldset>
-      {allowed ? <SubmitActions label={t('save')} disabled={save.busy} /> : null}
+      {allowed ? <SubmitActions label={t('sms_save')} disabled={save.busy} /> : null}
       {save.error ? <ErrorBox error={save.error} t={t} /> : null}
       {done && !save.error ? (
         <p class="notice" role="status">
