@@ -75,10 +75,15 @@ export const Notification = z
         "queued: waiting to be sent (or between tries); submitted: the operator's SMSC took it; delivered: the phone " +
         'received it (delivery receipt); failed: it could not be delivered; not_sent: never sent, reason says why.',
     }),
-    reason: z.string().nullable().meta({
-      description:
-        'Why a message was not sent or failed, e.g. opted_out (the recipient replied PARAR or STOP), disabled; null otherwise.',
-    }),
+    reason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Why a message was not sent or failed: opted_out (the recipient replied PARAR or STOP), disabled (SMS off), ' +
+          "no_provider, a delivery receipt's state (undeliverable:<error>, expired, ...) or the SMSC's refusal (ESME_...); " +
+          "a queued message keeps its last try's error; null otherwise.",
+      }),
     attempts: z.int().meta({ description: 'Submits tried.' }),
     created_at: Timestamp,
     submitted_at: Timestamp.nullable(),

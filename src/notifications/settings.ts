@@ -10,9 +10,12 @@ import { saveSettings, storedSettingsOf, type StoredNotificationSettings } from 
 /** The sender when SMS_SENDER_ID is not set. */
 export const FALLBACK_SENDER_ID = 'Entregas';
 
-/** The service's sender id: SMS_SENDER_ID (config.smsSenderId) when the configuration has one, else "Entregas". */
+/**
+ * The service's sender id: SMS_SENDER_ID (`config.sms.senderId`, the SMS transport's configuration) when the
+ * configuration has one, else "Entregas".
+ */
 export function defaultSenderId(config: Config): string {
-  const configured = (config as Partial<Record<'smsSenderId', unknown>>).smsSenderId;
+  const configured = (config as { sms?: { senderId?: unknown } }).sms?.senderId;
   return typeof configured === 'string' && configured ? configured : FALLBACK_SENDER_ID;
 }
 

@@ -187,8 +187,30 @@ describe('SMS notifications on the dashboard (#30)', () => {
       encoding: 'ucs2',
       segments: 2,
       status: 'failed',
-      reason: 'ESME_RSOMETHING_NEW',
+      reason: 'undeliverable:001',
       created_at: new Date(Date.now() - 30_000),
+    });
+    // A retried refusal that ran out of tries, and a reason the dashboard does not know: words all the same.
+    await insertMessage(d.id, {
+      kind: 'out_for_delivery',
+      status: 'failed',
+      reason: 'ESME_RTHROTTLED (after 8 tries)',
+      attempts: 8,
+      created_at: new Date(Date.now() - 50_000),
+    });
+    await insertMessage(d.id, {
+      kind: 'out_for_delivery',
+      status: 'failed',
+      reason: 'something_new',
+      created_at: new Date(Date.now() - 40_000),
+    });
+    // A queued message keeps its last try's error: not shown as a reason while it may still go.
+    await insertMessage(d.id, {
+      kind: 'out_for_delivery',
+      status: 'queued',
+      reason: 'ESME_RSYSERR',
+      attempts: 1,
+      created_at: new Date(Date.now() - 20_000),
     });
     await insertMessage(d.id, {
       kind: 'delivered',
@@ -201,9 +223,16 @@ describe('SMS notifications on the dashboard (#30)', () => {
     const log = page.getByRole('region', { name: 'Mensagens ao destinatário' });
     await log.locator('li[data-kind="delivered"]').waitFor();
     const kinds = await log.locator('li[data-kind]').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
-    expect(kinds.filter((k) => k !== 'created')).toEqual(['out_for_delivery', 'attempt_failed', 'delivered']);
+    expect(kinds.filter((k) => k !== 'created')).toEqual([
+      'out_for_delivery',
+      'out_for_delivery',
+      'out_for_delivery',
+      'attempt_failed',
+      'out_for_delivery',
+      'delivered',
+    ]);
 
-    const sent = await log.locator('li[data-kind="out_for_delivery"]').innerText();
+    const sent = await log.locator('li[data-kind="out_for_delivery"][data-status="delivered"]').innerText();
     expect(sent).toContain('Saiu para entrega');
     expect(sent).toContain('Chegou ao telemóvel');
     expect(sent).toContain('Para +244 *** *** 678');
@@ -212,13 +241,23 @@ describe('SMS notifications on the dashboard (#30)', () => {
     const failed = await log.locator('li[data-kind="attempt_failed"]').innerText();
     expect(failed).toContain('Não chegou');
     expect(failed).toContain('2 SMS (com caracteres especiais)');
-    expect(failed).toContain('Porquê: um motivo que o serviço não descreveu');
+    expect(failed).toContain('Porquê: a operadora não a conseguiu entregar');
+    const gaveUp = log.locator('li[data-status="failed"]', { hasText: 'depois de várias tentativas' });
+    expect(await gaveUp.count()).toBe(1);
+    const unknown = log.locator('li[data-status="failed"]', {
+      hasText: 'Porquê: um motivo que o serviço não descreveu',
+    });
+    expect(await unknown.count()).toBe(1);
+    const queued = await log.locator('li[data-status="queued"]').innerText();
+    expect(queued).toContain('Na fila para envio');
+    expect(queued).not.toContain('Porquê');
     const optedOut = await log.locator('li[data-kind="delivered"]').innerText();
     expect(optedOut).toContain('Não enviada');
     expect(optedOut).toContain('o destinatário respondeu PARAR');
 
     const text = await log.innerText();
-    for (const raw of ['opted_out', 'not_sent', 'ESME_', 'gsm7', 'ucs2', '912345678']) expect(text).not.toContain(raw);
+    for (const raw of ['opted_out', 'not_sent', 'ESME_', 'undeliverable', 'something_new', 'gsm7', 'ucs2', '912345678'])
+      expect(text).not.toContain(raw);
     await bothWidths(page, 'delivery with messages');
 
     // In English.

@@ -50,10 +50,10 @@ describe('defaults', () => {
     expect(defaultSettings(true)).toEqual({ sms_enabled: false, language: 'pt-AO', sender_id: null });
     expect(defaultSettings(false)).toEqual({ sms_enabled: true, language: 'pt-AO', sender_id: null });
     expect(defaultSenderId(loadConfig({}))).toMatch(SENDER_ID_PATTERN);
-    expect(defaultSenderId({ ...loadConfig({}), smsSenderId: '' } as ReturnType<typeof loadConfig>)).toBe(
+    expect(defaultSenderId({ ...loadConfig({}), sms: { senderId: '' } } as ReturnType<typeof loadConfig>)).toBe(
       FALLBACK_SENDER_ID,
     );
-    expect(defaultSenderId({ ...loadConfig({}), smsSenderId: 'Kianda' } as ReturnType<typeof loadConfig>)).toBe(
+    expect(defaultSenderId({ ...loadConfig({}), sms: { senderId: 'Kianda' } } as ReturnType<typeof loadConfig>)).toBe(
       'Kianda',
     );
   });

@@ -26,19 +26,34 @@ const BADGE: Record<Notification['status'], string> = {
   failed: 'bad',
   not_sent: 'bad',
 };
-/** The reasons the outbox records (docs/recipients.md); any other reads as "a reason the service did not describe". */
+/** The reasons the outbox records (docs/recipients.md "The outbox"), by their code. */
 const REASON: Record<string, MessageKey> = {
   opted_out: 'sms_reason_opted_out',
   disabled: 'sms_reason_disabled',
-  no_phone: 'sms_reason_no_phone',
-  invalid_number: 'sms_reason_invalid_number',
-  provider_disabled: 'sms_reason_provider_disabled',
-  rejected: 'sms_reason_rejected',
+  no_provider: 'sms_reason_no_provider',
+  // Delivery receipts' states (`undeliverable:<SMSC error>`).
   undeliverable: 'sms_reason_undeliverable',
-  expired: 'sms_reason_expired',
   deleted: 'sms_reason_undeliverable',
-  retries_exhausted: 'sms_reason_retries_exhausted',
+  expired: 'sms_reason_expired',
+  rejected: 'sms_reason_rejected',
+  unknown: 'sms_reason_unconfirmed',
+  // SMPP refusals.
+  ESME_RINVDSTADR: 'sms_reason_invalid_number',
 };
+
+/**
+ * A reason in words: a known code (before any `:detail`), a retryable failure that ran out of tries (`<code> (after 8
+ * tries)`), any other SMPP refusal (`ESME_...`) as a refusal by the operator; null for one the dashboard does not know.
+ */
+function reasonKey(reason: string): MessageKey | null {
+  if (/\(after \d+ tries\)$/.test(reason)) return 'sms_reason_retries_exhausted';
+  const code = reason.split(':')[0].trim();
+  if (code in REASON) return REASON[code];
+  return code.startsWith('ESME_') ? 'sms_reason_rejected' : null;
+}
+
+/** Only a message that ended without reaching the phone says why (a queued one may keep its last try's error). */
+const ENDED = new Set<Notification['status']>(['failed', 'not_sent']);
 
 /** Whether a message may still change (sent, waiting for its receipt, or waiting to be sent). */
 export const messagesPending = (rows: Notification[] | undefined) =>
@@ -61,10 +76,8 @@ export function MessageLog({ messages }: { messages: Loaded<{ data: Notification
                 <span class="when">{formatDateTime(lang, n.created_at)}</span> <strong>{t(KIND[n.kind])}</strong>{' '}
                 <span class={`badge ${BADGE[n.status]}`}>{t(STATUS[n.status])}</span>
               </p>
-              {n.reason ? (
-                <p class="message-reason">
-                  {t('sms_reason', { reason: n.reason in REASON ? t(REASON[n.reason]) : t('reason_unknown') })}
-                </p>
+              {n.reason && ENDED.has(n.status) ? (
+                <p class="message-reason">{t('sms_reason', { reason: t(reasonKey(n.reason) ?? 'reason_unknown') })}</p>
               ) : null}
               <p class="muted">
                 {t('sms_to', { to: n.to })} ·{' '}
