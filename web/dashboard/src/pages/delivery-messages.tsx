@@ -48,7 +48,7 @@ const REASON: Record<string, MessageKey> = {
 function reasonKey(reason: string): MessageKey | null {
   if (/\(after \d+ tries\)$/.test(reason)) return 'sms_reason_retries_exhausted';
   const code = reason.split(':')[0].trim();
-  if (code in REASON) return REASON[code];
+  if (Object.hasOwn(REASON, code)) return REASON[code];
   return code.startsWith('ESME_') ? 'sms_reason_rejected' : null;
 }
 
