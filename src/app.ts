@@ -40,6 +40,7 @@ import settingsRoutes from './tenants/routes.js';
 import codRoutes from './cod/routes.js';
 import codFleetRoutes from './cod/fleet-routes.js';
 import codTestHelperRoutes from './cod/test-helper-routes.js';
+import notificationsRoutes from './notifications/routes.js';
 
 /** The application: the HTTP layer's plugins (each given what it needs of the domains), then every route module. */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
@@ -114,6 +115,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
   await app.register(codRoutes, deps);
   await app.register(codFleetRoutes, deps);
   await app.register(codTestHelperRoutes, deps);
+  await app.register(notificationsRoutes, deps);
   await app.register(apiKeysRoutes, deps);
   await app.register(usersRoutes, deps);
   await app.register(pagesRoutes, deps);

@@ -328,7 +328,7 @@ describe('the dashboard on the last mile (#29)', () => {
     expect(await attempts.inputValue()).toBe('2');
     await bothWidths(page, 'settings');
     await attempts.selectOption('3');
-    await page.getByRole('button', { name: 'Guardar' }).click();
+    await page.getByRole('button', { name: 'Guardar', exact: true }).click();
     await page.getByText('Guardado.').waitFor();
     const policy = (await stack.request('GET', '/v1/settings/dispatch', { key: m.tenant.secret_key })).body;
     expect(policy).toMatchObject({ max_delivery_attempts: 3, auto_redispatch: false });

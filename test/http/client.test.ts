@@ -147,6 +147,24 @@ describe('the merchant surface (secret key)', () => {
     expect(tracking.data!.reference).toBe(created.data!.reference);
   });
 
+  it("the notification settings and a delivery's message log", async () => {
+    const before = await api.GET('/v1/settings/notifications');
+    expect(before.data).toMatchObject({ livemode: true, sms_enabled: false, language: 'pt-AO', sender_id: null });
+    const changed = await api.PUT('/v1/settings/notifications', { body: { language: 'en', sender_id: 'LojaCliente' } });
+    expect(changed.data).toMatchObject({
+      language: 'en',
+      sender_id: 'LojaCliente',
+      effective_sender_id: 'LojaCliente',
+    });
+    const invalid = await api.PUT('/v1/settings/notifications', { body: { sender_id: 'Loja-Cliente' } });
+    expect(invalid.error).toMatchObject({ status: 422, errors: [{ pointer: '/sender_id', code: 'invalid_format' }] });
+    const log = await api.GET('/v1/deliveries/{delivery_id}/notifications', {
+      params: { path: { delivery_id: deliveryId } },
+    });
+    expect(log.data!.object).toBe('list');
+    expect(Array.isArray(log.data!.data)).toBe(true);
+  });
+
   it('verifyWebhook returns the typed event of a real webhook; a tampered body throws', async () => {
     const hook = await until('the delivery.created webhook', async () =>
       hooks.find(

@@ -63,8 +63,8 @@ describe('the OpenAPI document', () => {
       if (/(_at|_until)$/.test(name) && schema.format !== 'date-time')
         return [`${where}: ${schema.format} (date-time)`];
       if (/(^|_)url$/.test(name) && schema.format !== 'uri') return [`${where}: ${schema.format} (uri)`];
-      // message_id is the webhook-id (msg_<event id>), not a uuid.
-      if (/(^|_)id$/.test(name) && name !== 'message_id' && schema.format !== 'uuid')
+      // message_id is the webhook-id (msg_<event id>), not a uuid; sender_id is an SMS sender (docs/recipients.md).
+      if (/(^|_)id$/.test(name) && !/^(message_id|(effective_)?sender_id)$/.test(name) && schema.format !== 'uuid')
         return [`${where}: ${schema.format} (uuid)`];
       return [];
     });

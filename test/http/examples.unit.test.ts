@@ -11,9 +11,11 @@ import '../../src/couriers/routes.js';
 import '../../src/tenants/dispatch-policy.js';
 import '../../src/users/schemas.js';
 import '../../src/webhooks/schemas.js';
+import '../../src/notifications/schemas.js';
 import { CreateDeliveryBody } from '../../src/deliveries/schemas.js';
 import { QuoteRequestBody } from '../../src/quotes/schemas.js';
 import { CreateEndpointBody, UpdateEndpointBody } from '../../src/webhooks/schemas.js';
+import { NotificationSettingsChange } from '../../src/notifications/schemas.js';
 
 const examplesOf = (schema: z.ZodType): unknown[] => (schema.meta()?.examples as unknown[] | undefined) ?? [];
 
@@ -39,7 +41,13 @@ describe('OpenAPI examples', () => {
   });
 
   it('the request examples are requests the API accepts', () => {
-    for (const schema of [CreateDeliveryBody, QuoteRequestBody, CreateEndpointBody, UpdateEndpointBody]) {
+    for (const schema of [
+      CreateDeliveryBody,
+      QuoteRequestBody,
+      CreateEndpointBody,
+      UpdateEndpointBody,
+      NotificationSettingsChange,
+    ]) {
       const examples = examplesOf(schema);
       expect(examples.length).toBeGreaterThan(0);
       for (const example of examples) expect(schema.safeParse(example).error).toBeUndefined();

@@ -1,4 +1,5 @@
-// `admin tenant ...`: tenants (merchants), their tracking page settings and their dispatch policy.
+// `admin tenant ...`: tenants (merchants), their tracking page settings and their dispatch policy (their SMS
+// notifications: ./tenant-notifications.ts).
 import type { Command } from 'commander';
 import { createTenant } from '../../tenants/service.js';
 import { DispatchPolicyChange, type DispatchPolicy } from '../../tenants/dispatch-policy.js';
@@ -15,6 +16,7 @@ import {
   UsageError,
   type CliContext,
 } from '../context.js';
+import { notificationsCommand } from './tenant-notifications.js';
 
 export function tenantCommands(program: Command, ctx: CliContext): void {
   const tenant = program.command('tenant').description('Tenants (merchants)');
@@ -50,6 +52,7 @@ export function tenantCommands(program: Command, ctx: CliContext): void {
     });
   settingsCommand(tenant, ctx);
   dispatchCommand(tenant, ctx);
+  notificationsCommand(tenant, ctx);
 }
 
 function settingsCommand(tenant: Command, ctx: CliContext): void {

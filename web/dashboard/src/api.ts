@@ -150,3 +150,14 @@ export type DeliveryRow = DeliveryPage['data'][number];
 /** PUT /v1/settings/dispatch with the fields to change (max_delivery_attempts among them). */
 export const saveDispatchSettings = (body: components['schemas']['DispatchPolicyChange']) =>
   call(api.PUT('/v1/settings/dispatch', { body }));
+
+// Recipients' SMS (#30): the notification settings of the dashboard's mode and a delivery's message log.
+export type NotificationSettings = components['schemas']['NotificationSettings'];
+export type NotificationSettingsChange = components['schemas']['NotificationSettingsChange'];
+export type Notification = components['schemas']['Notification'];
+/** PUT /v1/settings/notifications with the fields to change. */
+export const saveNotificationSettings = (body: NotificationSettingsChange) =>
+  call(api.PUT('/v1/settings/notifications', { body }));
+/** GET /v1/deliveries/{delivery_id}/notifications: the messages to the recipient, oldest first. */
+export const deliveryNotifications = (id: string) =>
+  call(api.GET('/v1/deliveries/{delivery_id}/notifications', { params: { path: { delivery_id: id } } }));

@@ -2,9 +2,9 @@
 // offered only in the statuses the API cancels from (awaiting_payment, pending, assigned: design.md), never on a
 // delivery it would refuse (in transit, out for delivery, stalled); it asks the API (DELETE /v1/deliveries/{id}) and
 // shows its answer as it is: 409 when the status changed meanwhile, 422 when the delivery's workflow refused (the
-// courier would not release the booking, for one).
+// courier would not release the booking, for one). Below the timeline, the messages to the recipient (./delivery-messages.tsx).
 import { useState } from 'preact/hooks';
-import { api, call, type Delivery } from '../api';
+import { api, call, deliveryNotifications, type Delivery } from '../api';
 import { EventDetail, ProofCard, RecoveryPanel, ReturnCard, type FullDelivery } from './delivery-last-mile';
 import { formatAoa, formatDateTime, formatWeight } from '../format';
 import { eventLabel, sourceLabel } from '../i18n';
@@ -22,6 +22,7 @@ import {
   type Loaded,
 } from '../ui';
 import { CashCard } from './delivery-cash';
+import { MessageLog, messagesPending } from './delivery-messages';
 
 const FINAL = new Set(['delivered', 'cancelled', 'failed']);
 /** The statuses DELETE /v1/deliveries/{id} accepts (design.md); any other answers 409 delivery_not_cancellable. */
@@ -206,6 +207,9 @@ export function DeliveryPage({ id }: { id: string }) {
   const d = delivery.data;
   useTitle(d ? t('delivery_title', { reference: d.reference }) : t('loading'));
   useInterval(delivery.refresh, LIVE_MS, !!d && !FINAL.has(d.status));
+  // The messages to the recipient: refreshed while the delivery moves, and after it while one awaits its receipt.
+  const messages = useLoad(() => deliveryNotifications(id), [id]);
+  useInterval(messages.refresh, LIVE_MS, !!d && (!FINAL.has(d.status) || messagesPending(messages.data?.data)));
 
   if (delivery.loading && !d) return <Loading label={t('loading')} />;
   if (!d) return <NotFound delivery={delivery} />;
@@ -272,6 +276,7 @@ export function DeliveryPage({ id }: { id: string }) {
       <ProofCard proof={d.proof_of_delivery} />
 
       <Timeline d={d} />
+      <MessageLog messages={messages} />
     </>
   );
 }
