@@ -10,13 +10,9 @@ import { saveSettings, storedSettingsOf, type StoredNotificationSettings } from 
 /** The sender when SMS_SENDER_ID is not set. */
 export const FALLBACK_SENDER_ID = 'Entregas';
 
-/**
- * The service's sender id: SMS_SENDER_ID (`config.sms.senderId`, the SMS transport's configuration) when the
- * configuration has one, else "Entregas".
- */
+/** The service's sender id: SMS_SENDER_ID (`config.sms.senderId`), else "Entregas". */
 export function defaultSenderId(config: Config): string {
-  const configured = (config as { sms?: { senderId?: unknown } }).sms?.senderId;
-  return typeof configured === 'string' && configured ? configured : FALLBACK_SENDER_ID;
+  return config.sms.senderId || FALLBACK_SENDER_ID;
 }
 
 /** What a tenant that never changed its settings gets in `livemode`. */
