@@ -21,6 +21,7 @@ import { startMetricsServer, type MetricsServer } from './platform/observability
 import { countOpenDeliveriesByStatus } from './deliveries/metrics-repository.js';
 import { activityLogContext, installWorkerRuntime } from './platform/observability/temporal-runtime.js';
 import { freePort } from './platform/net.js';
+import { defaultMaxCachedWorkflows } from './platform/workflow-cache.js';
 import {
   startTracing,
   stopTracing,
@@ -45,6 +46,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     namespace: config.temporalNamespace,
     taskQueue: options.taskQueue ?? config.taskQueue,
     workflowBundle: { codePath: options.bundlePath ?? (await ensureWorkflowBundle()) },
+    // Sized from the machine unless WORKER_MAX_CACHED_WORKFLOWS says (src/platform/workflow-cache.ts).
+    maxCachedWorkflows: config.workerMaxCachedWorkflows ?? defaultMaxCachedWorkflows(),
     activities: createActivities({ config, pool, temporal: options.temporal }),
     // Activity log lines name their delivery and tenant; with tracing on, activities continue their workflow's trace.
     interceptors: { activity: [activityLogContext, ...tracingActivityInterceptors()] },
@@ -167,7 +170,9 @@ async function main() {
   onParentExit(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   });
-  console.log(`Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}`);
+  console.log(
+    `Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}; up to ${worker.options.maxCachedWorkflows} workflows cached`,
+  );
   await worker.run();
   stopReconciler();
   await metrics?.close();
