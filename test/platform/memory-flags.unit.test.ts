@@ -1,0 +1,31 @@
+// The production processes' V8 memory flags (docs/operations.md "Production build and memory") are the same wherever
+// they are started: package.json's start:api / start:worker (npm run bench:rss, the cluster), the image's CMD and
+// docker-compose.yml.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ROOT_DIR } from '../../src/platform/config.js';
+
+const read = (file: string) => fs.readFileSync(path.join(ROOT_DIR, file), 'utf8');
+const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+const compose = parse(read('docker-compose.yml')) as Record<string, { command?: string[] }>;
+const flags = (args: string[]) => args.filter((a) => a.startsWith('--'));
+const script = (name: string) => pkg.scripts[name].split(' ');
+
+describe('memory flags of the production processes', () => {
+  it('the worker: a small young generation and a 512 MB old generation, in package.json and docker-compose.yml', () => {
+    expect(flags(script('start:worker'))).toEqual([
+      '--enable-source-maps',
+      '--max-semi-space-size=8',
+      '--max-old-space-size=512',
+    ]);
+    expect(flags(compose['x-worker'].command!)).toEqual(flags(script('start:worker')));
+  });
+
+  it('the API: the same flags in package.json, docker-compose.yml and the image', () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
+    expect(flags(JSON.parse(cmd!) as string[])).toEqual(flags(script('start:api')));
+    expect(flags(compose['x-api'].command!)).toEqual(flags(script('start:api')));
+  });
+});
