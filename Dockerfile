@@ -22,5 +22,6 @@ COPY --from=build /app/.build ./.build
 COPY migrations ./migrations
 USER node
 EXPOSE 3000
-# The API keeps a small young generation: a lower, steadier memory footprint per replica (docs/operations.md).
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=2", ".build/dist/server.js"]
+# The API keeps a small young generation and a 512 MB old generation (about 60 MB live; below 1 GB V8 lets garbage grow
+# 1.4x between full GCs, not 4x): a lower, steadier memory footprint per replica (docs/operations.md).
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=2", "--max-old-space-size=512", ".build/dist/server.js"]

@@ -23,7 +23,12 @@ describe('memory flags of the production processes', () => {
     expect(flags(compose['x-worker'].command!)).toEqual(flags(script('start:worker')));
   });
 
-  it('the API: the same flags in package.json, docker-compose.yml and the image', () => {
+  it('the API: a small young generation and a 512 MB old generation, the same in package.json, docker-compose.yml and the image', () => {
+    expect(flags(script('start:api'))).toEqual([
+      '--enable-source-maps',
+      '--max-semi-space-size=2',
+      '--max-old-space-size=512',
+    ]);
     const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
     expect(flags(JSON.parse(cmd!) as string[])).toEqual(flags(script('start:api')));
     expect(flags(compose['x-api'].command!)).toEqual(flags(script('start:api')));
