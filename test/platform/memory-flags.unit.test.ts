@@ -34,3 +34,18 @@ describe('memory flags of the production processes', () => {
     expect(flags(compose['x-api'].command!)).toEqual(flags(script('start:api')));
   });
 });
+
+describe('glibc malloc arenas', () => {
+  it('MALLOC_ARENA_MAX=2 for both processes: in their package.json scripts and in the image', () => {
+    for (const name of ['start:api', 'start:worker']) expect(script(name)[0]).toBe('MALLOC_ARENA_MAX=2');
+    expect(read('Dockerfile')).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
+  });
+
+  it("Proc.production starts the script's node with the script's variables", async () => {
+    const { Proc } = await import('../../scripts/lib/processes.js');
+    const proc = Proc.production('api', 'start:api', { env: { PORT: '1' } });
+    expect(proc.command).toBe(process.execPath);
+    expect(proc.args).toEqual(script('start:api').slice(2));
+    expect(proc.options.env).toEqual({ MALLOC_ARENA_MAX: '2', PORT: '1' });
+  });
+});
