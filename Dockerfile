@@ -15,12 +15,14 @@ RUN npm run build
 # no source code. Files belong to root and the processes run as `node`: they cannot rewrite their own code.
 FROM node:24-slim
 WORKDIR /app
-ENV NODE_ENV=production NO_UPDATE_NOTIFIER=1 WORKFLOW_BUNDLE_PATH=/app/.build/workflow-bundle.js
+# MALLOC_ARENA_MAX=2: two glibc malloc arenas instead of up to 8 per core, less native memory (docs/operations.md).
+ENV NODE_ENV=production NO_UPDATE_NOTIFIER=1 WORKFLOW_BUNDLE_PATH=/app/.build/workflow-bundle.js MALLOC_ARENA_MAX=2
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/.build ./.build
 COPY migrations ./migrations
 USER node
 EXPOSE 3000
-# The API keeps a small young generation: a lower, steadier memory footprint per replica (docs/operations.md).
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=2", ".build/dist/server.js"]
+# The API keeps a small young generation and a 512 MB old generation (about 60 MB live; below 1 GB V8 lets garbage grow
+# 1.4x between full GCs, not 4x): a lower, steadier memory footprint per replica (docs/operations.md).
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=2", "--max-old-space-size=512", ".build/dist/server.js"]

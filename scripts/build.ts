@@ -26,7 +26,7 @@ const result = await build({
   outdir,
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'esm',
   packages: 'external',
   sourcemap: true,

@@ -23,6 +23,7 @@ import { activityLogContext, installWorkerRuntime } from './platform/observabili
 import { freePort } from './platform/net.js';
 import { createSmsTransport } from './notifications/transports.js';
 import { createSmsOutbox } from './notifications/outbox.js';
+import { defaultMaxCachedWorkflows } from './platform/workflow-cache.js';
 import {
   startTracing,
   stopTracing,
@@ -47,6 +48,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     namespace: config.temporalNamespace,
     taskQueue: options.taskQueue ?? config.taskQueue,
     workflowBundle: { codePath: options.bundlePath ?? (await ensureWorkflowBundle()) },
+    // Sized from the machine unless WORKER_MAX_CACHED_WORKFLOWS says (src/platform/workflow-cache.ts).
+    maxCachedWorkflows: config.workerMaxCachedWorkflows ?? defaultMaxCachedWorkflows(),
     activities: createActivities({ config, pool, temporal: options.temporal }),
     // Activity log lines name their delivery and tenant; with tracing on, activities continue their workflow's trace.
     interceptors: { activity: [activityLogContext, ...tracingActivityInterceptors()] },
@@ -178,7 +181,9 @@ async function main() {
   onParentExit(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   });
-  console.log(`Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}`);
+  console.log(
+    `Worker polling task queue "${config.taskQueue}" on ${config.temporalAddress}; up to ${worker.options.maxCachedWorkflows} workflows cached`,
+  );
   await worker.run();
   stopReconciler();
   await smsOutbox.stop();

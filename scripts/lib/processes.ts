@@ -23,13 +23,23 @@ export class Proc {
     readonly options: ProcOptions = {},
   ) {}
 
-  /** One of package.json's production scripts (`start:api`, `start:worker`: "node <flags> <file>"), after `npm run build`. */
+  /**
+   * One of package.json's production scripts (`start:api`, `start:worker`: "[NAME=value ...] node <flags> <file>"), after
+   * `npm run build`; the script's variables come before the caller's.
+   */
   static production(name: string, script: 'start:api' | 'start:worker', options: ProcOptions = {}): Proc {
     const scripts = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).scripts as Record<
       string,
       string
     >;
-    return new Proc(name, process.execPath, scripts[script].split(' ').slice(1), { ipc: true, ...options });
+    const words = scripts[script].split(' ');
+    const node = words.indexOf('node');
+    const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2)));
+    return new Proc(name, process.execPath, words.slice(node + 1), {
+      ipc: true,
+      ...options,
+      env: { ...env, ...options.env },
+    });
   }
 
   start(): ChildProcess {

@@ -236,6 +236,12 @@ export const envSchema = z
       .meta({ defaultText: 'unset; `npm run dev`: 9465' })
       .describe("the worker's metrics, the Temporal SDK's included"),
     METRICS_STATUS_CACHE_MS: whole(10_000, 0).describe("how long the worker's deliveries-by-status count is reused"),
+    WORKER_MAX_CACHED_WORKFLOWS: wholeNumber(0)
+      .optional()
+      .meta({ defaultText: 'sized from the machine' })
+      .describe(
+        "workflows the worker keeps in memory between their tasks (0: none); unset, sized from the machine's memory and the worker's heap limit ([operations](docs/operations.md#production-build-and-memory))",
+      ),
     DASHBOARD_SESSION_IDLE_MS: whole(2 * HOUR, 1000).describe(
       'a dashboard session ends after this long without a request ([dashboard](docs/dashboard.md#sessions-and-security))',
     ),
@@ -335,6 +341,7 @@ function toConfig(env: z.output<typeof envSchema>) {
     metricsToken: env.METRICS_TOKEN,
     workerMetricsPort: env.WORKER_METRICS_PORT,
     metricsStatusCacheMs: env.METRICS_STATUS_CACHE_MS,
+    workerMaxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS,
     /** The merchant dashboard (docs/dashboard.md): sessions, set-password links, the cookie, password hashing. */
     dashboard: {
       sessionIdleMs: env.DASHBOARD_SESSION_IDLE_MS,

@@ -208,8 +208,10 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
   const log: Logger = deps.log ?? { warn: () => {} };
   const timeoutMs = config.webhookTimeoutMs;
   // Keep-alive connections to receivers. Every connection's resolved address is checked (SSRF, DNS rebinding):
-  // no special-use address, loopback only with ALLOW_LOOPBACK_WEBHOOKS.
+  // no special-use address, loopback only with ALLOW_LOOPBACK_WEBHOOKS. HTTP/1.1 only, as with every receiver so far
+  // (undici 8 would otherwise negotiate HTTP/2 over TLS).
   const agent = new Agent({
+    allowH2: false,
     connect: {
       timeout: Math.min(timeoutMs, WEBHOOK_CONNECT_MAX_MS),
       lookup: guardedLookup(config.allowLoopbackWebhooks, deps.resolve),

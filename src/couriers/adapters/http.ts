@@ -33,10 +33,19 @@ import {
 export const DEFAULT_COURIER_TIMEOUT_MS = 2000;
 const MAX_BODY_BYTES = 256 * 1024;
 
-/** One keep-alive connection pool per process, shared by every http courier. */
+/**
+ * One keep-alive connection pool per process, shared by every http courier. HTTP/1.1 only (undici 8 would otherwise
+ * negotiate HTTP/2 with a TLS courier): the courier protocol is specified and tested on HTTP/1.1.
+ */
 let sharedAgent: Agent | null = null;
 export function courierAgent(): Agent {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: 256, pipelining: 1 });
+  sharedAgent ??= new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    connections: 256,
+    pipelining: 1,
+    allowH2: false,
+  });
   return sharedAgent;
 }
 /** Closes the shared pool (tests, benchmark shutdown). A later call creates a new one. */

@@ -7,7 +7,7 @@ import { ApiError, type FieldErrorCode } from '../problem.js';
 export const MAX_DEPTH = 32;
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-// Node 20 has String.prototype.isWellFormed (ES2024); the project's lib setting is ES2022.
+// Node 24 has String.prototype.isWellFormed (ES2024); the project's lib setting is ES2022.
 const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
 const storable = (text: string) => wellFormed(text) && !text.includes('\u0000');
 

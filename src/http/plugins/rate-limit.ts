@@ -21,7 +21,7 @@ import rateLimit, {
   type FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ApiError } from '../problem.js';
 import './auth.js'; // request.auth
 
@@ -66,12 +66,14 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
 /**
  * ioredis for the shared counters, failing fast while Redis is away: no offline queue (a command without a connection
  * fails at once instead of waiting for one), one attempt per command, 500 ms per command, and reconnection in the
- * background every second at most. The limiter then counts the request in memory (fallbackStore).
+ * background every second at most. The limiter then counts the request in memory (fallbackStore). ioredis is loaded
+ * only when REDIS_URL is set: 4 MB of the API's memory otherwise (docs/operations.md "Production build and memory").
  */
-function redisClient(
+async function redisClient(
   url: string,
   log: { warn: (obj: object, msg: string) => void; info: (msg: string) => void },
-): Redis {
+): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -151,7 +153,7 @@ function fallbackStore(redis: Redis, nameSpace?: string): FastifyRateLimitStoreC
 }
 
 export default fp(async (app, opts: RateLimitOptions) => {
-  const redis = opts.redisUrl ? redisClient(opts.redisUrl, app.log) : undefined;
+  const redis = opts.redisUrl ? await redisClient(opts.redisUrl, app.log) : undefined;
   if (redis) {
     app.addHook('onClose', async () => redis.disconnect());
     // Start counting from the first request: wait (briefly) for the connection; an unreachable Redis does not hold start-up.
