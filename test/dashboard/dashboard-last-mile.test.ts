@@ -248,7 +248,11 @@ describe('the dashboard on the last mile (#29)', () => {
       stack,
       m.tenant.secret_key,
       d.id,
-      (x) => x.status === 'failed' && x.return_delivery_id,
+      // The return's id is on the delivery a moment before its delivery.return_started event: wait for both.
+      (x) =>
+        x.status === 'failed' &&
+        x.return_delivery_id &&
+        x.events.some((e: { event_type: string }) => e.event_type === 'delivery.return_started'),
     );
     await openDelivery(page, d);
     const attempts = await page.locator('.timeline li[data-event="delivery.attempt_failed"]').allInnerTexts();

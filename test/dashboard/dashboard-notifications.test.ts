@@ -133,7 +133,10 @@ describe('SMS notifications on the dashboard (#30)', () => {
 
     await sender.fill('Loja-Kianda!');
     await section.getByRole('button', { name: 'Guardar as notificações' }).click();
-    expect(await section.getByRole('alert').innerText()).toContain('sender_id');
+    // The refusal in words, at the field's label (never the pointer or the API's English detail).
+    const alert = section.getByRole('alert');
+    expect(await alert.locator('li[data-pointer="/sender_id"]').innerText()).toContain('Remetente');
+    expect(await alert.innerText()).not.toContain('sender_id');
     expect(await settingsOf(tenant.secret_key)).toMatchObject({ sms_enabled: false, sender_id: null });
 
     await enabled.check();

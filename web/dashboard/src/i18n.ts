@@ -82,6 +82,9 @@ const FIELD_LABELS: Record<string, MessageKey> = {
   recipient_phone: 'recipient_phone',
   since: 'replay_since',
   until: 'replay_until',
+  sms_enabled: 'sms_enabled',
+  language: 'sms_language',
+  sender_id: 'sms_sender_id',
 };
 /** The part of the body a pointer starts with, said before the field (`Destino · Cidade`). */
 const GROUP_LABELS: Record<string, MessageKey> = {
