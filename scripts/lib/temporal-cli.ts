@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT_DIR } from '../../src/platform/config.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
+import { devServerSearchAttributeArgs } from '../../shared/search-attributes.js';
 import { goInstall, isExecutable, onPath, userCacheDir } from './go-install.js';
 import { waitForPort } from './net.js';
 
@@ -75,7 +75,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     '--log-level',
     'warn',
   ];
-  for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
+  args.push(...devServerSearchAttributeArgs());
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ROOT_DIR } from '../../src/platform/config.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../shared/search-attributes.js';
 import { goInstall, isExecutable, userCacheDir } from './go-install.js';
 import { isListening, waitForPort } from './net.js';
 import { Proc } from './processes.js';
@@ -343,7 +343,7 @@ async function until(attempt: () => Promise<unknown>, timeoutMs: number, what: s
   }
 }
 
-/** The namespace (3 days of retention) and the four Keyword search attributes, created when missing. */
+/** The namespace (3 days of retention) and the search attributes (shared/search-attributes.ts), created when missing. */
 async function ensureNamespace(temporal: Cli, namespace: string, log: (line: string) => void): Promise<void> {
   const exists = await temporal('operator', 'namespace', 'describe', '--namespace', namespace).then(
     () => true,
@@ -363,21 +363,11 @@ async function ensureNamespace(temporal: Cli, namespace: string, log: (line: str
     30_000,
     `namespace ${namespace} to be usable`,
   );
-  const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !listed.customAttributes?.[name]);
-  for (const name of missing)
-    await temporal(
-      'operator',
-      'search-attribute',
-      'create',
-      '--namespace',
-      namespace,
-      '--name',
-      name,
-      '--type',
-      'Keyword',
-    );
+  const missing = SEARCH_ATTRIBUTES.filter(({ name }) => !listed.customAttributes?.[name]);
+  for (const { name, type } of missing)
+    await temporal('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', name, '--type', type);
   if (missing.length) {
-    log(`    search attributes ${missing.join(', ')} registered`);
+    log(`    search attributes ${missing.map((a) => a.name).join(', ')} registered`);
     // Every service sees a namespace's new search attributes on its next namespace cache refresh (2 s, dynamicconfig).
     await new Promise((r) => setTimeout(r, 3000));
   }

@@ -153,6 +153,40 @@ export interface StartableDelivery {
   payment_method?: string;
 }
 
+/** What a delivery's workflow summary and details show (src/deliveries/workflow-summary.ts), as it stands now. */
+export interface WorkflowSummaryFacts {
+  delivery_id: string;
+  reference: string;
+  tenant_id: string;
+  /** The shop's name as customers know it (tenants.display_name), else the tenant's name. */
+  shop_name: string;
+  livemode: boolean;
+  courier_name: string;
+  courier_slug: string;
+  origin: { city: string | null; province: string | null };
+  destination: { city: string | null; province: string | null };
+  weight_grams: number;
+  payment_method: string | null;
+  quoted_fee_aoa: number;
+  cash_collect_aoa: number | null;
+  return_of: string | null;
+}
+
+export async function workflowSummaryFacts(pool: Pool, deliveryId: string): Promise<WorkflowSummaryFacts | null> {
+  const { rows } = await pool.query<WorkflowSummaryFacts>(
+    `SELECT d.id AS delivery_id, d.reference, d.tenant_id, coalesce(t.display_name, t.name) AS shop_name, d.livemode,
+            c.name AS courier_name, c.slug AS courier_slug,
+            json_build_object('city', d.origin->>'city', 'province', d.origin->>'province') AS origin,
+            json_build_object('city', d.destination->>'city', 'province', d.destination->>'province') AS destination,
+            (d.parcel->>'weight_grams')::int AS weight_grams, d.payment_method, d.quoted_fee_aoa,
+            d.cash_collect_aoa, d.return_of
+       FROM deliveries d JOIN tenants t ON t.id = d.tenant_id JOIN courier_companies c ON c.id = d.company_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return rows[0] ?? null;
+}
+
 /**
  * The delivery of this scope made under this Idempotency-Key, at any age (a delivery keeps its key), with its
  * `delivery.created` event and what tells whether a new request is the same one: the request hash stored with the key

@@ -16,6 +16,7 @@ import {
 } from '../../shared/deliveries/definitions.js';
 import {
   CourierSlugKey,
+  DeliveryLivemodeKey,
   DeliveryReferenceKey,
   DeliveryStatusKey,
   TenantIdKey,
@@ -24,7 +25,13 @@ import type { deliveryWorkflow } from '../../workflows/deliveries/workflows.js';
 import { DISPATCH_MAX_INTERVAL_MS } from '../../shared/timeouts.js';
 import { redispatchPolicyFor } from '../tenants/dispatch-policy.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
-import { markWorkflowStarted, unstartedDeliveries, type StartableDelivery } from './start-repository.js';
+import {
+  markWorkflowStarted,
+  unstartedDeliveries,
+  workflowSummaryFacts,
+  type StartableDelivery,
+} from './start-repository.js';
+import { workflowStaticDetails, workflowStaticSummary } from './workflow-summary.js';
 
 export function timeoutsFrom(config: Config): DeliveryTimeouts {
   return {
@@ -79,7 +86,11 @@ async function startWorkflowOf(
   restart?: DeliveryContinuedState,
 ): Promise<void> {
   // Automatic failover as the tenant's policy of the delivery's mode stands now (absent when off: a failure before pickup stalls).
-  const policy = await dispatchPolicyOf(pool, d.tenant_id, d.livemode);
+  // What the Temporal UI shows of it (summary and details), read beside the policy.
+  const [policy, facts] = await Promise.all([
+    dispatchPolicyOf(pool, d.tenant_id, d.livemode),
+    workflowSummaryFacts(pool, d.id),
+  ]);
   const redispatch = redispatchPolicyFor(policy, config.assignTimeoutUnitMs);
   const input: DeliveryWorkflowInput = {
     deliveryId: d.id,
@@ -112,7 +123,9 @@ async function startWorkflowOf(
       { key: TenantIdKey, value: d.tenant_id },
       { key: DeliveryReferenceKey, value: d.reference },
       { key: CourierSlugKey, value: d.courier_slug },
+      { key: DeliveryLivemodeKey, value: d.livemode },
     ],
+    ...(facts ? { staticSummary: workflowStaticSummary(facts), staticDetails: workflowStaticDetails(facts) } : {}),
   });
 }
 

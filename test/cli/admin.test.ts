@@ -9,6 +9,7 @@ import { ROOT_DIR } from '../../src/platform/config.js';
 import type { Simulator } from '../../simulator/server.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus } from '../helpers/fixtures.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { deliveryWith, until } from '../helpers/test-mode.js';
 
 interface Run {
   code: number;
@@ -489,7 +490,7 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
     expect(unknown.stderr).toMatch(/^error: No tenant /);
   });
 
-  it('delivery stalled shows reference, reason and age; recover waits for the answer: an ignored action exits 3 with the reason, a done one 0', async () => {
+  it('delivery stalled shows reference, mode, reason and age; recover waits for the answer: an ignored action exits 3 with the reason, a done one 0', async () => {
     const rejecting = simCompany({ reject_bookings: true });
     const accepting = simCompany({ booking_status: 'accepted' });
     const m = await merchantWith(stack, sim, [rejecting, accepting]);
@@ -517,6 +518,7 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
       expect.objectContaining({
         delivery_id: d.id,
         reference: d.reference,
+        livemode: true,
         reason: 'courier_rejected',
         courier_slug: rejecting.slug,
         age_seconds: expect.any(Number),
@@ -526,9 +528,9 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
     const table = await admin('delivery', 'stalled', '--tenant', m.tenant.tenant_id);
     expect(table.code).toBe(0);
     const [header, row] = table.stdout.trim().split('\n');
-    expect(header).toMatch(/^REFERENCE\s+REASON\s+AGE\s+COURIER\s+DELIVERY$/);
+    expect(header).toMatch(/^REFERENCE\s+MODE\s+REASON\s+AGE\s+COURIER\s+DELIVERY$/);
     expect(row).toMatch(
-      new RegExp(`^${d.reference}\\s+courier_rejected\\s+\\d+ (s|min)\\s+${rejecting.slug}\\s+${d.id}$`),
+      new RegExp(`^${d.reference}\\s+live\\s+courier_rejected\\s+\\d+ (s|min)\\s+${rejecting.slug}\\s+${d.id}$`),
     );
 
     // A company the tenant has no link to: the workflow ignores the redispatch, and the command says so.
@@ -575,5 +577,49 @@ describe('admin CLI: operators (stalled deliveries, recover, courier list)', () 
     );
     expect(noSuchCompany.code).toBe(2);
     expect(noSuchCompany.stderr).toMatch(/No courier with slug "no-such-courier"/);
+  });
+
+  it('delivery stalled --mode live|test lists one mode only (search attribute DeliveryLivemode); without it both, each with its mode', async () => {
+    const m = await merchantWith(stack, sim, [simCompany({ reject_bookings: true })]);
+    const live = await createDeliveryFor(stack, m);
+    await waitForStatus(stack, m.tenant.secret_key, live.id, 'stalled');
+    const testKey = m.tenant.test_secret_key;
+    const test = await deliveryWith(stack, testKey, 'test-manual');
+    await until(stack, testKey, test.id, (d) => d.status === 'assigned');
+    const stalled = await stack.request('POST', `/v1/test_helpers/deliveries/${test.id}/stall`, { key: testKey });
+    expect(stalled.status, JSON.stringify(stalled.body)).toBe(200);
+
+    const tenant = ['--tenant', m.tenant.tenant_id];
+    const modes = async (...args: string[]) =>
+      (
+        (await adminJson('delivery', 'stalled', ...tenant, ...args)).data as {
+          delivery_id: string;
+          livemode: boolean;
+        }[]
+      )
+        .map((d) => `${d.delivery_id} ${d.livemode ? 'live' : 'test'}`)
+        .sort();
+    await expect
+      .poll(() => modes(), { timeout: 15_000, interval: 300 })
+      .toEqual([`${live.id} live`, `${test.id} test`].sort());
+    expect(await modes('--mode', 'live')).toEqual([`${live.id} live`]);
+    const onlyTest = await adminJson('delivery', 'stalled', ...tenant, '--mode', 'test');
+    expect(onlyTest.query).toBe(
+      `DeliveryStatus = "stalled" AND TenantId = "${m.tenant.tenant_id}" AND DeliveryLivemode = false`,
+    );
+    expect(onlyTest.data).toEqual([
+      expect.objectContaining({
+        delivery_id: test.id,
+        livemode: false,
+        reason: 'state_timeout',
+        courier_slug: 'test-manual',
+      }),
+    ]);
+    const table = await admin('delivery', 'stalled', ...tenant, '--mode', 'test');
+    expect(table.stdout.trim().split('\n')[1]).toMatch(new RegExp(`^${test.reference}\\s+test\\s+state_timeout\\s`));
+
+    const bad = await admin('delivery', 'stalled', '--mode', 'sandbox');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Allowed choices are live, test/);
   });
 });

@@ -14,7 +14,7 @@ import { createTenant } from '../../src/tenants/service.js';
 import { ensureTemporalCli } from '../../scripts/lib/temporal-cli.js';
 import { freePort, waitForPort } from '../../scripts/lib/net.js';
 import { Proc } from '../../scripts/lib/processes.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../shared/search-attributes.js';
+import { devServerSearchAttributeArgs } from '../../shared/search-attributes.js';
 import type { Simulator } from '../../simulator/server.js';
 import {
   CHAOS_ENV,
@@ -70,7 +70,7 @@ beforeAll(async () => {
     '--log-level',
     'error',
   ];
-  for (const name of SEARCH_ATTRIBUTE_NAMES) temporalArgs.push('--search-attribute', `${name}=Keyword`);
+  temporalArgs.push(...devServerSearchAttributeArgs());
   temporal = new Proc('temporal', await ensureTemporalCli(), temporalArgs, { logFile: path.join(dir, 'temporal.log') });
   temporal.start();
   await waitForPort(temporalPort, '127.0.0.1', 120_000);

@@ -6,6 +6,12 @@ import {
   type OperatorAction,
 } from '../../../shared/deliveries/definitions.js';
 import { OPERATOR_ACTIONS } from '../../../shared/deliveries/vocabulary.js';
+import {
+  CourierSlugKey,
+  DeliveryLivemodeKey,
+  DeliveryReferenceKey,
+  TenantIdKey,
+} from '../../../shared/search-attributes.js';
 import type { Pool } from '../../platform/db.js';
 import { restartIfClosed } from '../../deliveries/recovery.js';
 import { deliveryEvents, deliveryStatus, type DeliveryEventRow } from '../../deliveries/repository.js';
@@ -26,28 +32,39 @@ export function deliveryCommands(program: Command, ctx: CliContext): void {
   const delivery = program.command('delivery').description('Deliveries (operators)');
   delivery
     .command('stalled')
-    .description('List stalled deliveries (Temporal visibility query DeliveryStatus = "stalled")')
+    .description(
+      'List stalled deliveries (Temporal visibility query DeliveryStatus = "stalled"), with their mode (live or test)',
+    )
     .option('--tenant <id>', 'only this tenant', uuid)
+    .addOption(
+      new Option('--mode <mode>', 'only live or only test deliveries (search attribute DeliveryLivemode)').choices([
+        'live',
+        'test',
+      ]),
+    )
     .option('--limit <n>', 'at most this many', int, 100)
     .option('--json', 'print JSON')
     .action(async (opts) => {
       const client = await ctx.getTemporal();
-      const query = stalledQuery(opts.tenant);
+      const query = stalledQuery(opts.tenant, opts.mode);
       const found: {
         delivery_id: string;
         workflow_id: string;
         reference: string | null;
         tenant_id: string | null;
+        livemode: boolean | null;
         courier_slug: string | null;
       }[] = [];
       for await (const wf of client.workflow.list({ query })) {
-        const attrs = wf.searchAttributes as Record<string, string[] | undefined>;
+        const attrs = wf.typedSearchAttributes;
         found.push({
           delivery_id: wf.workflowId.replace(/^delivery-/, ''),
           workflow_id: wf.workflowId,
-          reference: attrs.DeliveryReference?.[0] ?? null,
-          tenant_id: attrs.TenantId?.[0] ?? null,
-          courier_slug: attrs.CourierSlug?.[0] ?? null,
+          reference: attrs.get(DeliveryReferenceKey) ?? null,
+          tenant_id: attrs.get(TenantIdKey) ?? null,
+          // null: a workflow started before DeliveryLivemode existed.
+          livemode: attrs.get(DeliveryLivemodeKey) ?? null,
+          courier_slug: attrs.get(CourierSlugKey) ?? null,
         });
         if (found.length >= opts.limit) break;
       }
@@ -65,21 +82,19 @@ export function deliveryCommands(program: Command, ctx: CliContext): void {
       });
       const rows = data.map((d) => [
         d.reference ?? '?',
+        d.livemode === null ? '?' : d.livemode ? 'live' : 'test',
         d.reason ?? '?',
         d.stalled_at ? age(now - Date.parse(d.stalled_at)) : '?',
         d.courier_slug ?? '?',
         d.delivery_id,
       ]);
-      const widths = [0, 1, 2, 3].map((i) =>
-        Math.max(...[['REFERENCE', 'REASON', 'AGE', 'COURIER'][i], ...rows.map((r) => r[i])].map((c) => c.length)),
-      );
-      const line = (r: string[]) => r.map((c, i) => (i < 4 ? c.padEnd(widths[i]) : c)).join('  ');
+      const header = ['REFERENCE', 'MODE', 'REASON', 'AGE', 'COURIER', 'DELIVERY'];
+      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+      const line = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('  ');
       ctx.print(
         opts.json,
         { query, data },
-        data.length
-          ? [line(['REFERENCE', 'REASON', 'AGE', 'COURIER', 'DELIVERY']), ...rows.map(line)].join('\n')
-          : `(no stalled deliveries)  query: ${query}`,
+        data.length ? [line(header), ...rows.map(line)].join('\n') : `(no stalled deliveries)  query: ${query}`,
       );
     });
   recoverCommand(delivery, ctx);
@@ -167,6 +182,7 @@ async function operatorAnswer(
   }
 }
 
-/** The visibility query an operator types in the Temporal UI. */
-export const stalledQuery = (tenantId?: string) =>
-  `DeliveryStatus = "stalled"${tenantId ? ` AND TenantId = "${tenantId}"` : ''}`;
+/** The visibility query an operator types in the Temporal UI (docs/operations.md has the saved one). */
+export const stalledQuery = (tenantId?: string, mode?: 'live' | 'test') =>
+  `DeliveryStatus = "stalled"${tenantId ? ` AND TenantId = "${tenantId}"` : ''}` +
+  (mode ? ` AND DeliveryLivemode = ${mode === 'live'}` : '');
