@@ -251,7 +251,7 @@ describe('SMS notifications on the dashboard (#30)', () => {
       hasText: 'Porquê: um motivo que o serviço não descreveu',
     });
     expect(await unknown.count()).toBe(1);
-    const queued = await log.locator('li[data-status="queued"]').innerText();
+    const queued = await log.locator('li[data-status="queued"][data-kind="out_for_delivery"]').innerText();
     expect(queued).toContain('Na fila para envio');
     expect(queued).not.toContain('Porquê');
     const optedOut = await log.locator('li[data-kind="delivered"]').innerText();
