@@ -5,7 +5,6 @@
 // proof of delivery; an order number and a phone find their delivery in the list; max_delivery_attempts in the
 // settings; a viewer reads all of it and is offered no change. axe-core at desktop width and at 375 px.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Simulator } from '../../simulator/server.js';
 import type { Role } from '../../src/users/roles.js';
@@ -21,13 +20,12 @@ import {
   waitForStatus,
   type Merchant,
 } from '../helpers/fixtures.js';
+import { bothWidths, signInDashboard } from '../helpers/dashboard-browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const chromiumSetup = inject('chromium');
 if ('error' in chromiumSetup) throw new Error(chromiumSetup.error);
 const PASSWORD = 'palavra-passe muito segura';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 375, height: 812 };
 /** The panel's button of each recovery action, in Portuguese. */
 const ACTION_LABELS: Record<string, string> = {
   redispatch: 'Pedir a outra transportadora',
@@ -118,35 +116,7 @@ async function deliveryTo(destination: typeof DESTINATION, metadata: Record<stri
   return res.body;
 }
 
-async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-AO', timezoneId: 'Africa/Luanda' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await page.goto(`${stack.url}/dashboard`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Palavra-passe').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByRole('heading', { name: 'Entregas', level: 1 }).waitFor();
-  return { context, page };
-}
-
-/** axe-core with no serious or critical violation, at desktop width and at 375 px (and nothing wider than it). */
-async function bothWidths(page: Page, name: string) {
-  for (const viewport of [DESKTOP, PHONE]) {
-    await page.setViewportSize(viewport);
-    await page.evaluate(axe.source);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return result.violations
-        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    expect(violations, `axe on ${name} at ${viewport.width} px`).toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${viewport.width} px`).toBeLessThanOrEqual(0);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const signedIn = (email: string) => signInDashboard(browser, stack.url, email, PASSWORD);
 
 const openDelivery = async (page: Page, d: { id: string; reference: string }) => {
   await page.goto(`${stack.url}/dashboard/deliveries/${d.id}`);

@@ -5,19 +5,17 @@
 // and at 375 px. The log's rows are written here as the outbox writes them (docs/recipients.md "The outbox").
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Role } from '../../src/users/roles.js';
 import type { CreatedTenant } from '../../src/tenants/service.js';
 import { createUser } from '../../src/users/service.js';
+import { bothWidths, signInDashboard } from '../helpers/dashboard-browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { deliveryWith } from '../helpers/test-mode.js';
 
 const chromiumSetup = inject('chromium');
 if ('error' in chromiumSetup) throw new Error(chromiumSetup.error);
 const PASSWORD = 'palavra-passe muito segura';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 375, height: 812 };
 
 let stack: Stack;
 let tenant: CreatedTenant;
@@ -53,35 +51,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-AO', timezoneId: 'Africa/Luanda' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await page.goto(`${stack.url}/dashboard`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Palavra-passe').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByRole('heading', { name: 'Entregas', level: 1 }).waitFor();
-  return { context, page };
-}
-
-/** axe-core with no serious or critical violation, at desktop width and at 375 px (and nothing wider than it). */
-async function bothWidths(page: Page, name: string) {
-  for (const viewport of [DESKTOP, PHONE]) {
-    await page.setViewportSize(viewport);
-    await page.evaluate(axe.source);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return result.violations
-        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    expect(violations, `axe on ${name} at ${viewport.width} px`).toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${viewport.width} px`).toBeLessThanOrEqual(0);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const signedIn = (email: string) => signInDashboard(browser, stack.url, email, PASSWORD);
 
 const settingsOf = async (key: string) => (await stack.request('GET', '/v1/settings/notifications', { key })).body;
 
