@@ -66,6 +66,7 @@ describe('docs/recipients.md, Try it with npm run dev', () => {
     expect(out).toContain(`<form class="recipient card" method="post" action="/track/${id}/location">`);
     expect(out).toContain(`<form class="recipient card" method="post" action="/track/${id}/instructions">`);
     expect(out).toMatch(/<input type="hidden" name="r" value="[^"]+">/);
+    expect(out).toContain('<input type="hidden" name="lang" value="pt">');
     for (const field of ['lat', 'lng', 'instructions']) expect(out).toContain(`name="${field}"`);
     // Both posts recorded: 303 back to the page with ok=.
     expect(out).toMatch(new RegExp(`^303 \\S+/track/${id}\\?\\S*ok=location`, 'm'));
