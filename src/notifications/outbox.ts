@@ -143,6 +143,9 @@ function createListener(pool: Pool, log: Logger, onQueued: () => void) {
 
 type Settings = SmsOutboxOptions & Required<Pick<SmsOutboxOptions, keyof typeof SMS_OUTBOX_DEFAULTS>>;
 
+/** ESME_RTHROTTLED (the SMSC's window) and QUEUE_FULL (the transport's queue): slow down, the message is not at fault. */
+export const isBackPressure = (code: string): boolean => code === 'ESME_RTHROTTLED' || code === 'QUEUE_FULL';
+
 /** Submits one claimed message and records the outcome: submitted, a later try, or failed. */
 async function send(o: Settings, receipts: ReturnType<typeof createReceipts>, row: ClaimedNotification): Promise<void> {
   const { pool, transport } = o;
@@ -154,6 +157,9 @@ async function send(o: Settings, receipts: ReturnType<typeof createReceipts>, ro
     const retryable = !(err instanceof SmsSubmitError) || err.retryable;
     const code = err instanceof SmsSubmitError ? err.code : (err as Error).message.slice(0, 200);
     if (!retryable) return markFinal(pool, row.id, 'failed', code, true);
+    // The SMSC (or our own queue) asking to slow down says nothing of the message: a later try, not one of its tries.
+    if (isBackPressure(code))
+      return markRetry(pool, row.id, retryDelayMs(row.attempts + 1, o.backoffMs, o.backoffCapMs), code, false);
     if (row.attempts + 1 >= o.maxAttempts)
       return markFinal(pool, row.id, 'failed', `${code} (after ${o.maxAttempts} tries)`, true);
     await markRetry(pool, row.id, retryDelayMs(row.attempts + 1, o.backoffMs, o.backoffCapMs), code);

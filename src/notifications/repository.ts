@@ -138,12 +138,19 @@ export async function markSubmitted(pool: Pool, id: string, messageId: string): 
 }
 
 /** A try failed and another is due after `delayMs`. */
-export async function markRetry(pool: Pool, id: string, delayMs: number, reason: string): Promise<void> {
+/** A later try in `delayMs`; `counted`: this try counts towards the message's limit (not when the SMSC throttled). */
+export async function markRetry(
+  pool: Pool,
+  id: string,
+  delayMs: number,
+  reason: string,
+  counted = true,
+): Promise<void> {
   await pool.query(
-    `UPDATE notifications SET attempts = attempts + 1, reason = $3, locked_until = NULL, updated_at = now(),
+    `UPDATE notifications SET attempts = attempts + $4, reason = $3, locked_until = NULL, updated_at = now(),
             next_attempt_at = now() + $2 * interval '1 millisecond'
       WHERE id = $1 AND status = 'queued'`,
-    [id, delayMs, reason],
+    [id, delayMs, reason, counted ? 1 : 0],
   );
 }
 

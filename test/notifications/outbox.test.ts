@@ -170,6 +170,8 @@ describe('the SMS outbox', () => {
     await smsc.waitForMessages(3, { to: throttled.digits }, 15_000);
     await smsc.control('POST', '/_control/throttle', { per_second: null });
     for (const id of ids) await expect.poll(async () => (await rows(id))[0]?.status).toBe('delivered');
+    // A throttle is not one of a message's tries: each counts only the try the SMSC took.
+    for (const id of ids) expect((await rows(id))[0].attempts).toBe(1);
 
     const dropped = newPhone();
     await smsc.control('POST', '/_control/drop', { when: 'next_submit' });

@@ -1,6 +1,6 @@
 // The outbox's retry schedule (src/notifications/outbox.ts): exponential from the first wait, capped, with jitter.
 import { describe, expect, it } from 'vitest';
-import { retryDelayMs } from '../../src/notifications/outbox.js';
+import { isBackPressure, retryDelayMs } from '../../src/notifications/outbox.js';
 
 describe('retryDelayMs', () => {
   it('doubles from the first wait up to the cap; the jitter keeps half to all of it', () => {
@@ -14,6 +14,16 @@ describe('retryDelayMs', () => {
       const d = retryDelayMs(3, 2000, 600_000);
       expect(d).toBeGreaterThanOrEqual(4000);
       expect(d).toBeLessThanOrEqual(8000);
+    }
+  });
+});
+
+describe('isBackPressure', () => {
+  it('is the SMSC throttling or the transport queue full, never a refusal or a lost connection', () => {
+    expect(isBackPressure('ESME_RTHROTTLED')).toBe(true);
+    expect(isBackPressure('QUEUE_FULL')).toBe(true);
+    for (const code of ['ESME_RSYSERR', 'CONNECTION_LOST', 'SMSC_UNAVAILABLE', 'ESME_RINVDSTADR']) {
+      expect(isBackPressure(code)).toBe(false);
     }
   });
 });
