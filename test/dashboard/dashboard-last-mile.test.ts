@@ -287,7 +287,12 @@ describe('the dashboard on the last mile (#29)', () => {
     await bothWidths(page, 'deliveries by order');
 
     await page.getByRole('button', { name: 'Limpar' }).click();
-    await page.getByLabel('Telefone do destinatário').fill('+244931222333'); // the API compares digits
+    // The cleared list first (it reloads and resets the form): a phone typed before that would be wiped.
+    await expect.poll(() => page.url()).not.toContain('order=');
+    await expect.poll(() => page.locator('tr[data-delivery]').count()).toBeGreaterThan(1);
+    const phone = page.getByLabel('Telefone do destinatário');
+    await phone.fill('+244931222333'); // the API compares digits
+    await expect.poll(() => phone.inputValue()).toBe('+244931222333');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await expect.poll(() => page.locator('tr[data-delivery]').count()).toBe(1);
     await row.waitFor();
