@@ -2,13 +2,14 @@
 // (migrations, the application role) into .build/dist (the project's TypeScript; packages stay in node_modules, and
 // must be production `dependencies`: test/platform/production.test.ts runs these bundles with nothing else installed), the
 // workflow bundle into .build/workflow-bundle.js, the widget into .build/widget.js and the merchant dashboard into
-// .build/dashboard (Vite; scripts/lib/dashboard.ts). The processes then start
+// .build/dashboard (Vite; scripts/lib/dashboard.ts), and Scalar's script for /docs into .build/scalar.js. The processes then start
 // with plain `node` (npm run start:api / start:worker): no compiler, no dev dependency at run time.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../src/platform/config.js';
 import { writeWidget } from '../src/pages/widget-asset.js';
+import { writeScalarScript } from '../src/http/reference-asset.js';
 import { buildDashboard } from './lib/dashboard.js';
 import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
 
@@ -38,6 +39,10 @@ fs.writeFileSync(path.join(outdir, 'metafile.json'), JSON.stringify(result.metaf
 console.log(`API, worker, admin, migrate and create-role bundled into .build/dist in ${Date.now() - started} ms.`);
 await writeWidget();
 console.log('Widget written to .build/widget.js.');
+await writeScalarScript();
+console.log(
+  "The reference's script written to .build/scalar.js (the API serves it from there: src/http/reference-asset.ts).",
+);
 await buildDashboard();
 await buildWorkflowBundle();
 console.log(

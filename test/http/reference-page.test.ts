@@ -64,6 +64,19 @@ describe('GET /docs', () => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^application\/javascript/);
     expect((await script.text()).length).toBeGreaterThan(100_000);
+    // From disk (src/http/reference-asset.ts), gzip to a browser that takes it, and a 304 for the copy it has.
+    expect(script.headers.get('content-encoding')).toBe('gzip');
+    const etag = script.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    expect((await fetch(`${stack.url}/docs/js/scalar.js`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+
+    // The document's downloads, as Scalar's plugin offers them.
+    const json2 = await fetch(`${stack.url}/docs/openapi.json`);
+    expect(json2.headers.get('content-disposition')).toBe('filename=delivery-service-api.json');
+    expect(await json2.json()).toEqual((await stack.request('GET', '/v1/openapi.json')).body);
+    const yaml = await fetch(`${stack.url}/docs/openapi.yaml`);
+    expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(await yaml.text()).toMatch(/^openapi: 3\.1/);
   });
 
   it('every merchant operation has a JavaScript sample with the typed client; fleet and health routes none', async () => {

@@ -1,13 +1,17 @@
 // The API reference at GET /docs (docs/reference.md): Scalar (@scalar/fastify-api-reference) rendering the OpenAPI
 // document, its script served from this API (GET /docs/js/scalar.js, no CDN).
 //   GET /docs            a browser (Accept: text/html) gets the reference page; anyone else the whole OpenAPI JSON
-//   GET /docs/js/scalar.js, /docs/openapi.json, /docs/openapi.yaml   Scalar's script and the document, by the plugin
-// The page is written here rather than by the plugin, for two reasons: its configuration differs per request (the
-// signed-in developer's test key, src/users/reference-key.ts), and it carries no inline script, so its
-// Content-Security-Policy allows scripts from this origin only (REFERENCE_CSP).
+//   GET /docs/js/scalar.js   Scalar's standalone script, as the plugin serves it, from a file (../reference-asset.ts)
+//   GET /docs/openapi.json, /docs/openapi.yaml   the whole document, as the plugin offers it (downloads)
+// These are the plugin's routes, written here rather than registered from it: the page's configuration differs per
+// request (the signed-in developer's test key, src/users/reference-key.ts) and carries no inline script, so its
+// Content-Security-Policy allows scripts from this origin only (REFERENCE_CSP); and the plugin's module holds its 5 MB
+// script as a string, which would cost the API about 35 MB of memory for a page few requests ask for.
+import fs from 'node:fs';
 import fp from 'fastify-plugin';
-import scalar from '@scalar/fastify-api-reference';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { stringify } from 'yaml';
+import type { FastifyRequest } from 'fastify';
+import { scalarScript } from '../reference-asset.js';
 
 /** The product's name, as the OpenAPI document's info.title says it (the spec's "delivery service API"). */
 export const PRODUCT_NAME = 'delivery service API';
@@ -114,11 +118,14 @@ export interface ReferenceOptions {
   referenceKey: (request: FastifyRequest) => Promise<string | null>;
 }
 
+const HIDDEN = { config: { auth: 'none' as const }, schema: { hide: true }, logLevel: 'warn' as const };
+/** "delivery-service-api", the downloads' file name (as the plugin names them: its title, slugged). */
+const FILE_NAME = PRODUCT_NAME.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
 export default fp(async (app, opts: ReferenceOptions) => {
   const csp = referenceCsp(opts.baseUrl);
-  /** The page's own answer (the plugin's page route never runs): per-request HTML, or the JSON for API clients. */
-  const answerPage = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.url !== '/docs/') return;
+  // With ignoreTrailingSlash (src/http/fastify-options.ts), this answers /docs and /docs/.
+  app.get('/docs/', HIDDEN, async (request, reply) => {
     if (!wantsHtml(request)) return reply.header('vary', 'Accept').send(opts.document());
     const key = await opts.referenceKey(request);
     return reply
@@ -128,13 +135,35 @@ export default fp(async (app, opts: ReferenceOptions) => {
       .header('referrer-policy', 'no-referrer')
       .type('text/html; charset=utf-8')
       .send(referencePage(key));
-  };
-  app.get(JITLESS_SCRIPT, { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
+  });
+  app.get(JITLESS_SCRIPT, HIDDEN, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(JITLESS),
   );
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    hooks: { onRequest: answerPage },
-    logLevel: 'warn',
+  // Streamed from disk each time (gzip when the browser takes it): nothing of the 5 MB stays in this process.
+  app.get(SCRIPT, HIDDEN, async (request, reply) => {
+    const script = await scalarScript();
+    reply
+      .type('application/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .header('etag', script.etag)
+      .header('vary', 'Accept-Encoding');
+    if (request.headers['if-none-match'] === script.etag) return reply.code(304).send();
+    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+      return reply
+        .header('content-encoding', 'gzip')
+        .header('content-length', script.gzipSize)
+        .send(fs.createReadStream(script.gzipFile));
+    }
+    return reply.header('content-length', script.size).send(fs.createReadStream(script.file));
   });
+  const download = (type: string, extension: string, body: () => unknown) =>
+    app.get(`/docs/openapi.${extension}`, HIDDEN, async (_request, reply) =>
+      reply
+        .type(type)
+        .header('content-disposition', `filename=${FILE_NAME}.${extension}`)
+        .header('access-control-allow-origin', '*')
+        .send(body()),
+    );
+  download('application/json; charset=utf-8', 'json', opts.document);
+  download('application/yaml; charset=utf-8', 'yaml', () => stringify(opts.document()));
 });
