@@ -131,7 +131,10 @@ describe('widget payment rules through PATCH /v1/api_keys/{id}', () => {
     await patch(owner, t.publishable_key_id, { widget_payment_methods: ['prepaid'] });
     const lone = await patch(owner, t.publishable_key_id, { widget_cod_amount_aoa: 100 });
     expect(pointers(lone)).toEqual(['/widget_cod_amount_aoa not_allowed']);
-    await patch(owner, t.publishable_key_id, { widget_payment_methods: ['prepaid', 'cod'], widget_cod_amount_aoa: 250_000 });
+    await patch(owner, t.publishable_key_id, {
+      widget_payment_methods: ['prepaid', 'cod'],
+      widget_cod_amount_aoa: 250_000,
+    });
     expect((await list(t.secret_key)).find((k) => k.id === t.publishable_key_id)).toEqual(before);
     // A secret key has no payment rules.
     const onSecret = await patch(owner, t.secret_key_id, { widget_payment_methods: ['prepaid'] });

@@ -18,7 +18,7 @@ const formOf = (s: ShopProfile): Form => ({
 });
 
 /** The fields of `form` that differ from `saved`, as the PUT body (an emptied field is null: it clears the setting). */
-export function shopChanges(saved: ShopProfile, form: Form): ShopProfileChange {
+function shopChanges(saved: ShopProfile, form: Form): ShopProfileChange {
   const body: ShopProfileChange = {};
   for (const field of FIELDS) {
     const value = form[field].trim() || null;
