@@ -22,14 +22,20 @@ export const ShopProfile = z
     display_name: z.string().nullable().describe(DISPLAY_NAME),
     help_email: z.string().nullable().describe(HELP_EMAIL),
     help_phone: z.string().nullable().describe(HELP_PHONE),
-    help_url: z.string().nullable().describe(HELP_URL),
+    help_url: z.string().meta({ format: 'uri' }).nullable().describe(HELP_URL),
   })
   .meta({ id: 'ShopProfile', examples: [EXAMPLE] });
 export type ShopProfile = z.infer<typeof ShopProfile>;
 
 /** A value sent: trimmed by the service; an empty string or null clears the setting. */
-const field = (max: number, description: string) =>
-  z.string().max(max).nullable().optional().describe(`${description} Empty or null clears it.`);
+const field = (max: number, description: string, format?: 'uri') =>
+  z
+    .string()
+    .max(max)
+    .meta(format ? { format } : {})
+    .nullable()
+    .optional()
+    .describe(`${description} Empty or null clears it.`);
 
 /** A PUT changes the fields it names; the others keep their values. */
 export const ShopProfileChange = z
@@ -37,7 +43,7 @@ export const ShopProfileChange = z
     display_name: field(100, DISPLAY_NAME),
     help_email: field(254, HELP_EMAIL),
     help_phone: field(30, HELP_PHONE),
-    help_url: field(500, HELP_URL),
+    help_url: field(500, HELP_URL, 'uri'),
   })
   .meta({
     id: 'ShopProfileChange',
