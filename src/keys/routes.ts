@@ -24,6 +24,7 @@ import {
 } from './schemas.js';
 import { toApiKey } from './views.js';
 import { normaliseWidgetPolicy, widgetPolicyErrors } from './widget-policy.js';
+import type { PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound, validationFailed } from '../http/problem.js';
 import { createKeyWithinLimit, normaliseOrigin } from './service.js';
@@ -56,7 +57,7 @@ type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
 type UpdateBody = {
   allowed_origins?: string[];
-  widget_payment_methods?: ApiKeyRow['widget_payment_methods'] & {};
+  widget_payment_methods?: PaymentMethod[];
   widget_cod_amount_aoa?: number | null;
 };
 
