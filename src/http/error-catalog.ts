@@ -73,8 +73,8 @@ export const ERROR_CATALOG = {
   forbidden: {
     status: 403,
     meaning:
-      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users and live keys), or the user list read with a test key',
-    todo: 'ask an owner of the account; list users with a live secret key',
+      'the dashboard user’s role does not allow this (viewers read; developers change deliveries, webhooks and test keys; owners also users, live keys and the shop profile), or the user list read, or the shop profile changed, with a test key',
+    todo: 'ask an owner of the account; list users and change the shop profile with a live secret key',
     example: 'Your role (developer) cannot do this; it takes an owner.',
     only: [
       'listUsers',
@@ -85,6 +85,7 @@ export const ERROR_CATALOG = {
       'createApiKey',
       'updateApiKey',
       'revokeApiKey',
+      'updateShopProfile',
     ],
   },
   csrf_token_invalid: {

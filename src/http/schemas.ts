@@ -85,7 +85,7 @@ export function problems(...statuses: number[]) {
 }
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or invalid key (on widget routes also: origin not allowed). error: unauthorized',
-  403: 'Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (users managed with a test key)',
+  403: 'Forbidden. error: courier_inactive (fleet events of a deactivated courier), forbidden (a role that does not allow it; users managed, or the shop profile changed, with a test key)',
   404: 'Not found. error: not_found',
   409: 'Conflict. error: delivery_not_cancellable, delivery_transition_not_allowed (with current_status), idempotency_request_in_progress',
   413: 'Body too large. error: payload_too_large',

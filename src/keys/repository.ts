@@ -1,4 +1,5 @@
-// API keys as stored (api_keys): only their SHA-256 hash is kept (src/platform/secrets.ts makes and hashes them).
+// API keys as stored (api_keys): keys are found by their SHA-256 hash (src/platform/secrets.ts makes and hashes them);
+// a secret key is kept only as that hash, a publishable key (public by design) also whole, in `publishable_key`.
 import { inTransaction, type Db, type Pool } from '../platform/db.js';
 import { keyChanged } from './cache.js';
 import type { KeyKind, KeyMode } from '../platform/secrets.js';
@@ -25,11 +26,23 @@ export async function insertKey(
     hash: Buffer;
     prefix: string;
     allowedOrigins: string[];
+    /** The whole key: stored only for a publishable key (migration 1700000050100); a secret key is kept as its hash. */
+    key: string;
   },
 ): Promise<void> {
   await pool.query(
-    `INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, allowed_origins) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [key.id, key.tenantId, key.kind, key.mode === 'live', key.hash, key.prefix, key.allowedOrigins],
+    `INSERT INTO api_keys (id, tenant_id, kind, livemode, key_hash, prefix, allowed_origins, publishable_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      key.id,
+      key.tenantId,
+      key.kind,
+      key.mode === 'live',
+      key.hash,
+      key.prefix,
+      key.allowedOrigins,
+      key.kind === 'publishable' ? key.key : null,
+    ],
   );
 }
 
@@ -111,20 +124,27 @@ export async function setWidgetPolicyRow(
 
 // --- /v1/api_keys (src/keys/routes.ts): a tenant's keys of one mode, never their hash ---------------------
 
-/** A key as the merchant sees it: kind, mode, the first 12 characters, origins, revocation. */
+/**
+ * A key as the merchant sees it: kind, mode, the first 12 characters, the whole key when it is a publishable one
+ * issued since migration 1700000050100, origins, the widget's payment rules, revocation.
+ */
 export interface ApiKeyRow {
   id: string;
   kind: KeyKind;
   livemode: boolean;
   prefix: string;
+  publishable_key: string | null;
   allowed_origins: string[];
+  widget_payment_methods: PaymentMethod[] | null;
+  widget_cod_amount_aoa: string | null;
   created_at: Date;
   revoked_at: Date | null;
 }
 
 // A key past its expires_at (the API reference's session keys) shows as revoked at that time.
 const API_KEY_COLUMNS =
-  'id, kind, livemode, prefix, allowed_origins, created_at, coalesce(revoked_at, CASE WHEN expires_at <= now() THEN expires_at END) AS revoked_at';
+  'id, kind, livemode, prefix, publishable_key, allowed_origins, widget_payment_methods, widget_cod_amount_aoa, created_at, ' +
+  'coalesce(revoked_at, CASE WHEN expires_at <= now() THEN expires_at END) AS revoked_at';
 
 /** The scope's keys, newest first (one extra row fetched for has_more). */
 export async function listScopedKeys(
@@ -163,6 +183,7 @@ export async function insertKeyWithinLimit(
     hash: Buffer;
     prefix: string;
     allowedOrigins: string[];
+    key: string;
   },
   max: number,
 ): Promise<boolean> {
@@ -215,17 +236,35 @@ export async function revokeScopedKey(pool: Pool, scope: Scope, id: string): Pro
   return rows[0] ?? null;
 }
 
-/** Replaces the allowed origins of one of the scope's active publishable keys; null when there is none such. */
-export async function setScopedAllowedOrigins(
+/** What PATCH /v1/api_keys/{id} changes of a publishable key: each field given replaces the stored one. */
+export interface PublishableKeyChange {
+  allowedOrigins?: string[];
+  /** The widget's payment rules (src/keys/widget-policy.ts), set together. */
+  widgetPolicy?: { methods: PaymentMethod[]; codAmountAoa: number | null };
+}
+
+/** Changes one of the scope's active publishable keys (one statement); null when there is none such. */
+export async function changeScopedPublishableKey(
   pool: Pool,
   scope: Scope,
   id: string,
-  origins: string[],
+  change: PublishableKeyChange,
 ): Promise<ApiKeyRow | null> {
+  const sets: string[] = [];
+  const values: unknown[] = [scope.tenantId, scope.livemode, id];
+  if (change.allowedOrigins) {
+    values.push(change.allowedOrigins);
+    sets.push(`allowed_origins = $${values.length}`);
+  }
+  if (change.widgetPolicy) {
+    values.push(change.widgetPolicy.methods, change.widgetPolicy.codAmountAoa);
+    sets.push(`widget_payment_methods = $${values.length - 1}`, `widget_cod_amount_aoa = $${values.length}`);
+  }
   const { rows } = await pool.query<ApiKeyRow>(
-    `UPDATE api_keys SET allowed_origins = $4 WHERE tenant_id = $1 AND livemode = $2 AND id = $3 AND kind = 'publishable' AND revoked_at IS NULL
+    `UPDATE api_keys SET ${sets.join(', ') || 'id = id'}
+      WHERE tenant_id = $1 AND livemode = $2 AND id = $3 AND kind = 'publishable' AND revoked_at IS NULL
      RETURNING ${API_KEY_COLUMNS}`,
-    [scope.tenantId, scope.livemode, id, origins],
+    values,
   );
   keyChanged(id);
   return rows[0] ?? null;

@@ -1,11 +1,19 @@
-// A tenant's API keys (docs/dashboard.md): list, create (the whole key shown once), change a publishable key's
-// allowed origins, revoke. Key issuance is managed from the dashboard only: the writes take its session
+// A tenant's API keys (docs/dashboard.md): list (publishable keys whole, secret keys by their prefix), create (a
+// secret key shown whole once), change a publishable key's allowed origins and widget payment rules, revoke. Key issuance is managed from the dashboard only: the writes take its session
 // (plugins/session.ts: live keys take an owner, test keys, in Dashboard-Mode test, a developer) and a secret key gets
 // 403 session_required on them (plugins/auth.ts, src/users/roles.ts sessionOnly), so a leaked key cannot mint its
-// successor. A secret key may still list the keys of its own mode. Only a key's hash is stored (src/platform/secrets.ts).
+// successor. A secret key may still list the keys of its own mode. Keys are found by their hash (src/platform/secrets.ts);
+// only publishable keys, public by design, are also kept whole (migration 1700000050100).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../platform/deps.js';
-import { findScopedKey, listScopedKeys, revokeScopedKey, setScopedAllowedOrigins } from './repository.js';
+import {
+  changeScopedPublishableKey,
+  findScopedKey,
+  listScopedKeys,
+  revokeScopedKey,
+  type ApiKeyRow,
+  type PublishableKeyChange,
+} from './repository.js';
 import {
   ApiKey,
   ApiKeyList,
@@ -15,6 +23,8 @@ import {
   UpdateApiKeyBody,
 } from './schemas.js';
 import { toApiKey } from './views.js';
+import { normaliseWidgetPolicy, widgetPolicyErrors } from './widget-policy.js';
+import type { PaymentMethod } from '../../shared/deliveries/vocabulary.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import { ApiError, notFound, validationFailed } from '../http/problem.js';
 import { createKeyWithinLimit, normaliseOrigin } from './service.js';
@@ -45,6 +55,33 @@ function origins(list: string[] | undefined): string[] {
 
 type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
+type UpdateBody = {
+  allowed_origins?: string[];
+  widget_payment_methods?: PaymentMethod[];
+  widget_cod_amount_aoa?: number | null;
+};
+
+/**
+ * What a PATCH changes of publishable key `key`, or 422. The payment rules sent are merged with the stored ones (as
+ * the widget applies them) and checked together: a cod amount without cod is refused, except that dropping cod from
+ * the methods without naming the amount clears the stored amount (it only ever meant the cod deliveries' cash).
+ */
+function keyChange(key: ApiKeyRow, body: UpdateBody): PublishableKeyChange {
+  const change: PublishableKeyChange = {};
+  if (body.allowed_origins !== undefined) change.allowedOrigins = origins(body.allowed_origins);
+  if (body.widget_payment_methods === undefined && body.widget_cod_amount_aoa === undefined) return change;
+  const current = toApiKey(key);
+  const methods = body.widget_payment_methods ?? current.widget_payment_methods ?? [];
+  let amount = body.widget_cod_amount_aoa === undefined ? current.widget_cod_amount_aoa : body.widget_cod_amount_aoa;
+  if (body.widget_cod_amount_aoa === undefined && !methods.includes('cod')) amount = null;
+  const policy = { payment_methods: methods, cod_amount_aoa: amount };
+  const errors = widgetPolicyErrors(policy);
+  if (errors.length) throw validationFailed(errors);
+  const stored = normaliseWidgetPolicy(policy);
+  change.widgetPolicy = { methods: stored.payment_methods, codAmountAoa: stored.cod_amount_aoa };
+  return change;
+}
+
 function registerListApiKeys(app: App, { pool }: AppDeps) {
   listRoute(
     app,
@@ -56,7 +93,8 @@ function registerListApiKeys(app: App, { pool }: AppDeps) {
       operationId: 'listApiKeys',
       summary: "List the tenant's API keys of the calling key's mode, newest first",
       description:
-        'Revoked keys are listed too (status `revoked`). A key is shown by its first 12 characters (`prefix`), never whole.',
+        'Revoked keys are listed too (status `revoked`). A secret key is shown by its first 12 characters (`prefix`), never whole; ' +
+        'a publishable key also whole (`publishable_key`: it is public) with its widget payment rules.',
       response: { 200: ApiKeyList, ...problems(401, 422, 429) },
     },
   );
@@ -72,7 +110,8 @@ function registerCreateKey(app: App, { pool }: AppDeps) {
       description:
         'A secret key (servers) or a publishable key (the widget, with its `allowed_origins`), of the dashboard’s mode (`Dashboard-Mode: test` for a test key). ' +
         'From a dashboard session only (an owner for live keys, a developer or an owner for test keys): a secret key gets 403 session_required. ' +
-        'The whole key is in `secret`, returned only in this response. ' +
+        'The whole key is in `secret`: a secret key is returned whole only in this response (only its hash is kept); a publishable key ' +
+        'stays readable in `publishable_key`. ' +
         `At most ${MAX_ACTIVE_KEYS} active keys per mode (422 api_key_limit_reached).`,
       body: CreateApiKeyBody,
       response: { 201: ApiKeyWithSecret, ...problems(401, 403, 409, 413, 422, 429) },
@@ -106,25 +145,43 @@ function registerUpdateKey(app: App, { pool }: AppDeps) {
     idempotent({
       tags: TAG,
       operationId: 'updateApiKey',
-      summary: "Change a publishable key's allowed origins",
+      summary: "Change a publishable key's allowed origins and widget payment rules",
       description:
-        'Replaces the list. Browsers may take a few seconds to see the change in CORS preflights. 409 api_key_revoked for a revoked key. ' +
-        'From a dashboard session only: a secret key gets 403 session_required.',
+        'Each field sent replaces the stored one; at least one field. `allowed_origins` replaces the list (browsers may take a few ' +
+        'seconds to see the change in CORS preflights). `widget_payment_methods` and `widget_cod_amount_aoa` are the payment rules ' +
+        'POST /v1/widget/deliveries applies to this key: a cod amount goes with cod (422 otherwise); leaving cod out of the methods ' +
+        'without sending the amount clears the stored amount. A secret key has neither (422 not_allowed). ' +
+        '409 api_key_revoked for a revoked key. From a dashboard session only: a secret key gets 403 session_required.',
       params: IdParam,
       body: UpdateApiKeyBody,
       response: { 200: ApiKey, ...problems(401, 403, 404, 409, 413, 422, 429) },
     }),
     async (request) => {
       const scope = scopeOf(request);
+      const body = request.body;
+      const fields = Object.keys(body).filter((f) => body[f as keyof typeof body] !== undefined);
+      if (!fields.length) {
+        throw validationFailed([
+          {
+            pointer: '',
+            code: 'required',
+            detail: 'Send at least one of allowed_origins, widget_payment_methods, widget_cod_amount_aoa.',
+          },
+        ]);
+      }
       const key = await findScopedKey(pool, scope, request.params.id);
       if (!key) throw notFound('API key');
       if (key.kind !== 'publishable') {
-        throw validationFailed([
-          { pointer: '/allowed_origins', code: 'not_allowed', detail: 'Only publishable keys have allowed origins.' },
-        ]);
+        throw validationFailed(
+          fields.map((f) => ({
+            pointer: `/${f}`,
+            code: 'not_allowed' as const,
+            detail: `Only publishable keys have ${f === 'allowed_origins' ? 'allowed origins' : 'widget payment rules'}.`,
+          })),
+        );
       }
       if (key.revoked_at) throw new ApiError(409, 'api_key_revoked', 'This key is revoked; create a new one.');
-      const updated = await setScopedAllowedOrigins(pool, scope, key.id, origins(request.body.allowed_origins));
+      const updated = await changeScopedPublishableKey(pool, scope, key.id, keyChange(key, body));
       if (!updated) throw new ApiError(409, 'api_key_revoked', 'This key is revoked; create a new one.');
       return toApiKey(updated);
     },

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/schemas.js';
 import { pageOf, withSecret } from '../http/schema-builders.js';
+import { PAYMENT_METHODS } from '../../shared/deliveries/vocabulary.js';
 
 /** Active keys per tenant and mode. */
 export const MAX_ACTIVE_KEYS = 50;
@@ -14,7 +15,10 @@ const EXAMPLE_KEY = {
   kind: 'publishable',
   livemode: true,
   prefix: 'pk_live_7Hq2',
+  publishable_key: 'pk_live_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2',
   allowed_origins: ['https://loja-kianda.ao'],
+  widget_payment_methods: ['prepaid', 'bank_transfer'],
+  widget_cod_amount_aoa: null,
   status: 'active',
   created_at: '2026-11-23T09:15:04.218Z',
   revoked_at: null,
@@ -40,11 +44,31 @@ export const ApiKey = z
     prefix: z
       .string()
       .describe(
-        'The first 12 characters of the key, to tell keys apart; the whole key is shown only when it is created.',
+        'The first 12 characters of the key, to tell keys apart. A secret key is shown whole only when it is created.',
+      ),
+    publishable_key: z
+      .string()
+      .nullable()
+      .describe(
+        'The whole publishable key, readable at any time (it is public: it sits in the shop’s pages). Null for a secret key, ' +
+          'and for a publishable key issued before publishable keys were kept whole: rotate it (create one, revoke the old) to read it.',
       ),
     allowed_origins: z
       .array(z.string())
       .describe('Publishable keys: the origins allowed to use it; always empty for a secret key.'),
+    widget_payment_methods: z
+      .array(z.enum(PAYMENT_METHODS))
+      .nullable()
+      .describe(
+        'Publishable keys: the payment methods a widget delivery may use (default prepaid and bank_transfer: cod is opt-in). Null for a secret key.',
+      ),
+    widget_cod_amount_aoa: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'Publishable keys with cod: the AOA centavos the courier collects on every widget cod delivery; null: the widget sends the amount (above zero). Null for a secret key.',
+      ),
     status: z.enum(['active', 'revoked']),
     created_at: Timestamp,
     revoked_at: Timestamp.nullable(),
@@ -65,6 +89,33 @@ export const CreateApiKeyBody = z
   })
   .meta({ examples: [{ kind: 'publishable', allowed_origins: ['https://loja-kianda.ao'] }, { kind: 'secret' }] });
 
+const WidgetPaymentMethods = z
+  .array(z.enum(PAYMENT_METHODS))
+  .min(1)
+  .max(PAYMENT_METHODS.length * 2)
+  .describe(
+    'The payment methods a widget delivery made with this key may use, at least one (cod is the one where the courier collects cash).',
+  );
+
+const WidgetCodAmount = z
+  .number()
+  .int()
+  .positive()
+  .nullable()
+  .describe(
+    'With cod: the AOA centavos the courier collects on every widget cod delivery (the browser cannot change it); null: the widget sends the amount.',
+  );
+
+/** PATCH /v1/api_keys/{id}: the fields sent replace the stored ones, at least one. */
 export const UpdateApiKeyBody = z
-  .strictObject({ allowed_origins: Origins })
-  .meta({ examples: [{ allowed_origins: ['https://loja-kianda.ao', 'https://www.loja-kianda.ao'] }] });
+  .strictObject({
+    allowed_origins: Origins.optional(),
+    widget_payment_methods: WidgetPaymentMethods.optional(),
+    widget_cod_amount_aoa: WidgetCodAmount.optional(),
+  })
+  .meta({
+    examples: [
+      { allowed_origins: ['https://loja-kianda.ao', 'https://www.loja-kianda.ao'] },
+      { widget_payment_methods: ['prepaid', 'cod'], widget_cod_amount_aoa: 1_500_000 },
+    ],
+  });

@@ -1,5 +1,5 @@
-// API keys: issuing (the key is shown once; only its hash is stored), revoking, and the origins a publishable key
-// allows. Used by the admin command line, the /v1/api_keys routes, the tenants service and the seeds.
+// API keys: issuing (a secret key is shown once and only its hash is stored; a publishable key, public by design, is
+// also stored whole and readable at any time), revoking, and the origins a publishable key allows. Used by the admin command line, the /v1/api_keys routes, the tenants service and the seeds.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../platform/db.js';
 import { insertKey, insertKeyWithinLimit, insertSessionKey, revokeKeyRow } from './repository.js';
@@ -30,6 +30,7 @@ export async function createKey(
     hash: hashKey(key),
     prefix: key.slice(0, 12),
     allowedOrigins: allowedOrigins.map(normaliseOrigin),
+    key,
   });
   return { id, key };
 }
@@ -56,6 +57,7 @@ export async function createKeyWithinLimit(
     hash: hashKey(key),
     prefix: key.slice(0, 12),
     allowedOrigins: allowedOrigins.map(normaliseOrigin),
+    key,
   };
   return (await insertKeyWithinLimit(pool, row, max)) ? { id, key } : null;
 }

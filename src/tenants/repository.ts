@@ -27,6 +27,18 @@ export interface TenantPageSettings {
   help_url: string | null;
 }
 
+/** The tracking page's settings and the tenant's name, or null for an unknown tenant. */
+export async function tenantPageSettingsOf(
+  pool: Pool,
+  id: string,
+): Promise<(TenantPageSettings & { name: string }) | null> {
+  const { rows } = await pool.query<TenantPageSettings & { name: string }>(
+    'SELECT name, display_name, help_email, help_phone, help_url FROM tenants WHERE id = $1',
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
 /**
  * Sets the given settings (a null clears one; an absent one stays) and returns them all, or null for an unknown
  * tenant.

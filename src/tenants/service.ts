@@ -1,11 +1,11 @@
 // Tenants: a new tenant is its row plus a live and a test pair of keys (through the keys service); the settings changed
-// by the API (PUT /v1/settings/dispatch) and the admin command line (`admin tenant dispatch`, `admin tenant settings`):
+// by the API (PUT /v1/settings/dispatch, PUT /v1/settings/shop) and the admin command line (`admin tenant dispatch`, `admin tenant settings`):
 // the rules live here once, the SQL in ./repository.ts.
 import { randomUUID } from 'node:crypto';
 import { createKey } from '../keys/service.js';
 import { canBook } from '../couriers/service.js';
 import type { Pool } from '../platform/db.js';
-import { ApiError, validationFailed } from '../http/problem.js';
+import { ApiError, validationFailed, type FieldError } from '../http/problem.js';
 import { isEmailAddress } from '../users/service.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
 import {
@@ -50,25 +50,34 @@ const PAGE_CHECKS: Partial<Record<keyof TenantPageSettings, [(value: string) => 
   help_url: [(v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'an http(s) URL'],
 };
 
+/** What is wrong with the page settings given, one field error each (pointer `/<field>`); empty when all are fine. */
+export function pageSettingsErrors(values: Partial<Record<keyof TenantPageSettings, string | null>>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [column, raw] of Object.entries(values) as [keyof TenantPageSettings, string | null | undefined][]) {
+    const value = raw?.trim();
+    const check = PAGE_CHECKS[column];
+    if (value && check && !check[0](value))
+      errors.push({ pointer: `/${column}`, code: 'invalid_format', detail: `"${raw}" is not ${check[1]}.` });
+  }
+  return errors;
+}
+
 /**
- * Sets what the recipients' tracking page shows of the shop: each value given is trimmed, an empty one clears the
- * setting, an absent one stays. 422 for a contact that is not one; null for an unknown tenant.
+ * Sets what the recipients' tracking page shows of the shop (the admin command line and PUT /v1/settings/shop): each
+ * value given is trimmed, an empty one or null clears the setting, an absent one stays. 422 naming every contact that
+ * is not one; null for an unknown tenant.
  */
 export async function changePageSettings(
   pool: Pool,
   tenantId: string,
-  values: Partial<Record<keyof TenantPageSettings, string>>,
+  values: Partial<Record<keyof TenantPageSettings, string | null>>,
 ): Promise<(TenantPageSettings & { name: string }) | null> {
+  const errors = pageSettingsErrors(values);
+  if (errors.length) throw new ApiError(422, 'validation_failed', errors.map((e) => e.detail).join(' '), errors);
   const changes: Partial<TenantPageSettings> = {};
-  for (const [column, raw] of Object.entries(values) as [keyof TenantPageSettings, string | undefined][]) {
+  for (const [column, raw] of Object.entries(values) as [keyof TenantPageSettings, string | null | undefined][]) {
     if (raw === undefined) continue;
-    const value = raw.trim();
-    const check = PAGE_CHECKS[column];
-    if (value && check && !check[0](value)) {
-      const detail = `"${raw}" is not ${check[1]}.`;
-      throw new ApiError(422, 'validation_failed', detail, [{ pointer: `/${column}`, code: 'invalid_format', detail }]);
-    }
-    changes[column] = value || null;
+    changes[column] = raw?.trim() || null;
   }
   return updateTenantPageSettings(pool, tenantId, changes);
 }

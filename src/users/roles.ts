@@ -1,7 +1,7 @@
 // What a dashboard user's role lets it do, in one table (docs/dashboard.md "Roles"). Roles are ordered:
 //   viewer     reads everything of its tenant but the user list
 //   developer  and changes: deliveries (quote, create, cancel), webhook endpoints, test-mode keys and settings
-//   owner      and users, live keys and live settings
+//   owner      and users, live keys and live settings, and the shop profile (the account's, for both modes)
 // plugins/session.ts checks every /v1 request made with a session against requiredRole(); the dashboard hides what
 // the role does not allow (web/dashboard), and the API refuses it anyway (403 forbidden). A secret key is not a
 // user: it may do everything of its own mode but the writes of sessionOnly() (users and key issuance), which only a
@@ -24,6 +24,8 @@ const READS = new Set(['GET', 'HEAD']);
 export function requiredRole(method: string, route: string, livemode: boolean): Role {
   if (route === '/v1/users' || route.startsWith('/v1/users/')) return 'owner';
   if (READS.has(method)) return 'viewer';
+  // The shop profile is the account's, shown for live and test deliveries alike: not a test-mode setting.
+  if (route === '/v1/settings/shop') return 'owner';
   if (route === '/v1/api_keys' || route.startsWith('/v1/api_keys/') || route.startsWith('/v1/settings/'))
     return livemode ? 'owner' : 'developer';
   return 'developer';

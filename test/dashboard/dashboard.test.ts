@@ -562,8 +562,10 @@ describe('an owner', () => {
     await page.getByRole('button', { name: 'Criar chave' }).click();
     await expect.poll(() => page.locator('input[data-secret]').inputValue()).toMatch(/^pk_live_/);
     const publishable = await page.locator('input[data-secret]').inputValue();
-    const pkRow = page.locator('tr', { hasText: `${publishable.slice(0, 12)}…` });
+    // A publishable key is listed whole (it is public), with a copy button.
+    const pkRow = page.locator('tr', { hasText: publishable });
     await pkRow.waitFor();
+    expect(await pkRow.locator('[data-publishable-key]').innerText()).toBe(publishable);
     expect(await pkRow.innerText()).toContain('https://loja-kianda.ao');
     const widgetQuote = (origin: string) =>
       stack
@@ -576,7 +578,7 @@ describe('an owner', () => {
       .fill('https://loja-kianda.ao\nhttps://www.loja-kianda.ao');
     await pkRow.getByRole('button', { name: 'Guardar' }).click();
     await expect
-      .poll(() => pkRow.locator('.mono.wrap').innerText())
+      .poll(() => pkRow.locator('span.mono.wrap').innerText())
       .toBe('https://loja-kianda.ao, https://www.loja-kianda.ao');
     const stored = (await stack.request('GET', '/v1/api_keys?limit=100', { key: m.tenant.secret_key })).body.data.find(
       (k: { prefix: string }) => k.prefix === publishable.slice(0, 12),

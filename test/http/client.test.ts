@@ -454,6 +454,17 @@ describe('settings (docs/deliveries.md "Automatic failover")', () => {
     const invalid = await api.PUT('/v1/settings/dispatch', { body: { max_redispatches: 99 } });
     expect(invalid.error).toMatchObject({ status: 422, error: 'validation_failed' });
   });
+
+  it('the shop profile: read, change the name and a help contact, a contact that is not one refused', async () => {
+    const before = await api.GET('/v1/settings/shop');
+    expect(before.data).toMatchObject({ display_name: null, help_email: null });
+    const changed = await api.PUT('/v1/settings/shop', {
+      body: { display_name: 'Loja Cliente', help_url: 'https://loja-cliente.ao/ajuda' },
+    });
+    expect(changed.data).toMatchObject({ display_name: 'Loja Cliente', help_url: 'https://loja-cliente.ao/ajuda' });
+    const invalid = await api.PUT('/v1/settings/shop', { body: { help_email: 'ajuda' } });
+    expect(invalid.error).toMatchObject({ status: 422, error: 'validation_failed' });
+  });
 });
 
 describe('API keys and dashboard users (docs/dashboard.md)', () => {
@@ -476,11 +487,13 @@ describe('API keys and dashboard users (docs/dashboard.md)', () => {
     const id = created.data!.id;
     const list = await dash.GET('/v1/api_keys', { params: { query: { limit: 100 } } });
     expect(list.data!.data.map((k) => k.id)).toContain(id);
+    expect(list.data!.data.find((k) => k.id === id)?.publishable_key).toBe(created.data!.secret);
     const updated = await dash.PATCH('/v1/api_keys/{id}', {
       params: { path: { id } },
-      body: { allowed_origins: ['https://loja.test'] },
+      body: { allowed_origins: ['https://loja.test'], widget_payment_methods: ['prepaid', 'cod'] },
     });
     expect(updated.data!.allowed_origins).toEqual(['https://loja.test']);
+    expect(updated.data!.widget_payment_methods).toEqual(['prepaid', 'cod']);
     const revoked = await dash.POST('/v1/api_keys/{id}/revoke', { params: { path: { id } } });
     expect(revoked.data!.status).toBe('revoked');
     const again = await dash.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body: { allowed_origins: [] } });

@@ -649,8 +649,8 @@ describe('public tracking shows reference, status and event types and times only
   });
 });
 
-describe('keys are stored only as hashes', () => {
-  it('no table holds an issued key, in any text, bytea, json or array column', async () => {
+describe('secret keys are stored only as hashes; publishable keys (public) also whole, in one column', () => {
+  it('no table holds an issued secret key, in any text, bytea, json or array column; a publishable key only api_keys.publishable_key', async () => {
     // Use the keys once more through idempotent routes, so that anything recording requests has seen them.
     await stack.request('POST', '/v1/quotes', {
       ...merchant(a),
@@ -667,18 +667,31 @@ describe('keys are stored only as hashes', () => {
         WHERE table_schema = 'public' AND data_type IN ('text', 'character varying', 'character', 'bytea', 'json', 'jsonb', 'ARRAY', 'USER-DEFINED')`,
     );
     expect(columns.length).toBeGreaterThan(10);
-    const needles = issuedKeys.flatMap((k) => [k, k.slice(8)]); // the key, and its 32 random characters alone
-    const hits: string[] = [];
-    for (const c of columns) {
-      const col = `"${c.column_name}"`;
-      const asText = c.data_type === 'bytea' ? `encode(${col}, 'escape')` : `${col}::text`;
-      const { rows } = await stack.pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM "${c.table_name}" WHERE ${col} IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($1::text[]) k WHERE strpos(${asText}, k) > 0)`,
-        [needles],
-      );
-      if (Number(rows[0].n) > 0) hits.push(`${c.table_name}.${c.column_name}`);
-    }
-    expect(hits).toEqual([]);
+    // The key, and its 32 random characters alone.
+    const needles = (kind: string) => issuedKeys.filter((k) => k.startsWith(kind)).flatMap((k) => [k, k.slice(8)]);
+    const holding = async (keys: string[]) => {
+      const hits: string[] = [];
+      for (const c of columns) {
+        const col = `"${c.column_name}"`;
+        const asText = c.data_type === 'bytea' ? `encode(${col}, 'escape')` : `${col}::text`;
+        const { rows } = await stack.pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM "${c.table_name}" WHERE ${col} IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($1::text[]) k WHERE strpos(${asText}, k) > 0)`,
+          [keys],
+        );
+        if (Number(rows[0].n) > 0) hits.push(`${c.table_name}.${c.column_name}`);
+      }
+      return hits;
+    };
+    expect(needles('sk_').length).toBeGreaterThan(4);
+    expect(await holding(needles('sk_'))).toEqual([]);
+    // A publishable key is public (it sits in the shop's pages): kept whole to be read at any time (docs/dashboard.md
+    // "API keys"), in its own row only.
+    expect(await holding(needles('pk_'))).toEqual(['api_keys.publishable_key']);
+    const { rows: own } = await stack.pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM api_keys WHERE publishable_key IS NOT NULL AND key_hash <> sha256(convert_to(publishable_key, $1))',
+      ['UTF8'],
+    );
+    expect(Number(own[0].n)).toBe(0);
     // What is stored is the SHA-256 of the key.
     const { rows } = await stack.pool.query<{ key_hash: Buffer; prefix: string }>(
       'SELECT key_hash, prefix FROM api_keys WHERE id = $1',

@@ -73,22 +73,38 @@ describe('API keys', () => {
     expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(24);
   });
 
-  it('the view: prefix and status, never the hash or the key', () => {
+  it('the view: prefix and status, never the hash; a publishable key whole, with its widget payment rules', () => {
     const row: ApiKeyRow = {
       id: '55555555-5555-4555-8555-555555555555',
       kind: 'publishable',
       livemode: false,
       prefix: 'pk_test_7Hq2',
+      publishable_key: 'pk_test_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2',
       allowed_origins: ['https://shop.test'],
+      widget_payment_methods: null,
+      widget_cod_amount_aoa: null,
       created_at: new Date('2030-01-01T00:00:00Z'),
       revoked_at: null,
     };
     const view = toApiKey({ ...row, key_hash: Buffer.from('x') } as ApiKeyRow);
     expect(ApiKey.strict().parse(view)).toBeTruthy();
-    expect(view).toMatchObject({ status: 'active', revoked_at: null, prefix: 'pk_test_7Hq2' });
+    expect(view).toMatchObject({
+      status: 'active',
+      revoked_at: null,
+      prefix: 'pk_test_7Hq2',
+      publishable_key: 'pk_test_7Hq2mXc9Lr4Tz8Wb1Kd6Nf3Vy5Pg0Sj2',
+      widget_payment_methods: ['prepaid', 'bank_transfer'],
+      widget_cod_amount_aoa: null,
+    });
     expect(view).not.toHaveProperty('key_hash');
     const revoked = toApiKey({ ...row, revoked_at: new Date('2030-02-01T00:00:00Z') });
     expect(revoked).toMatchObject({ status: 'revoked', revoked_at: '2030-02-01T00:00:00.000Z' });
+    const cod = toApiKey({ ...row, widget_payment_methods: ['cod'], widget_cod_amount_aoa: '700000' });
+    expect(cod).toMatchObject({ widget_payment_methods: ['cod'], widget_cod_amount_aoa: 700_000 });
+    // A secret key: never whole, no payment rules, even if a row carried them.
+    const secret = toApiKey({ ...row, kind: 'secret', prefix: 'sk_test_7Hq2', widget_payment_methods: ['cod'] });
+    expect(secret).toMatchObject({ publishable_key: null, widget_payment_methods: null, widget_cod_amount_aoa: null });
+    expect(ApiKey.strict().parse(secret)).toBeTruthy();
   });
 });
 

@@ -2,7 +2,12 @@
 // use and how much cash the courier collects on cod.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/problem.js';
-import { applyWidgetPaymentPolicy, DEFAULT_WIDGET_PAYMENT_METHODS } from '../../src/keys/widget-policy.js';
+import {
+  applyWidgetPaymentPolicy,
+  DEFAULT_WIDGET_PAYMENT_METHODS,
+  normaliseWidgetPolicy,
+  widgetPolicyErrors,
+} from '../../src/keys/widget-policy.js';
 
 describe('the widget payment policy', () => {
   const refusal = (fn: () => unknown) => {
@@ -44,5 +49,33 @@ describe('the widget payment policy', () => {
       '422 validation_failed /cash_collect_aoa too_small',
     );
     expect(applyWidgetPaymentPolicy(policy, 'prepaid', null)).toBeNull();
+  });
+});
+
+describe('checking a widget payment policy before storing it (PATCH /v1/api_keys/{id}, admin key policy)', () => {
+  const errors = (payment_methods: string[], cod_amount_aoa: number | null) =>
+    widgetPolicyErrors({ payment_methods, cod_amount_aoa }).map((e) => `${e.pointer} ${e.code}`);
+
+  it('accepts known methods, with a cod amount above zero only alongside cod', () => {
+    expect(errors(['prepaid'], null)).toEqual([]);
+    expect(errors(['prepaid', 'bank_transfer', 'cod'], null)).toEqual([]);
+    expect(errors(['cod'], 1_500_000)).toEqual([]);
+  });
+
+  it('names each wrong field at its pointer', () => {
+    expect(errors([], null)).toEqual(['/widget_payment_methods too_small']);
+    expect(errors(['prepaid', 'cheque'], null)).toEqual(['/widget_payment_methods/1 invalid_enum']);
+    expect(errors(['prepaid'], 500)).toEqual(['/widget_cod_amount_aoa not_allowed']);
+    expect(errors(['cod'], 0)).toEqual(['/widget_cod_amount_aoa too_small']);
+    expect(errors(['cod'], -5)).toEqual(['/widget_cod_amount_aoa too_small']);
+    expect(errors(['cod'], 1.5)).toEqual(['/widget_cod_amount_aoa too_small']);
+    expect(errors([], 10)).toEqual(['/widget_payment_methods too_small', '/widget_cod_amount_aoa not_allowed']);
+  });
+
+  it('stores each method once, in a fixed order', () => {
+    expect(normaliseWidgetPolicy({ payment_methods: ['cod', 'prepaid', 'cod'], cod_amount_aoa: 100 })).toEqual({
+      payment_methods: ['prepaid', 'cod'],
+      cod_amount_aoa: 100,
+    });
   });
 });

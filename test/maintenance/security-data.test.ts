@@ -246,10 +246,15 @@ describe('no secret in the idempotency cache', () => {
     const t = await stack.tenant();
     const owner = await dashboardSession(stack, t.tenant_id);
     const headers = { 'idempotency-key': `api-key-${randomUUID()}` };
-    const body = { kind: 'publishable', allowed_origins: ['https://replay.test'] };
+    const body = { kind: 'secret' };
+    const countKeys = async () =>
+      Number(
+        (await stack.pool.query('SELECT count(*) AS n FROM api_keys WHERE tenant_id = $1', [t.tenant_id])).rows[0].n,
+      );
+    const before = await countKeys();
     const first = await owner.request('POST', '/v1/api_keys', { body, headers });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
-    expect(first.body.secret).toMatch(/^pk_live_/);
+    expect(first.body.secret).toMatch(/^sk_live_/);
     expect(first.headers.get('idempotent-replay-withheld')).toBeNull();
 
     const { rows } = await stack.pool.query<{ body: string; withheld_fields: string[] | null }>(
@@ -258,6 +263,7 @@ describe('no secret in the idempotency cache', () => {
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].body).not.toContain(first.body.secret);
+    expect(rows[0].body).not.toContain(first.body.secret.slice(8));
     expect(JSON.parse(rows[0].body).id).toBe(first.body.id);
     expect(rows[0].withheld_fields).toEqual(['secret']);
 
@@ -270,11 +276,18 @@ describe('no secret in the idempotency cache', () => {
     const { secret: _key, ...createdWithout } = first.body;
     expect(replay.body).toEqual(createdWithout);
     // The replay made no second key.
-    const keys = await stack.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1 AND allowed_origins @> $2', [
-      t.tenant_id,
-      ['https://replay.test'],
-    ]);
-    expect(keys.rows.map((r) => r.id)).toEqual([first.body.id]);
+    expect(await countKeys()).toBe(before + 1);
+
+    // A publishable key is public and readable at any time (`publishable_key`): its replay still withholds `secret`
+    // and carries the key in `publishable_key`, as GET /v1/api_keys does.
+    const pkHeaders = { 'idempotency-key': `api-key-${randomUUID()}` };
+    const pkBody = { kind: 'publishable', allowed_origins: ['https://replay.test'] };
+    const pk = await owner.request('POST', '/v1/api_keys', { body: pkBody, headers: pkHeaders });
+    expect(pk.body.publishable_key).toBe(pk.body.secret);
+    const pkReplay = await owner.request('POST', '/v1/api_keys', { body: pkBody, headers: pkHeaders });
+    expect(pkReplay.headers.get('idempotent-replay-withheld')).toBe('secret');
+    expect(pkReplay.body.secret).toBeUndefined();
+    expect(pkReplay.body.publishable_key).toBe(pk.body.secret);
   });
 
   it('answers without a secret are replayed whole, without the header', async () => {

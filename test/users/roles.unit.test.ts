@@ -25,6 +25,10 @@ describe('roles', () => {
     expect(requiredRole('POST', '/v1/api_keys/:id/revoke', true)).toBe('owner');
     expect(requiredRole('PUT', '/v1/settings/dispatch', true)).toBe('owner');
     expect(requiredRole('PUT', '/v1/settings/dispatch', false)).toBe('developer');
+    // The shop profile is the account's, for both modes: an owner's in test mode too; everyone reads it.
+    expect(requiredRole('PUT', '/v1/settings/shop', true)).toBe('owner');
+    expect(requiredRole('PUT', '/v1/settings/shop', false)).toBe('owner');
+    expect(requiredRole('GET', '/v1/settings/shop', false)).toBe('viewer');
     expect(requiredRole('POST', '/v1/deliveries', true)).toBe('developer');
     expect(requiredRole('DELETE', '/v1/webhook_endpoints/:id', true)).toBe('developer');
     // A route that only starts like a guarded one is not guarded by it.

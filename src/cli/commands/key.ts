@@ -7,7 +7,7 @@ import { createKey, revokeKey } from '../../keys/service.js';
 import { isUuid } from '../../platform/uuid.js';
 import { setWidgetPaymentPolicy } from '../../keys/widget-policy.js';
 import { tenantExists } from '../../tenants/repository.js';
-import { allowedOrigins, int, list, uuid, UsageError, type CliContext } from '../context.js';
+import { allowedOrigins, asUsage, int, list, uuid, UsageError, type CliContext } from '../context.js';
 
 /** --key: the publishable key a command changes, by id. */
 const publishableKey = () => new Option('--key <id>', 'publishable key id').argParser(uuid).makeOptionMandatory();
@@ -121,7 +121,7 @@ function policyCommand(key: Command, ctx: CliContext): void {
         payment_methods: [...new Set(methods)] as PaymentMethod[],
         cod_amount_aoa: opts.codAmountAoa ?? null,
       };
-      if (!(await setWidgetPaymentPolicy(ctx.getPool(), opts.key, policy)))
+      if (!(await asUsage(() => setWidgetPaymentPolicy(ctx.getPool(), opts.key, policy))))
         throw new UsageError('No such publishable key.');
       ctx.print(
         opts.json,

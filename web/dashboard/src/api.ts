@@ -158,6 +158,14 @@ export type Notification = components['schemas']['Notification'];
 /** PUT /v1/settings/notifications with the fields to change. */
 export const saveNotificationSettings = (body: NotificationSettingsChange) =>
   call(api.PUT('/v1/settings/notifications', { body }));
+// The shop profile (#31): the account's name and help contact on the tracking page, one for both modes.
+export type ShopProfile = components['schemas']['ShopProfile'];
+export type ShopProfileChange = components['schemas']['ShopProfileChange'];
+export const saveShopProfile = (body: ShopProfileChange) => call(api.PUT('/v1/settings/shop', { body }));
+/** PATCH /v1/api_keys/{id}: a publishable key's allowed origins and widget payment rules. */
+export type ApiKeyChange = NonNullable<operations['updateApiKey']['requestBody']>['content']['application/json'];
+export const updateApiKey = (id: string, body: ApiKeyChange) =>
+  call(api.PATCH('/v1/api_keys/{id}', { params: { path: { id } }, body }));
 /** GET /v1/deliveries/{delivery_id}/notifications: the messages to the recipient, oldest first. */
 export const deliveryNotifications = (id: string) =>
   call(api.GET('/v1/deliveries/{delivery_id}/notifications', { params: { path: { delivery_id: id } } }));

@@ -85,6 +85,12 @@ const FIELD_LABELS: Record<string, MessageKey> = {
   sms_enabled: 'sms_enabled',
   language: 'sms_language',
   sender_id: 'sms_sender_id',
+  display_name: 'shop_display_name',
+  help_phone: 'shop_help_phone',
+  help_email: 'shop_help_email',
+  help_url: 'shop_help_url',
+  widget_payment_methods: 'widget_payments',
+  widget_cod_amount_aoa: 'widget_cod_amount_kz',
 };
 /** The part of the body a pointer starts with, said before the field (`Destino · Cidade`). */
 const GROUP_LABELS: Record<string, MessageKey> = {

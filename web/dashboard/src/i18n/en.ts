@@ -339,4 +339,29 @@ export const en: Record<MessageKey, string> = {
   sms_parts_gsm7: '{segments} SMS (plain text)',
   sms_parts_ucs2: '{segments} SMS (with special characters)',
   sms_delivered_at: 'arrived {at}',
+  // shop profile (settings) and widget payment rules (keys), #31
+  shop_title: 'Shop',
+  shop_hint:
+    "The name and help contact recipients see on the tracking page and in their SMS. They are the account's: they apply to live and test deliveries.",
+  shop_owner: 'Only owners change the shop details.',
+  shop_display_name: 'Shop name',
+  shop_display_name_hint: 'As customers know the shop. Empty: {name}.',
+  shop_help_phone: 'Help phone',
+  shop_help_email: 'Help e-mail',
+  shop_help_url: 'Help page (https://…)',
+  shop_save: 'Save the shop details',
+  widget_payments: 'Widget payments',
+  edit_payment_rules: 'Edit payments',
+  widget_cod_fixed: 'Always collects {amount}',
+  widget_cod_from_widget: 'The widget sends the amount to collect',
+  widget_cod_amount_kz: 'Amount to collect on delivery (Kz)',
+  widget_cod_amount_hint: 'Empty: the widget sends the amount of each delivery.',
+  widget_methods_required: 'Choose at least one payment method.',
+  widget_cod_amount_invalid: 'The amount to collect must be an amount in Kz above zero, for example 15 000,00.',
+  copy_key: 'Copy the key {prefix}…',
+  publishable_key_old: 'Issued before publishable keys became readable: create another to see it whole.',
+  key_publishable_readable:
+    'Publishable key created. It is public (it goes in the shop’s pages): you can see and copy it again in this list.',
+  keys_sandbox_hint:
+    'Test mode: this is your sandbox. Developers and owners create test keys here and change the origins and payments of test publishable keys.',
 };

@@ -346,6 +346,31 @@ export const pt = {
   sms_parts_gsm7: '{segments} SMS (texto simples)',
   sms_parts_ucs2: '{segments} SMS (com caracteres especiais)',
   sms_delivered_at: 'chegou {at}',
+  // shop profile (settings) and widget payment rules (keys), #31
+  shop_title: 'Loja',
+  shop_hint:
+    'O nome e o contacto de ajuda que os destinatários veem na página de acompanhamento e nos SMS. São da conta: valem para as entregas reais e de teste.',
+  shop_owner: 'Só proprietários mudam os dados da loja.',
+  shop_display_name: 'Nome da loja',
+  shop_display_name_hint: 'Como os clientes conhecem a loja. Vazio: {name}.',
+  shop_help_phone: 'Telefone de ajuda',
+  shop_help_email: 'E-mail de ajuda',
+  shop_help_url: 'Página de ajuda (https://…)',
+  shop_save: 'Guardar os dados da loja',
+  widget_payments: 'Pagamentos no widget',
+  edit_payment_rules: 'Editar pagamentos',
+  widget_cod_fixed: 'Cobra sempre {amount}',
+  widget_cod_from_widget: 'O widget indica o valor a cobrar',
+  widget_cod_amount_kz: 'Valor a cobrar na entrega (Kz)',
+  widget_cod_amount_hint: 'Vazio: o widget envia o valor de cada entrega.',
+  widget_methods_required: 'Escolha pelo menos uma forma de pagamento.',
+  widget_cod_amount_invalid: 'O valor a cobrar tem de ser um montante em Kz acima de zero, por exemplo 15 000,00.',
+  copy_key: 'Copiar a chave {prefix}…',
+  publishable_key_old: 'Emitida antes de as chaves publicáveis ficarem visíveis: crie outra para a ver inteira.',
+  key_publishable_readable:
+    'Chave publicável criada. É pública (vai nas páginas da loja): pode voltar a vê-la e copiá-la nesta lista.',
+  keys_sandbox_hint:
+    'Modo de teste: este é o seu ambiente de testes. Programadores e proprietários criam aqui chaves de teste e mudam as origens e os pagamentos das chaves publicáveis de teste.',
 };
 
 export type MessageKey = keyof typeof pt;

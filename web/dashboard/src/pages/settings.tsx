@@ -2,12 +2,14 @@
 // delivery attempts before a parcel goes back to the shop (max_delivery_attempts, design.md "Attempts, returns and
 // proof of delivery") and automatic failover before pickup. Saving sends only the fields changed (a PUT changes the
 // fields it names). Live settings take an owner, test settings a developer (src/users/roles.ts); others read them.
-// Below them, the SMS to recipients (./settings-notifications.tsx).
+// Below them, the SMS to recipients (./settings-notifications.tsx) and the shop profile (./settings-shop.tsx), which is
+// the account's, one for both modes.
 import { useEffect, useState } from 'preact/hooks';
 import { api, call, saveDispatchSettings, type DispatchSettings } from '../api';
 import { formatAoa, parseAoa } from '../format';
 import { ErrorBox, Loading, RoleNote, SubmitActions, useAction, useApp, useLoad, useTitle } from '../ui';
 import { NotificationSettingsSection } from './settings-notifications';
+import { ShopSection } from './settings-shop';
 
 /** design.md: 1 to 5, 2 when the tenant never chose. */
 const ATTEMPTS = [1, 2, 3, 4, 5];
@@ -166,6 +168,7 @@ export function SettingsPage() {
       {loaded.error ? <ErrorBox error={loaded.error} t={t} onRetry={loaded.reload} /> : null}
       {current ? <SettingsForm saved={current} onSaved={setSaved} /> : null}
       <NotificationSettingsSection />
+      <ShopSection />
     </>
   );
 }
