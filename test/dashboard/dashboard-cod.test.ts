@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import axe from 'axe-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { ROOT_DIR } from '../../src/platform/config.js';
 import type { Role } from '../../src/users/roles.js';
-import { createUser } from '../../src/users/service.js';
 import { createTenant } from '../../src/tenants/service.js';
 import { ensureDashboard } from '../../scripts/lib/dashboard.js';
+import { launchChromium, dashboardUser } from '../helpers/dashboard-browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { deliveryWith, quoteFrom } from '../helpers/test-mode.js';
 
@@ -53,14 +53,7 @@ async function codDelivery(cash: number, collected?: number, deliver = true) {
 
 const remit = () => api('POST', '/v1/test_helpers/cod/remit', { company_id: companyId });
 
-async function userWith(role: Role, email: string) {
-  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId, email, role });
-  const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
-  expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(
-    204,
-  );
-  return email;
-}
+const userWith = (role: Role, email: string) => dashboardUser(stack, tenantId, role, email, PASSWORD);
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -92,11 +85,7 @@ beforeAll(async () => {
   ]);
   d.waiting = await codDelivery(250_000, undefined, false);
 
-  browser = await chromium.launch({
-    executablePath: chromiumSetup.path,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium(chromiumSetup.path);
 }, 300_000);
 
 afterAll(async () => {

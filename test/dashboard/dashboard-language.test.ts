@@ -5,7 +5,7 @@
 // delivery, the settings, and a cancel the API refuses. Money reads `1 800,00 Kz` and weight in kg, as on the widget
 // and the tracking page (shared/format/units.ts).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ERROR_CATALOG } from '../../src/http/error-catalog.js';
 import type { Role } from '../../src/users/roles.js';
 import { createUser } from '../../src/users/service.js';
@@ -13,6 +13,7 @@ import { createTenant } from '../../src/tenants/service.js';
 import { en } from '../../web/dashboard/src/i18n/en.js';
 import { pt } from '../../web/dashboard/src/i18n/pt.js';
 import { formatAoa } from '../../shared/format/units.js';
+import { launchChromium } from '../helpers/dashboard-browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { deliveryWith, until } from '../helpers/test-mode.js';
 
@@ -81,11 +82,7 @@ beforeAll(async () => {
   await until(stack, key, d.stalled.id, (v) => v.status === 'stalled');
   await until(stack, key, d.failed.id, (v) => v.status === 'failed');
 
-  browser = await chromium.launch({
-    executablePath: chromiumSetup.path,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium(chromiumSetup.path);
 }, 300_000);
 
 afterAll(async () => {

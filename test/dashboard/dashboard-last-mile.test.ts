@@ -5,10 +5,9 @@
 // proof of delivery; an order number and a phone find their delivery in the list; max_delivery_attempts in the
 // settings; a viewer reads all of it and is offered no change. axe-core at desktop width and at 375 px.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Simulator } from '../../simulator/server.js';
 import type { Role } from '../../src/users/roles.js';
-import { createUser } from '../../src/users/service.js';
 import {
   DESTINATION,
   createDeliveryFor,
@@ -20,7 +19,7 @@ import {
   waitForStatus,
   type Merchant,
 } from '../helpers/fixtures.js';
-import { bothWidths, signInDashboard } from '../helpers/dashboard-browser.js';
+import { bothWidths, dashboardUser, launchChromium, signInDashboard } from '../helpers/dashboard-browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const chromiumSetup = inject('chromium');
@@ -42,28 +41,14 @@ const kamba = simCompany({ name: 'Kamba Express' });
 const rapido = simCompany({ name: 'Rápido Entregas' });
 const users = { owner: 'dona@loja-ultima.ao', viewer: 'leitor@loja-ultima.ao' };
 
-async function userWith(role: Role, email: string) {
-  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, {
-    tenantId: m.tenant.tenant_id,
-    email,
-    role,
-  });
-  const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
-  expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(
-    204,
-  );
-}
+const userWith = (role: Role, email: string) => dashboardUser(stack, m.tenant.tenant_id, role, email, PASSWORD);
 
 beforeAll(async () => {
   [stack, sim] = await Promise.all([startStack(), startSimulator()]);
   m = await merchantWith(stack, sim, [kamba, rapido]);
   await userWith('owner', users.owner);
   await userWith('viewer', users.viewer);
-  browser = await chromium.launch({
-    executablePath: chromiumSetup.path,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium(chromiumSetup.path);
 }, 300_000);
 
 afterAll(async () => {

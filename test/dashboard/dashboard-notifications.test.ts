@@ -5,11 +5,10 @@
 // and at 375 px. The log's rows are written here as the outbox writes them (docs/recipients.md "The outbox").
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Role } from '../../src/users/roles.js';
 import type { CreatedTenant } from '../../src/tenants/service.js';
-import { createUser } from '../../src/users/service.js';
-import { bothWidths, signInDashboard } from '../helpers/dashboard-browser.js';
+import { bothWidths, dashboardUser, launchChromium, signInDashboard } from '../helpers/dashboard-browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { deliveryWith } from '../helpers/test-mode.js';
 
@@ -22,28 +21,14 @@ let tenant: CreatedTenant;
 let browser: Browser;
 const users = { owner: 'dona@loja-sms.ao', viewer: 'leitor@loja-sms.ao' };
 
-async function userWith(role: Role, email: string) {
-  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, {
-    tenantId: tenant.tenant_id,
-    email,
-    role,
-  });
-  const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
-  expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(
-    204,
-  );
-}
+const userWith = (role: Role, email: string) => dashboardUser(stack, tenant.tenant_id, role, email, PASSWORD);
 
 beforeAll(async () => {
   stack = await startStack();
   tenant = await stack.tenant();
   await userWith('owner', users.owner);
   await userWith('viewer', users.viewer);
-  browser = await chromium.launch({
-    executablePath: chromiumSetup.path,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium(chromiumSetup.path);
 }, 300_000);
 
 afterAll(async () => {

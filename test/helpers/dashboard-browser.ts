@@ -2,10 +2,30 @@
 // desktop width and at 375 px (axe-core: no serious or critical violation; nothing wider than the screen).
 import { expect } from 'vitest';
 import axe from 'axe-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Role } from '../../src/users/roles.js';
+import { createUser } from '../../src/users/service.js';
+import type { Stack } from './stack.js';
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 375, height: 812 };
+
+/** Headless Chromium as every dashboard test runs it (the path from the global setup's `inject('chromium')`). */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+  });
+}
+
+/** A dashboard user of `tenantId` with `role`, who has set `password` through the invitation link; returns the email. */
+export async function dashboardUser(stack: Stack, tenantId: string, role: Role, email: string, password: string) {
+  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, { tenantId, email, role });
+  const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
+  expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password } })).status).toBe(204);
+  return email;
+}
 
 /** A new pt-AO context (Luanda time) signed in as `email` through the sign-in form, on the deliveries list. */
 export async function signInDashboard(
