@@ -3,12 +3,13 @@
 // saved through PUT /v1/settings/shop), sees the whole publishable key on the keys page and sets its widget payment
 // rules (cod with an amount in Kz). A developer, in test mode (their sandbox), reads the test publishable key and sets
 // its payment rules, and reads the shop profile without being able to change it. axe-core at desktop width and 375 px.
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Role } from '../../src/users/roles.js';
 import type { CreatedTenant } from '../../src/tenants/service.js';
-import { createUser } from '../../src/users/service.js';
-import { bothWidths, signInDashboard } from '../helpers/dashboard-browser.js';
+import { bothWidths, dashboardUser, launchChromium, signInDashboard } from '../helpers/dashboard-browser.js';
+import { ROOT_DIR } from '../../src/platform/config.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const chromiumSetup = inject('chromium');
@@ -21,28 +22,14 @@ let tenant: CreatedTenant;
 let browser: Browser;
 const users = { owner: 'dona@loja-definicoes.ao', developer: 'dev@loja-definicoes.ao' };
 
-async function userWith(role: Role, email: string) {
-  const created = await createUser(stack.pool, stack.config.dashboard, stack.url, {
-    tenantId: tenant.tenant_id,
-    email,
-    role,
-  });
-  const token = new URL(created.set_password_url).hash.replace(/^#token=/, '');
-  expect((await stack.request('POST', '/dashboard/api/password', { body: { token, password: PASSWORD } })).status).toBe(
-    204,
-  );
-}
+const userWith = (role: Role, email: string) => dashboardUser(stack, tenant.tenant_id, role, email, PASSWORD);
 
 beforeAll(async () => {
   stack = await startStack();
   tenant = await stack.tenant([SHOP]);
   await userWith('owner', users.owner);
   await userWith('developer', users.developer);
-  browser = await chromium.launch({
-    executablePath: chromiumSetup.path,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium(chromiumSetup.path);
 }, 300_000);
 
 afterAll(async () => {
@@ -61,6 +48,16 @@ describe('merchant settings on the dashboard (#31)', () => {
     owner = await signedIn(users.owner);
   }, 120_000);
   afterAll(async () => owner?.context.close());
+
+  /** docs/images/<name>.png with SCREENSHOTS_TO_DOCS=1 (docs/dashboard.md "Settings"); nothing otherwise. */
+  async function docsScreenshot(page: Page, name: string) {
+    if (process.env.SCREENSHOTS_TO_DOCS !== '1') return;
+    await page.screenshot({
+      path: path.join(ROOT_DIR, 'docs', 'images', `${name}.png`),
+      fullPage: true,
+      animations: 'disabled',
+    });
+  }
 
   it('the owner edits the shop profile: a bad help page refused at its field, then saved; emptied fields clear', async () => {
     const { page } = owner;
@@ -86,6 +83,7 @@ describe('merchant settings on the dashboard (#31)', () => {
     await shop.getByLabel('Página de ajuda (https://…)').fill('https://loja-kianda.ao/ajuda');
     await shop.getByRole('button', { name: 'Guardar os dados da loja' }).click();
     await shop.getByText('Guardado.').waitFor();
+    await docsScreenshot(page, 'dashboard-settings-desktop');
     expect(await shopOf()).toMatchObject({
       display_name: 'Loja Kianda',
       help_phone: '+244 923 000 111',
