@@ -89,6 +89,11 @@ export const envSchema = z
       .string()
       .default('postgres://postgres@127.0.0.1:5432/delivery_api')
       .describe('Postgres (the dev command and tests pick a server as described above when unset)'),
+    DATABASE_PREPARED_STATEMENTS: flag()
+      .default(true)
+      .describe(
+        'prepare each parameterized statement once per connection (Postgres plans it once, not at every run); `false` behind a pooler in transaction mode that cannot keep prepared statements ([operations](docs/operations.md))',
+      ),
     TEMPORAL_ADDRESS: z
       .string()
       .default('127.0.0.1:7233')
@@ -287,6 +292,8 @@ function toConfig(env: z.output<typeof envSchema>) {
     /** Public address of this API; error `type` URIs and `tracking_url` are built from it. */
     baseUrl: publicBaseUrl.replace(/\/$/, ''),
     databaseUrl: env.DATABASE_URL,
+    /** Parameterized statements prepared once per connection (src/platform/db.ts). */
+    databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
     temporalAddress: env.TEMPORAL_ADDRESS,
     temporalNamespace: env.TEMPORAL_NAMESPACE,
     taskQueue: env.TEMPORAL_TASK_QUEUE,
