@@ -69,7 +69,7 @@ export function createDeliveryActivities(deps: {
       eventId: string;
       webhooks: { schedule?: number[] };
     }): Promise<void> {
-      const message = await sender.prepareWebhookMessage(input);
+      const message = await sender.prepareMessage(input);
       if (message)
         webhooks.dispatch(
           { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId },

@@ -2,7 +2,7 @@
 // key's reads find test deliveries only, a live key's live ones); the worker's writes (recordEvent,
 // recordIgnoredEvents) are keyed by the workflow's event ids, so a retried activity changes nothing twice. An event
 // takes the mode of its delivery. Creating, starting and restarting a delivery: start-repository.ts.
-import type { Db, Pool, PoolClient } from '../platform/db.js';
+import type { Db, Pool } from '../platform/db.js';
 import type { Scope } from '../platform/scope.js';
 import { isUuid } from '../platform/uuid.js';
 import type { Address, Parcel } from '../couriers/schemas.js';
@@ -291,44 +291,6 @@ export interface RecordEventInput {
   quotedFeeAoa?: number;
 }
 
-/**
- * Records a workflow's event, on a client that holds the caller's transaction (src/webhooks/dispatcher.ts adds the
- * event's webhook message to it): inserts the event and applies the status change. Returns the delivery's mode, or
- * null, changing nothing, when the event id is recorded already (a retried activity).
- */
-export async function insertEventAndStatus(
-  client: PoolClient,
-  input: RecordEventInput,
-): Promise<{ livemode: boolean } | null> {
-  // One round trip: the update runs only when the insert did (a retried event id changes nothing).
-  const { rows } = await client.query<{ livemode: boolean }>(
-    `WITH inserted AS (
-       INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, ${EVENT_MODE}) ON CONFLICT (id) DO NOTHING RETURNING delivery_id
-     )
-     UPDATE deliveries SET status = coalesce($8, status),
-            courier_tracking_ref = CASE WHEN $9::boolean THEN $10 ELSE courier_tracking_ref END,
-            company_id = coalesce($11, company_id), quoted_fee_aoa = coalesce($12, quoted_fee_aoa), updated_at = now()
-      WHERE id = (SELECT delivery_id FROM inserted)
-      RETURNING livemode`,
-    [
-      input.eventId,
-      input.deliveryId,
-      input.tenantId,
-      input.eventType,
-      input.occurredAt,
-      input.source,
-      input.payload,
-      input.toStatus,
-      input.trackingRef !== undefined,
-      input.trackingRef ?? null,
-      input.companyId ?? null,
-      input.quotedFeeAoa ?? null,
-    ],
-  );
-  return rows[0] ?? null;
-}
-
 /** Events that change no status, many in one statement, in the given order; ids are the caller's, so a retry inserts nothing twice. */
 export async function recordIgnoredEvents(
   pool: Pool,
@@ -354,20 +316,6 @@ export async function recordIgnoredEvents(
     [input.deliveryId, input.tenantId, JSON.stringify(input.events)],
   );
   return { inserted: rowCount ?? 0 };
-}
-
-/** One event of one delivery of the tenant (the worker's read: with its mode), or null. */
-export async function findEvent(
-  pool: Pool,
-  tenantId: string,
-  deliveryId: string,
-  eventId: string,
-): Promise<(DeliveryEventRow & { livemode: boolean }) | null> {
-  const { rows } = await pool.query<DeliveryEventRow & { livemode: boolean }>(
-    'SELECT id, event_type, occurred_at, source, payload, livemode FROM delivery_events WHERE id = $1 AND delivery_id = $2 AND tenant_id = $3',
-    [eventId, deliveryId, tenantId],
-  );
-  return rows[0] ?? null;
 }
 
 /** Test helpers: the event a fleet event became once its workflow recorded it (the workflow keeps the webhook-id in the payload), or null. */

@@ -7,10 +7,11 @@
 // endpoints that took it already: at least once per (event, endpoint), always under the same webhook-id.
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { inTransaction, type Pool, type PoolClient } from '../platform/db.js';
-import { insertEventAndStatus, type DeliveryEventRow, type RecordEventInput } from '../deliveries/repository.js';
+import type { DeliveryEventRow, RecordEventInput } from '../deliveries/repository.js';
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
-import { markMessageDispatched, undispatchedMessages } from './repository.js';
-import { storeWebhookMessage, type PreparedMessage } from './sender.js';
+import { insertMessageOnce, markMessageDispatched, undispatchedMessages, type AttemptTarget } from './repository.js';
+import { insertEventWithContext, type RecordedDelivery } from './outbox-repository.js';
+import { attemptTargetsOf, webhookMessageOf, type PreparedMessage } from './sender.js';
 import { enqueueNotification, type SmsDefaults } from '../notifications/enqueue.js';
 import type { Config } from '../platform/config.js';
 import { startWorkflowOnce } from '../platform/temporal.js';
@@ -32,7 +33,13 @@ export interface OutboxMessage extends PreparedMessage {
   tenantId: string;
   deliveryId: string;
   eventId: string;
+  /** What the first attempts send, by endpoint id, read with the message (absent: each attempt reads its target). */
+  targets?: Record<string, AttemptTarget>;
 }
+
+/** Whether the recipient of a delivery may hear of it by SMS (a phone, not a return): else no need to look further. */
+const mayHaveSms = (d: RecordedDelivery) =>
+  d.return_of === null && Boolean((d.destination as { contact?: { phone?: unknown } } | null)?.contact?.phone);
 
 /**
  * Records a delivery event (and its status change) and, with `webhooks`, its message for the tenant's endpoints of the
@@ -48,17 +55,22 @@ export async function recordEventWithMessage(
   return inTransaction(pool, (client) => recordEventWithMessageOn(client, input, webhooks, sms));
 }
 
-/** recordEventWithMessage on a client that holds the caller's transaction (cash on delivery books its ledger in it). */
+/**
+ * recordEventWithMessage on a client that holds the caller's transaction (cash on delivery books its ledger in it).
+ * The event, the status change and what the message needs of the delivery and its endpoints are one statement, and
+ * the message another.
+ */
 export async function recordEventWithMessageOn(
   client: PoolClient,
   input: RecordEventInput,
   webhooks: boolean,
   sms?: SmsDefaults,
 ): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
-  const recorded = await insertEventAndStatus(client, input);
-  const inserted = recorded !== null;
-  if (recorded && sms) await enqueueNotification(client, input, sms);
-  if (!recorded || !webhooks || input.payload?.ignored) return { inserted, message: null };
+  const wantsMessage = webhooks && !input.payload?.ignored;
+  const recorded = await insertEventWithContext(client, input, wantsMessage);
+  if (!recorded) return { inserted: false, message: null };
+  if (sms && mayHaveSms(recorded.delivery)) await enqueueNotification(client, input, sms);
+  if (!wantsMessage) return { inserted: true, message: null };
   const event: DeliveryEventRow = {
     id: input.eventId,
     event_type: input.eventType as EventType,
@@ -66,19 +78,23 @@ export async function recordEventWithMessageOn(
     source: input.source,
     payload: input.payload,
   };
-  const message = await storeWebhookMessage(client, {
+  const message = webhookMessageOf({
     tenantId: input.tenantId,
-    livemode: recorded.livemode,
     deliveryId: input.deliveryId,
+    delivery: recorded.delivery,
     event,
+    endpoints: recorded.endpoints ?? [],
   });
+  if (!message) return { inserted: true, message: null };
+  await insertMessageOnce(client, message.row);
   return {
-    inserted,
-    message: message && {
-      ...message,
+    inserted: true,
+    message: {
+      ...message.prepared,
       tenantId: input.tenantId,
       deliveryId: input.deliveryId,
       eventId: input.eventId,
+      targets: attemptTargetsOf(message.row, message.targets),
     },
   };
 }
@@ -129,7 +145,11 @@ export function createWebhookDispatcher(deps: {
   config: Pick<Config, 'taskQueue'>;
   /** Starts retry workflows; without it (a worker-less test) a failed first attempt waits for the sweeper. */
   temporal?: Client;
-  attempt: (input: AttemptInput) => Promise<AttemptResult>;
+  /** One attempt (src/webhooks/sender.ts attemptWebhook), with the target read with the message when there is one. */
+  attempt: (
+    input: AttemptInput,
+    first?: { target: AttemptTarget; dispatchesMessage: boolean },
+  ) => Promise<AttemptResult>;
   log: Logger;
 }) {
   const { pool, attempt, log } = deps;
@@ -138,21 +158,32 @@ export function createWebhookDispatcher(deps: {
   async function send(message: OutboxMessage, schedule: readonly number[]): Promise<void> {
     const failed: string[] = [];
     const retryAfterMs: Record<string, number | null> = {};
+    // A message for one endpoint is marked dispatched by its successful attempt itself (one statement less).
+    const alone = message.endpointIds.length === 1;
+    let dispatched = false;
     await Promise.all(
       message.endpointIds.map(async (endpointId) => {
-        const result = await attempt({
+        const target = message.targets?.[endpointId];
+        const input: AttemptInput = {
           endpointId,
           messageId: message.messageId,
           attempt: 1,
           lastAttempt: schedule.length <= 1,
           trigger: 'event',
-        }).catch((err: Error): AttemptResult => {
-          log.warn('webhook first attempt failed to run; the retry workflow takes it', {
-            messageId: message.messageId,
-            error: err.message,
-          });
-          return { outcome: 'retry', statusCode: null, retryAfterMs: null };
-        });
+        };
+        const result = await attempt(input, target && { target, dispatchesMessage: alone }).then(
+          (r) => {
+            if (target && alone && r.outcome === 'succeeded') dispatched = true;
+            return r;
+          },
+          (err: Error): AttemptResult => {
+            log.warn('webhook first attempt failed to run; the retry workflow takes it', {
+              messageId: message.messageId,
+              error: err.message,
+            });
+            return { outcome: 'retry', statusCode: null, retryAfterMs: null };
+          },
+        );
         if (result.outcome === 'retry') {
           failed.push(endpointId);
           retryAfterMs[endpointId] = result.retryAfterMs;
@@ -171,7 +202,7 @@ export function createWebhookDispatcher(deps: {
         retryAfterMs,
       });
     }
-    await markMessageDispatched(pool, message.messageId);
+    if (!dispatched) await markMessageDispatched(pool, message.messageId);
   }
 
   return {

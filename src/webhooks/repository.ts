@@ -242,18 +242,6 @@ export async function messagesInRange(
 
 // The worker's side (src/webhooks/sender.ts): messages built once, attempts logged.
 
-/**
- * Enabled endpoints of the scope with their event filter (null: every event), oldest first: a delivery's messages go
- * to the endpoints of its own mode only (a test delivery's to test endpoints, a live one's to live endpoints).
- */
-export async function enabledEndpoints(pool: Db, scope: Scope): Promise<{ id: string; events: string[] | null }[]> {
-  const { rows } = await pool.query<{ id: string; events: string[] | null }>(
-    `SELECT id, events FROM webhook_endpoints WHERE tenant_id = $1 AND livemode = $2 AND deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id`,
-    [scope.tenantId, scope.livemode],
-  );
-  return rows;
-}
-
 /** Stores a message's body once: a second insert with the same id keeps the first body. */
 export async function insertMessageOnce(
   pool: Db,
@@ -355,12 +343,17 @@ export async function insertAttempt(
     latencyMs: number | null;
     error: string | null;
     trigger: string;
+    /** A success also marks the message dispatched (the outbox's first attempt of a message with this one endpoint). */
+    dispatchesMessage?: boolean;
   },
 ): Promise<{ disabled: boolean }> {
   const { rows } = await pool.query<{ disabled: boolean }>(
     `WITH attempt AS (
        INSERT INTO webhook_attempts (id, endpoint_id, tenant_id, message_id, event_id, event_type, attempt, status, status_code, latency_ms, error, trigger, livemode)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text, $9, $10, $11, $12, $13) RETURNING attempted_at
+     ), dispatched AS (
+       UPDATE webhook_messages SET dispatched_at = now()
+        WHERE $16::boolean AND $8::text = 'succeeded' AND id = $4 AND dispatched_at IS NULL
      ), health AS (
        SELECT e.id, a.attempted_at,
               ($8::text = 'failed' AND e.status = 'enabled'
@@ -391,6 +384,7 @@ export async function insertAttempt(
       row.livemode,
       DISABLE_FAILING_AFTER_MS,
       FAILING_REASON,
+      row.dispatchesMessage ?? false,
     ],
   );
   return { disabled: rows[0]?.disabled === true };

@@ -4,10 +4,11 @@
 import { Agent, request } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../platform/config.js';
-import type { Db, Pool } from '../platform/db.js';
-import { findDelivery, findEvent, type DeliveryEventRow } from '../deliveries/repository.js';
+import type { Pool } from '../platform/db.js';
+import type { DeliveryEventRow, DeliverySummaryRow } from '../deliveries/repository.js';
 import { toEvent, toSummary } from '../deliveries/views.js';
-import { attemptTarget, disableEndpoint, enabledEndpoints, insertAttempt, insertMessageOnce } from './repository.js';
+import { attemptTarget, disableEndpoint, insertAttempt, insertMessageOnce, type AttemptTarget } from './repository.js';
+import { eventWithContext, type EndpointTarget } from './outbox-repository.js';
 import { checkUrlSyntax, guardedLookup, type Resolver } from './url.js';
 import { webhookAttempts, webhookDelay } from '../platform/observability/metrics.js';
 import type { Status } from '../../shared/deliveries/vocabulary.js';
@@ -64,22 +65,21 @@ interface Logger {
 }
 
 /**
- * Stores the message of a delivery event (its envelope, built once, and the endpoints it goes to) for the tenant's
- * enabled endpoints of the delivery's mode (`livemode`: a test delivery's messages go to test endpoints only) that
- * take the event's type; null, storing nothing, when there are none. A second call for the same event keeps the
- * first body. `db` may hold the transaction that records the event (the outbox).
+ * The message of a delivery event for those of `endpoints` (the tenant's enabled endpoints of the delivery's mode: a
+ * test delivery's messages go to test endpoints only) that take the event's type: its envelope, built once, and the
+ * row that stores it. Null when no endpoint takes it.
  */
-export async function storeWebhookMessage(
-  db: Db,
-  input: { tenantId: string; livemode: boolean; deliveryId: string; event: DeliveryEventRow; status?: Status },
-): Promise<PreparedMessage | null> {
-  const { event } = input;
-  const scope = { tenantId: input.tenantId, livemode: input.livemode };
-  const endpoints = await enabledEndpoints(db, scope);
-  const targets = endpoints.filter((e) => e.events === null || e.events.includes(event.event_type));
+export function webhookMessageOf<E extends { id: string; events: string[] | null }>(input: {
+  tenantId: string;
+  deliveryId: string;
+  delivery: DeliverySummaryRow;
+  event: DeliveryEventRow;
+  endpoints: E[];
+  status?: Status;
+}): { prepared: PreparedMessage; targets: E[]; row: Parameters<typeof insertMessageOnce>[1] } | null {
+  const { event, delivery } = input;
+  const targets = input.endpoints.filter((e) => e.events === null || e.events.includes(event.event_type));
   if (targets.length === 0) return null;
-  const delivery = await findDelivery(db, scope, input.deliveryId);
-  if (!delivery) return null;
   const messageId = webhookMessageId(event.id);
   const envelope = {
     id: messageId,
@@ -93,18 +93,21 @@ export async function storeWebhookMessage(
     },
   };
   const endpointIds = targets.map((e) => e.id);
-  await insertMessageOnce(db, {
-    id: messageId,
-    tenantId: input.tenantId,
-    livemode: delivery.livemode,
-    deliveryId: input.deliveryId,
-    eventId: event.id,
-    eventType: event.event_type,
-    body: JSON.stringify(envelope),
-    createdAt: event.occurred_at,
-    endpointIds,
-  });
-  return { messageId, eventType: event.event_type, endpointIds };
+  return {
+    prepared: { messageId, eventType: event.event_type, endpointIds },
+    targets,
+    row: {
+      id: messageId,
+      tenantId: input.tenantId,
+      livemode: delivery.livemode,
+      deliveryId: input.deliveryId,
+      eventId: event.id,
+      eventType: event.event_type,
+      body: JSON.stringify(envelope),
+      createdAt: event.occurred_at,
+      endpointIds,
+    },
+  };
 }
 
 /**
@@ -126,7 +129,31 @@ function observeAttempt(input: AttemptInput, outcome: AttemptResult['outcome'], 
 /** The longest a webhook receiver's connection may take to open (WEBHOOK_TIMEOUT_MS when that is shorter). */
 export const WEBHOOK_CONNECT_MAX_MS = 10_000;
 
-type Target = NonNullable<Awaited<ReturnType<typeof attemptTarget>>>;
+type Target = AttemptTarget;
+
+/** What the first attempts of a stored message send to each of its endpoints, by endpoint id (read with the message). */
+export function attemptTargetsOf(
+  row: { tenantId: string; livemode: boolean; eventId: string; eventType: string; body: string },
+  endpoints: EndpointTarget[],
+): Record<string, AttemptTarget> {
+  return Object.fromEntries(
+    endpoints.map((e) => [
+      e.id,
+      {
+        tenant_id: row.tenantId,
+        livemode: row.livemode,
+        url: e.url,
+        secret: e.secret,
+        previous_secret: e.previous_secret,
+        rotating: e.rotating,
+        active: true,
+        event_id: row.eventId,
+        event_type: row.eventType,
+        body: row.body,
+      },
+    ]),
+  );
+}
 
 /**
  * Logs an attempt and what follows from it: `exhausted` after a last attempt to retry, and `final` when this attempt
@@ -137,7 +164,13 @@ async function logOutcome(
   input: AttemptInput,
   target: Target,
   startedAt: number,
-  attempt: { result: AttemptResult; statusCode: number | null; latencyMs: number | null; error: string | null },
+  attempt: {
+    result: AttemptResult;
+    statusCode: number | null;
+    latencyMs: number | null;
+    error: string | null;
+    dispatchesMessage: boolean;
+  },
 ): Promise<AttemptResult> {
   const base = {
     endpointId: input.endpointId,
@@ -158,6 +191,7 @@ async function logOutcome(
     statusCode,
     latencyMs,
     error,
+    dispatchesMessage: attempt.dispatchesMessage,
   });
   if (disabled) {
     // Failing for DISABLE_FAILING_AFTER_MS: this attempt disabled the endpoint (reason `failing`); nothing follows.
@@ -202,6 +236,27 @@ async function postSigned(agent: Agent, timeoutMs: number, target: Target, heade
   return { statusCode: res.statusCode, retryAfterMs };
 }
 
+/**
+ * Builds the envelope of a delivery event once and stores it verbatim (a retry of this activity finds it),
+ * and lists the endpoints to notify, with what their first attempts send (`targets`, for the outbox's sender in
+ * this process: never in a workflow's history). Nothing is stored when the tenant has no endpoint that takes it.
+ */
+async function prepareMessage(
+  pool: Pool,
+  log: Logger,
+  input: PrepareInput,
+): Promise<(PreparedMessage & { targets: Record<string, AttemptTarget> }) | null> {
+  const found = await eventWithContext(pool, input);
+  if (!found) {
+    log.warn('webhook fan-out: event not found', { eventId: input.eventId, deliveryId: input.deliveryId });
+    return null;
+  }
+  const message = webhookMessageOf({ ...input, ...found });
+  if (!message) return null;
+  await insertMessageOnce(pool, message.row);
+  return { ...message.prepared, targets: attemptTargetsOf(message.row, message.targets) };
+}
+
 /** `resolve`: the DNS resolver of outgoing connections (default dns.lookup; tests play DNS rebinding with it). */
 export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?: Resolver; log?: Logger }) {
   const { pool, config } = deps;
@@ -223,23 +278,27 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
   });
 
   return {
-    /**
-     * Builds the envelope of a delivery event once and stores it verbatim (a retry of this activity finds it),
-     * and lists the endpoints to notify. Nothing is stored when the tenant has no endpoint that takes it.
-     */
+    prepareMessage: (input: PrepareInput) => prepareMessage(pool, log, input),
+
+    /** prepareMessage without the targets: what the fan-out workflow's activity returns. */
     async prepareWebhookMessage(input: PrepareInput): Promise<PreparedMessage | null> {
-      const event = await findEvent(pool, input.tenantId, input.deliveryId, input.eventId);
-      if (!event) {
-        log.warn('webhook fan-out: event not found', { eventId: input.eventId, deliveryId: input.deliveryId });
-        return null;
-      }
-      return storeWebhookMessage(pool, { ...input, livemode: event.livemode, event });
+      const message = await prepareMessage(pool, log, input);
+      if (!message) return null;
+      const { targets: _targets, ...prepared } = message;
+      return prepared;
     },
 
-    /** One signed POST of a stored message to one endpoint, logged. Never throws for the receiver's failures. */
-    async attemptWebhook(input: AttemptInput): Promise<AttemptResult> {
+    /**
+     * One signed POST of a stored message to one endpoint, logged. Never throws for the receiver's failures. `first`:
+     * the outbox's first attempt in this process, with the target it read in the transaction that stored the message
+     * (no second read) and, for a message with this one endpoint, the message marked dispatched with a success.
+     */
+    async attemptWebhook(
+      input: AttemptInput,
+      first?: { target: AttemptTarget; dispatchesMessage: boolean },
+    ): Promise<AttemptResult> {
       const startedAt = Date.now();
-      const target = await attemptTarget(pool, input.endpointId, input.messageId);
+      const target = first?.target ?? (await attemptTarget(pool, input.endpointId, input.messageId));
       if (!target || !target.active) {
         webhookAttempts.inc({ outcome: 'inactive', trigger: input.trigger });
         return { outcome: 'inactive', statusCode: null, retryAfterMs: null };
@@ -250,7 +309,14 @@ export function createWebhookSender(deps: { config: Config; pool: Pool; resolve?
         statusCode: number | null,
         latencyMs: number | null,
         error: string | null,
-      ) => logOutcome(pool, input, target, startedAt, { result, statusCode, latencyMs, error });
+      ) =>
+        logOutcome(pool, input, target, startedAt, {
+          result,
+          statusCode,
+          latencyMs,
+          error,
+          dispatchesMessage: first?.dispatchesMessage ?? false,
+        });
 
       // A URL that is no longer acceptable (e.g. registered before production rules applied) is a final failure.
       const refused = checkUrlSyntax(target.url, config.allowLoopbackWebhooks);
