@@ -4,7 +4,7 @@
 // then the row (which a second recording of the same event leaves as it was).
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../platform/config.js';
-import type { PoolClient } from '../platform/db.js';
+import type { Db } from '../platform/db.js';
 import { recipientUrl } from '../recipients/link.js';
 import {
   KIND_OF_EVENT,
@@ -44,7 +44,7 @@ function etaOf(payload: Record<string, unknown> | null | undefined): { etaMinute
  * test mode), not_sent `disabled` when they are off (the default in live mode), not_sent `opted_out` when the phone
  * opted out. An ignored event (payload.ignored) has none.
  */
-export async function enqueueNotification(client: PoolClient, event: NotifiableEvent, defaults: SmsDefaults) {
+export async function enqueueNotification(client: Db, event: NotifiableEvent, defaults: SmsDefaults) {
   const kind = KIND_OF_EVENT[event.eventType];
   if (!kind || event.payload?.ignored) return;
   const ctx = await notificationContext(client, event.deliveryId);

@@ -1,6 +1,6 @@
 // The SMS outbox's SQL (docs/recipients.md "The outbox"): what a message needs of its delivery, the row written in the
 // event's transaction, the sender's claims under a lease, the outcome of each submit, receipts and opt-outs.
-import type { Db, Pool, PoolClient } from '../platform/db.js';
+import type { Db, Pool } from '../platform/db.js';
 import type { NotificationKind, NotificationLanguage } from '../../shared/notifications/messages.js';
 
 /** The channel NOTIFY wakes the senders on when a queued message is committed. */
@@ -59,7 +59,7 @@ export interface NewNotification {
  * to a phone that opted out of the tenant's messages is stored not_sent (opted_out); a queued one wakes the senders at
  * commit (NOTIFY). One statement.
  */
-export async function insertNotification(client: PoolClient, n: NewNotification): Promise<void> {
+export async function insertNotification(client: Db, n: NewNotification): Promise<void> {
   await client.query(
     `WITH opted AS (
        SELECT EXISTS (SELECT 1 FROM sms_opt_outs WHERE tenant_id = $2 AND livemode = $3 AND phone = $7) AS out

@@ -6,11 +6,16 @@
 // it was dispatched is found by the sweeper (sweepUndispatched) and handed to the same workflow, which skips the
 // endpoints that took it already: at least once per (event, endpoint), always under the same webhook-id.
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import { inTransaction, type Pool, type PoolClient } from '../platform/db.js';
+import type { Db, Pool, PoolClient } from '../platform/db.js';
 import type { DeliveryEventRow, RecordEventInput } from '../deliveries/repository.js';
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
 import { insertMessageOnce, markMessageDispatched, undispatchedMessages, type AttemptTarget } from './repository.js';
-import { insertEventWithContext, type RecordedDelivery } from './outbox-repository.js';
+import {
+  eventWithContext,
+  insertEventWithContext,
+  type EndpointTarget,
+  type RecordedDelivery,
+} from './outbox-repository.js';
 import { attemptTargetsOf, webhookMessageOf, type PreparedMessage } from './sender.js';
 import { enqueueNotification, type SmsDefaults } from '../notifications/enqueue.js';
 import type { Config } from '../platform/config.js';
@@ -44,7 +49,11 @@ const mayHaveSms = (d: RecordedDelivery) =>
 /**
  * Records a delivery event (and its status change) and, with `webhooks`, its message for the tenant's endpoints of the
  * delivery's mode (test or live), and with `sms` the recipient's SMS when the event is one they hear of
- * (src/notifications/enqueue.ts): one transaction.
+ * (src/notifications/enqueue.ts). Two statements, each committing on its own (no BEGIN and COMMIT round trips): the
+ * event with its status change, reading back what the message needs; then the message. A crash between them leaves
+ * the event without its message for a moment only: the workflow records the event again (same id) until this returns,
+ * and a record that finds its event already in stores what is missing (the message, the SMS), each once by its key.
+ * `message` is the message this call stored (null when it was stored before: its sender or the sweeper has it).
  */
 export async function recordEventWithMessage(
   pool: Pool,
@@ -52,13 +61,19 @@ export async function recordEventWithMessage(
   webhooks: boolean,
   sms?: SmsDefaults,
 ): Promise<{ inserted: boolean; message: OutboxMessage | null }> {
-  return inTransaction(pool, (client) => recordEventWithMessageOn(client, input, webhooks, sms));
+  const wantsMessage = webhooks && !input.payload?.ignored;
+  const recorded = await insertEventWithContext(pool, input, wantsMessage);
+  // Recorded before (a retry): what its message needs, read again.
+  const context = recorded ?? (await recordedEventContext(pool, input));
+  if (!context) return { inserted: false, message: null };
+  if (sms && mayHaveSms(context.delivery)) await enqueueNotification(pool, input, sms);
+  const message = wantsMessage ? await storeMessage(pool, input, context) : null;
+  return { inserted: recorded !== null, message };
 }
 
 /**
- * recordEventWithMessage on a client that holds the caller's transaction (cash on delivery books its ledger in it).
- * The event, the status change and what the message needs of the delivery and its endpoints are one statement, and
- * the message another.
+ * recordEventWithMessage inside the caller's transaction (cash on delivery books its ledger in it): the event, the
+ * status change and what the message needs are one statement, the message another, committing with the caller's.
  */
 export async function recordEventWithMessageOn(
   client: PoolClient,
@@ -70,7 +85,25 @@ export async function recordEventWithMessageOn(
   const recorded = await insertEventWithContext(client, input, wantsMessage);
   if (!recorded) return { inserted: false, message: null };
   if (sms && mayHaveSms(recorded.delivery)) await enqueueNotification(client, input, sms);
-  if (!wantsMessage) return { inserted: true, message: null };
+  const message = wantsMessage ? await storeMessage(client, input, recorded) : null;
+  return { inserted: true, message };
+}
+
+/** A recorded event's delivery and endpoints, read again (a retried record finds its event already in). */
+async function recordedEventContext(
+  pool: Pool,
+  input: RecordEventInput,
+): Promise<{ delivery: RecordedDelivery; endpoints: EndpointTarget[] | null } | null> {
+  const found = await eventWithContext(pool, input);
+  return found && { delivery: found.delivery, endpoints: found.endpoints };
+}
+
+/** Stores the event's message for the endpoints that take it; the message when this call stored it, else null. */
+async function storeMessage(
+  db: Db,
+  input: RecordEventInput,
+  context: { delivery: RecordedDelivery; endpoints: EndpointTarget[] | null },
+): Promise<OutboxMessage | null> {
   const event: DeliveryEventRow = {
     id: input.eventId,
     event_type: input.eventType as EventType,
@@ -81,21 +114,17 @@ export async function recordEventWithMessageOn(
   const message = webhookMessageOf({
     tenantId: input.tenantId,
     deliveryId: input.deliveryId,
-    delivery: recorded.delivery,
+    delivery: context.delivery,
     event,
-    endpoints: recorded.endpoints ?? [],
+    endpoints: context.endpoints ?? [],
   });
-  if (!message) return { inserted: true, message: null };
-  await insertMessageOnce(client, message.row);
+  if (!message || !(await insertMessageOnce(db, message.row))) return null;
   return {
-    inserted: true,
-    message: {
-      ...message.prepared,
-      tenantId: input.tenantId,
-      deliveryId: input.deliveryId,
-      eventId: input.eventId,
-      targets: attemptTargetsOf(message.row, message.targets),
-    },
+    ...message.prepared,
+    tenantId: input.tenantId,
+    deliveryId: input.deliveryId,
+    eventId: input.eventId,
+    targets: attemptTargetsOf(message.row, message.targets),
   };
 }
 

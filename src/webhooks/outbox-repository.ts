@@ -1,7 +1,7 @@
 // The outbox's statements (src/webhooks/dispatcher.ts): recording a workflow's event reads back, in the same round trip,
 // what its webhook message needs (the delivery as the event left it, its tenant's enabled endpoints of its mode, with
 // what their first attempts sign with), and the fan-out's read of a recorded event does the same.
-import type { Pool, PoolClient } from '../platform/db.js';
+import type { Db, Pool } from '../platform/db.js';
 import type { EventType } from '../../shared/deliveries/vocabulary.js';
 import {
   SUMMARY_COLUMNS,
@@ -36,7 +36,7 @@ export type RecordedDelivery = DeliverySummaryRow & { tenant_id: string; return_
  * endpoints of its mode. Null, changing nothing, when the event id is recorded already (a retried activity).
  */
 export async function insertEventWithContext(
-  client: PoolClient,
+  client: Db,
   input: RecordEventInput,
   withEndpoints: boolean,
 ): Promise<{ delivery: RecordedDelivery; endpoints: EndpointTarget[] | null } | null> {

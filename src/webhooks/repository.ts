@@ -242,7 +242,7 @@ export async function messagesInRange(
 
 // The worker's side (src/webhooks/sender.ts): messages built once, attempts logged.
 
-/** Stores a message's body once: a second insert with the same id keeps the first body. */
+/** Stores a message's body once: a second insert with the same id keeps the first body. Whether this one stored it. */
 export async function insertMessageOnce(
   pool: Db,
   m: {
@@ -256,12 +256,13 @@ export async function insertMessageOnce(
     createdAt: Date;
     endpointIds?: string[];
   },
-): Promise<void> {
-  await pool.query(
+): Promise<boolean> {
+  const { rowCount } = await pool.query(
     `INSERT INTO webhook_messages (id, tenant_id, delivery_id, event_id, event_type, body, created_at, endpoint_ids, livemode)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
     [m.id, m.tenantId, m.deliveryId, m.eventId, m.eventType, m.body, m.createdAt, m.endpointIds ?? null, m.livemode],
   );
+  return (rowCount ?? 0) > 0;
 }
 
 /** The message is in the hands of its sender: first attempts made, failures handed to a retry workflow. */

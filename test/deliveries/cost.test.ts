@@ -8,6 +8,7 @@ import type { Simulator } from '../../simulator/server.js';
 import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
 import { webhookFanoutWorkflowId, webhookMessageId } from '../../shared/webhooks/definitions.js';
 import { recordEventWithMessage, sweepUndispatched } from '../../src/webhooks/dispatcher.js';
+import { insertEventWithContext } from '../../src/webhooks/outbox-repository.js';
 import {
   createDeliveryFor,
   merchantWith,
@@ -152,5 +153,38 @@ describe('the outbox when its worker dies', () => {
     const outcome = await webhookOutcome(stack, message.eventId);
     expect(outcome.outcomes[ep.body.id]).toBe('succeeded');
     expect(received.filter((id) => id === message.messageId)).toHaveLength(0);
+  });
+
+  it('a worker that died between the event and its message: the repeated record stores the message once', async () => {
+    const m = await merchantWith(stack, sim, [simCompany({ auto_progress: { delay_ms: 100 } })]);
+    await stack.request('POST', '/v1/webhook_endpoints', { key: key(m), body: { url: receiverUrl } });
+    const d = await deliveredDelivery(m);
+    const input = {
+      deliveryId: d.id,
+      tenantId: m.tenant.tenant_id,
+      eventId: crypto.randomUUID(),
+      eventType: 'delivery.operator_action',
+      occurredAt: new Date().toISOString(),
+      source: 'operator',
+      payload: { action: 'note', note: 'between the two statements' },
+      toStatus: null,
+    };
+    // The event's own statement ran; the worker died before the message's.
+    expect(await insertEventWithContext(stack.pool, input, true)).not.toBeNull();
+    const messages = async () =>
+      (
+        await stack.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_messages WHERE event_id = $1', [
+          input.eventId,
+        ])
+      ).rows[0].n;
+    expect(await messages()).toBe(0);
+    // The workflow records the event again (same id): nothing changes twice, the message is stored, to be sent.
+    const again = await recordEventWithMessage(stack.pool, input, true);
+    expect(again.inserted).toBe(false);
+    expect(again.message?.messageId).toBe(webhookMessageId(input.eventId));
+    expect(await messages()).toBe(1);
+    // Once more (the activity retried after that): the message is there already, this call sends nothing.
+    expect((await recordEventWithMessage(stack.pool, input, true)).message).toBeNull();
+    expect(await messages()).toBe(1);
   });
 });
