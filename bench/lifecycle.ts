@@ -31,8 +31,11 @@
 // process, signalled once per fleet event the courier sent in a normal lifecycle, writing one row per signal with one
 // activity; no API.
 //
-// Stepping up stops, for each kind, at the first rate that is not sustained. Set BENCH_RATES=1 (and BENCH_STEP_S=20)
-// for a quick look.
+// Rate by rate, each kind and then the floor take their step at that rate (so both meet the stack's growing state as it
+// is at that point); each stops at its first rate not sustained. The default rates go up to where the floor itself
+// stops keeping up on two cores; the "Ceiling:" line sets the highest rate the delivery sustains beside the floor's,
+// and their CPU per lifecycle at the highest rate both sustain (targets: the floor's rate, at most 1.1x its CPU; the
+// exit code is 1 when one is missed). Set BENCH_RATES=1 (and BENCH_STEP_S=20) for a quick look.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -72,7 +75,10 @@ import {
   webhookReceiver,
 } from './lib.js';
 
-const RATES = (process.env.BENCH_RATES ?? '1,2,3,4,6,8,12,16').split(',').map(Number);
+// Up to where the floor itself stops keeping up on two cores (the ceiling: the last rate both sustain, below).
+const RATES = (process.env.BENCH_RATES ?? '1,2,4,8,12,16,20,24,28,32').split(',').map(Number);
+/** The delivery's CPU per lifecycle at the ceiling, at most this many times the floor's (#31). */
+const CEILING_CPU_TARGET = 1.1;
 const STEP_S = Number(process.env.BENCH_STEP_S ?? 60);
 const DRAIN_S = Number(process.env.BENCH_DRAIN_S ?? 120);
 const STEP_MS = Number(process.env.BENCH_STEP_MS ?? 300); // the courier moves a job every 300 ms
@@ -216,18 +222,28 @@ async function runStep(
   };
 }
 
-/** Steps up through RATES until one is not sustained. */
-async function stepUp(label: string, run: (rate: number) => Promise<StepResult>): Promise<StepResult[]> {
-  const results: StepResult[] = [];
+/**
+ * Steps up through RATES, at each rate every runner still going one after the other; a runner stops at its first rate
+ * not sustained. Returns each runner's steps, in the runners' order.
+ */
+async function stepUpTogether(
+  runners: { label: string; run: (rate: number) => Promise<StepResult> }[],
+): Promise<StepResult[][]> {
+  const results: StepResult[][] = runners.map(() => []);
+  const going = new Set(runners.map((_, i) => i));
   for (const rate of RATES) {
-    say(`${label}: ${rate} lifecycles/s for ${STEP_S} s`);
-    const r = await run(rate);
-    results.push(r);
-    console.log(
-      `    ${label} ${rate}/s: ${r.completed}/${r.offered} completed, backlog slope ${r.backlogSlope.toFixed(2)}/s, drained in ${r.drainedInS?.toFixed(0) ?? '-'} s, ` +
-        `${r.cpuPerLifecycle.toFixed(3)} CPU s per lifecycle: ${r.sustained ? 'sustained' : 'NOT sustained'}`,
-    );
-    if (!r.sustained) break;
+    if (going.size === 0) break;
+    for (const [i, { label, run }] of runners.entries()) {
+      if (!going.has(i)) continue;
+      say(`${label}: ${rate} lifecycles/s for ${STEP_S} s`);
+      const r = await run(rate);
+      results[i].push(r);
+      console.log(
+        `    ${label} ${rate}/s: ${r.completed}/${r.offered} completed, backlog slope ${r.backlogSlope.toFixed(2)}/s, drained in ${r.drainedInS?.toFixed(0) ?? '-'} s, ` +
+          `${r.cpuPerLifecycle.toFixed(3)} CPU s per lifecycle: ${r.sustained ? 'sustained' : 'NOT sustained'}`,
+      );
+      if (!r.sustained) going.delete(i);
+    }
   }
   return results;
 }
@@ -344,7 +360,7 @@ async function main() {
     pids.worker = worker.pid!;
 
     // ---- the product, kind by kind: quote + create through the API; the simulator drives each lifecycle ----
-    const measured: KindResult[] = [];
+    const runners: { label: string; run: (rate: number) => Promise<StepResult> }[] = [];
     for (const kind of kinds) {
       const call = merchantApi(cleanups, apiUrl, kind.secretKey, 64);
       await registerEndpoint(call, receiver.url);
@@ -370,37 +386,25 @@ async function main() {
       await sleep(backlogAfterMs);
       const ready = warmUp.filter(Boolean);
       for (let t = 0; t < 60 && (await openOfKind(pool, kind, ready, 0)) > 0; t++) await sleep(1000);
-      await sleep(1500);
-      const steps = await stepUp(label, (rate) =>
-        runStep(
-          label,
-          rate,
-          pids,
-          postmaster,
-          createOne,
-          (ids, olderThanMs) => openOfKind(pool, kind, ids, olderThanMs),
-          (ids) => durationsOfKind(pool, kind, ids),
-          backlogAfterMs,
-        ),
-      );
-      // Temporal's work per lifecycle, from a sample of the first step's (with the return's workflows, if any).
-      const sample = await sampleOfKind(pool, kind, SAMPLE);
-      let own: HistoryCounts = zeroCounts();
-      let all: HistoryCounts = zeroCounts();
-      for (const { deliveryIds } of sample) {
-        for (const id of deliveryIds) {
-          const ids = await workflowIdsOfDelivery(pool, id);
-          const o = await countHistories(temporal, [ids.own]);
-          own = addCounts(own, o);
-          all = addCounts(all, addCounts(o, await countHistories(temporal, ids.related)));
-        }
-      }
-      measured.push({ kind, steps, sampled: sample.length, own, all, ...(await eventsPerLifecycle(pool, sample)) });
+      runners.push({
+        label,
+        run: (rate) =>
+          runStep(
+            label,
+            rate,
+            pids,
+            postmaster,
+            createOne,
+            (ids, olderThanMs) => openOfKind(pool, kind, ids, olderThanMs),
+            (ids) => durationsOfKind(pool, kind, ids),
+            backlogAfterMs,
+          ),
+      });
     }
 
     // ---- the floor: the same number of signals, one row per signal by one activity, no API ----
-    const reference = measured.find((m) => m.kind.name === 'normal') ?? measured[0];
-    const signals = Math.round(reference.signals);
+    const referenceKind = kinds.find((k) => k.name === 'normal') ?? kinds[0];
+    const signals = Math.round((await eventsPerLifecycle(pool, await sampleOfKind(pool, referenceKind, 5))).signals);
     const floorQueue = `${taskQueue}-floor`;
     const floorWorker = spawn(
       process.execPath,
@@ -452,9 +456,43 @@ async function main() {
       ids.filter((id) => !floorDone.has(id) && performance.now() - floorStart.get(id)! > olderThanMs).length;
     const floorDurations = async (ids: string[]) =>
       ids.filter((id) => floorDone.has(id)).map((id) => floorDone.get(id)! - floorStart.get(id)!);
-    const floor = await stepUp('floor', (rate) =>
-      runStep('floor', rate, floorPids, postmaster, startFloor, openFloor, floorDurations, FLOOR_BACKLOG_AFTER_MS),
-    );
+    say('floor: warm-up, 5 lifecycles');
+    const floorWarmUp = await Promise.all(Array.from({ length: 5 }, () => startFloor()));
+    for (let t = 0; t < 60 && (await openFloor(floorWarmUp as string[], 0)) > 0; t++) await sleep(1000);
+    runners.push({
+      label: 'floor',
+      run: (rate) =>
+        runStep('floor', rate, floorPids, postmaster, startFloor, openFloor, floorDurations, FLOOR_BACKLOG_AFTER_MS),
+    });
+
+    // Rate by rate, each kind and then the floor at the same rate, so that both meet the stack (Temporal's and
+    // Postgres's growing state) as it is at that point of the run.
+    const results = await stepUpTogether(runners);
+    const floor = results.at(-1)!;
+    const measured: KindResult[] = [];
+    for (const [i, kind] of kinds.entries()) {
+      // Temporal's work per lifecycle, from a sample of the kind's lifecycles (with the return's workflows, if any).
+      const sample = await sampleOfKind(pool, kind, SAMPLE);
+      let own: HistoryCounts = zeroCounts();
+      let all: HistoryCounts = zeroCounts();
+      for (const { deliveryIds } of sample) {
+        for (const id of deliveryIds) {
+          const ids = await workflowIdsOfDelivery(pool, id);
+          const o = await countHistories(temporal, [ids.own]);
+          own = addCounts(own, o);
+          all = addCounts(all, addCounts(o, await countHistories(temporal, ids.related)));
+        }
+      }
+      measured.push({
+        kind,
+        steps: results[i],
+        sampled: sample.length,
+        own,
+        all,
+        ...(await eventsPerLifecycle(pool, sample)),
+      });
+    }
+    const reference = measured.find((m) => m.kind === referenceKind)!;
     const floorHistory = await countHistories(temporal, floorIds.slice(0, SAMPLE));
 
     // ---- report ----
@@ -507,11 +545,34 @@ async function main() {
           )
           .join('; ')}.`,
       );
+    console.log(ceilingLine(reference.steps, floor));
     if (smsLine()) console.log(smsLine());
     console.log(`${machineLine()}; API and worker in their own processes; simulator, receiver and load in this one.`);
   } finally {
     await cleanup();
   }
+}
+
+/**
+ * The ceiling: the highest rate the delivery sustains against the floor's (target: the same), and the CPU per lifecycle
+ * of both at the highest rate both sustained (target: at most CEILING_CPU_TARGET times the floor's). Sets the exit code
+ * when a target is missed; says so when the rates tried never reached the floor's limit.
+ */
+function ceilingLine(delivery: StepResult[], floor: StepResult[]): string {
+  const best = (rs: StepResult[]) => rs.filter((r) => r.sustained).at(-1)?.rate ?? 0;
+  const [d, f] = [best(delivery), best(floor)];
+  const both = Math.min(d, f);
+  const at = (rs: StepResult[]) => rs.find((r) => r.rate === both)?.cpuPerLifecycle ?? NaN;
+  const ratio = at(delivery) / at(floor);
+  const rateMet = d >= f;
+  const cpuMet = ratio <= CEILING_CPU_TARGET;
+  if (!rateMet || !cpuMet) process.exitCode = 1;
+  const reached = floor.some((r) => !r.sustained);
+  return (
+    `Ceiling: the delivery sustains ${d}/s, the floor ${f}/s${reached ? '' : ` (the floor kept up at every rate tried: add higher BENCH_RATES)`} ` +
+    `(target: the floor's rate: ${rateMet ? 'met' : 'MISSED'}); at ${both}/s, CPU per lifecycle ${at(delivery).toFixed(3)} s ` +
+    `against the floor's ${at(floor).toFixed(3)} s = ${ratio.toFixed(2)}x (target <= ${CEILING_CPU_TARGET}x: ${cpuMet ? 'met' : 'MISSED'}).`
+  );
 }
 
 function zeroCounts(): HistoryCounts {

@@ -20,11 +20,14 @@ import {
   QUOTE_BODY,
   summarise,
   machineLine,
+  stackCpu,
 } from './lib.js';
 
 const TARGETS = { api: 150, worker: 400 };
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+// BENCH_RSS_TRACE=1: prints each process's RSS, one figure a second, after the run (where the peak comes from).
+const TRACE = process.env.BENCH_RSS_TRACE === '1';
 
 /** Current and peak resident set size of a process, MB. */
 function memory(pid: number): { rss: number; peak: number } {
@@ -74,14 +77,21 @@ async function main() {
     await registerEndpoint(call, receiver.url);
 
     const baseline = { api: memory(api.pid!), worker: memory(worker.pid!) };
+    const cpuBefore = stackCpu({ api: api.pid!, worker: worker.pid! }, -1);
+    console.log(
+      `idle: API rss ${baseline.api.rss.toFixed(0)} hwm ${baseline.api.peak.toFixed(0)}, worker rss ${baseline.worker.rss.toFixed(0)} hwm ${baseline.worker.peak.toFixed(0)}`,
+    );
     const peak = { api: baseline.api.peak, worker: baseline.worker.peak };
+    const trace = { api: [] as number[], worker: [] as number[] };
     const sampler = setInterval(() => {
       for (const [name, child] of [
         ['api', api],
         ['worker', worker],
       ] as const) {
         try {
-          peak[name] = Math.max(peak[name], memory(child.pid!).peak);
+          const m = memory(child.pid!);
+          peak[name] = Math.max(peak[name], m.peak);
+          if (TRACE) trace[name].push(Math.round(m.rss));
         } catch {
           /* exited */
         }
@@ -100,12 +110,18 @@ async function main() {
     say('Letting the lifecycles and webhooks drain (20 s)');
     await new Promise((r) => setTimeout(r, 20_000));
     clearInterval(sampler);
+    const cpuAfter = stackCpu({ api: api.pid!, worker: worker.pid! }, -1);
+    const cpuPerPair = (name: 'api' | 'worker') =>
+      (cpuAfter[name] - cpuBefore[name]) / Math.max(result.requests - result.errors, 1);
     for (const [name, child] of [
       ['api', api],
       ['worker', worker],
     ] as const)
       peak[name] = Math.max(peak[name], memory(child.pid!).peak);
 
+    if (TRACE)
+      for (const [name, mbs] of Object.entries(trace))
+        console.log(`RSS MB of the ${name}, each second: ${mbs.join(' ')}`);
     const { rows } = await pool.query(
       `SELECT status, count(*)::int AS n FROM deliveries GROUP BY status ORDER BY status`,
     );
@@ -117,6 +133,7 @@ async function main() {
         'idle RSS MB': +baseline.api.rss.toFixed(0),
         'peak RSS MB': +peak.api.toFixed(0),
         'target MB': TARGETS.api,
+        'CPU ms per request pair': +(cpuPerPair('api') * 1000).toFixed(1),
         verdict: peak.api <= TARGETS.api ? 'PASS' : 'FAIL',
       },
       {
@@ -124,6 +141,7 @@ async function main() {
         'idle RSS MB': +baseline.worker.rss.toFixed(0),
         'peak RSS MB': +peak.worker.toFixed(0),
         'target MB': TARGETS.worker,
+        'CPU ms per request pair': +(cpuPerPair('worker') * 1000).toFixed(1),
         verdict: peak.worker <= TARGETS.worker ? 'PASS' : 'FAIL',
       },
     ]);

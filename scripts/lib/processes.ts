@@ -75,6 +75,8 @@ export class Proc {
 
 /** `npm run build`: the production bundles that start:api and start:worker run (its output only when it fails). */
 export function productionBuild(): void {
+  // BENCH_SKIP_BUILD=1 reuses the bundles already in .build (repeating a benchmark on unchanged code).
+  if (process.env.BENCH_SKIP_BUILD === '1' && fs.existsSync(path.join(ROOT_DIR, '.build', 'dist', 'server.js'))) return;
   try {
     execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT_DIR, stdio: 'pipe' });
   } catch (err) {
