@@ -22,6 +22,8 @@ const result = await build({
     admin: 'src/cli/index.ts',
     migrate: 'scripts/migrate.ts',
     'create-role': 'scripts/create-role.ts',
+    // Loaded before the worker's bundle (--import): source maps for the project's own code only.
+    'source-maps': 'src/platform/source-maps.ts',
   },
   absWorkingDir: ROOT_DIR,
   outdir,

@@ -12,7 +12,9 @@ async function main() {
   const config = loadConfig();
   // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/platform/observability/tracing.ts); before the first request.
   await startTracing('delivery-api');
-  const pool = createPool(config.databaseUrl, 20, { preparedStatements: config.databasePreparedStatements });
+  const pool = createPool(config.databaseUrl, config.apiDatabasePoolSize, {
+    preparedStatements: config.databasePreparedStatements,
+  });
   const temporal = await connectTemporal(config);
   const app = await buildApp({ config, pool, temporal });
   // Prometheus metrics on their own port, never on the public API port (docs/operations.md "Observability").

@@ -143,7 +143,9 @@ async function main() {
   // Temporal Core serves the SDK's metrics on a loopback port; the worker's listener serves them with its own.
   const coreMetricsAddress = config.workerMetricsPort !== undefined ? `127.0.0.1:${await freePort()}` : undefined;
   installWorkerRuntime(logger, { coreMetricsAddress });
-  const pool = createPool(config.databaseUrl, 20, { preparedStatements: config.databasePreparedStatements });
+  const pool = createPool(config.databaseUrl, config.workerDatabasePoolSize, {
+    preparedStatements: config.databasePreparedStatements,
+  });
   // Same address, TLS / mTLS and API key as the API's connection (src/platform/temporal.ts).
   const connectionOptions = temporalConnectionOptions(config);
   const connection = await NativeConnection.connect(connectionOptions);

@@ -1,7 +1,8 @@
-// Writing a recipient's message into the outbox (docs/recipients.md "The outbox"), in the transaction that records its
-// delivery event: the event and its message commit together or not at all, and the sender (src/notifications/outbox.ts)
-// sends it later from the worker, never on the delivery's path. Two statements, no network: the delivery's context,
-// then the row (which a second recording of the same event leaves as it was).
+// Writing a recipient's message into the outbox (docs/recipients.md "The outbox"), with its delivery event: in the API's
+// transaction that creates the delivery, or right after the workflow's statement that records the event (a record
+// repeated after a crash writes it then), and the sender (src/notifications/outbox.ts) sends it later from the worker,
+// never on the delivery's path. Two statements, no network: the delivery's context, then the row (which a second
+// recording of the same event leaves as it was).
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';

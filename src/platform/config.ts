@@ -89,6 +89,12 @@ export const envSchema = z
       .string()
       .default('postgres://postgres@127.0.0.1:5432/delivery_api')
       .describe('Postgres (the dev command and tests pick a server as described above when unset)'),
+    API_DATABASE_POOL_SIZE: whole(8, 1).describe(
+      "Postgres connections of each API process: a request holds one for a statement or a short transaction, and each connection's buffers count in the process's memory ([operations](docs/operations.md))",
+    ),
+    WORKER_DATABASE_POOL_SIZE: whole(20, 1).describe(
+      "Postgres connections of each worker process (activities, the outbox's senders, the reconciler)",
+    ),
     DATABASE_PREPARED_STATEMENTS: flag()
       .default(true)
       .describe(
@@ -292,6 +298,9 @@ function toConfig(env: z.output<typeof envSchema>) {
     /** Public address of this API; error `type` URIs and `tracking_url` are built from it. */
     baseUrl: publicBaseUrl.replace(/\/$/, ''),
     databaseUrl: env.DATABASE_URL,
+    /** Connections of the API's pool and of the worker's. */
+    apiDatabasePoolSize: env.API_DATABASE_POOL_SIZE,
+    workerDatabasePoolSize: env.WORKER_DATABASE_POOL_SIZE,
     /** Parameterized statements prepared once per connection (src/platform/db.ts). */
     databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
     temporalAddress: env.TEMPORAL_ADDRESS,

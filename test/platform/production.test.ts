@@ -263,6 +263,7 @@ describe('the production build (npm run build) runs with the production dependen
       'create-role.js',
       'migrate.js',
       'server.js',
+      'source-maps.js',
       'worker.js',
     ]);
     for (const [file, output] of outputs) {
@@ -273,6 +274,21 @@ describe('the production build (npm run build) runs with the production dependen
         expect(pkg.dependencies, `${file} imports ${spec} (${kind})`).toHaveProperty(name);
       }
     }
+  });
+
+  it("the worker's preload (start:worker's --import) maps stack traces through the project's own source maps only", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--import',
+        './.build/dist/source-maps.js',
+        '--input-type=module',
+        '-e',
+        "import m from 'node:module'; console.log(JSON.stringify(m.getSourceMapsSupport()))",
+      ],
+      { cwd: app },
+    );
+    expect(JSON.parse(stdout)).toEqual({ enabled: true, nodeModules: false, generatedCode: false });
   });
 
   it('migrations, the role step, admin, API and worker run from the bundles', async () => {
@@ -304,8 +320,10 @@ describe('the production build (npm run build) runs with the production dependen
     expect(tenant.secret_key).toMatch(/^sk_/);
 
     const port = await freePort();
+    // As start:api and start:worker run them (the worker with its source-map preload).
     const start = (script: string, env: Record<string, string>) => {
-      const child = spawn(process.execPath, [path.join(app, '.build', 'dist', script)], {
+      const preload = script === 'worker.js' ? ['--import', './.build/dist/source-maps.js'] : [];
+      const child = spawn(process.execPath, [...preload, path.join(app, '.build', 'dist', script)], {
         cwd: app,
         env: { ...base, ...appEnv, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
