@@ -29,6 +29,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     what: "Whole lifecycles (quote, create, courier moves every 300 ms to delivered, one webhook endpoint) at stepped offered rates, each rate taken by the delivery and then by a minimal floor workflow, up to where the floor stops keeping up: the sustained rate, CPU seconds per lifecycle over every process of the stack, and Temporal history events, workflow tasks and actions per delivery; the ceiling (target: the delivery sustains the floor's rate at <= 1.1x its CPU per lifecycle); the same for a delivery with one failed attempt and for a return to sender (both attempts fail, the return is delivered), BENCH_KINDS.",
   },
   {
+    name: 'replay',
+    script: 'bench/workflow-replay.ts',
+    what: "The delivery workflow's own code, replayed from recorded lifecycles (no server, database or network): the promises it creates per lifecycle (each costs a stack trace in the SDK's promise hook) and its CPU per replayed lifecycle.",
+  },
+  {
     name: 'cod',
     script: 'bench/cod.ts',
     what: 'Cash on delivery: GET /v1/cod/balances over 1,000,000 ledger entries (100 tenants, 10 courier companies, bulk-loaded with SQL), beside the same SQL run bare; a 500-item remittance (POST /v1/cod/remittances) end to end.',

@@ -35,5 +35,9 @@ const EFFECTS: Record<Effect, (d: Delivery, t: Transition, msg: Message) => unkn
 /** Runs the effects of `trigger`'s transition (the caller has checked it is allowed from the current status). */
 export async function apply(d: Delivery, trigger: Trigger, msg: Message): Promise<void> {
   const t = transitionOf(trigger);
-  for (const effect of t.effects) await EFFECTS[effect](d, t, msg);
+  for (const effect of t.effects) {
+    // Most effects are synchronous: awaiting their undefined would cost a promise each (see workflows/lib/mutex.ts).
+    const pending = EFFECTS[effect](d, t, msg);
+    if (pending) await pending;
+  }
 }

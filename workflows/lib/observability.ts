@@ -13,12 +13,19 @@ import {
   type WorkflowInterceptors,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+import type * as OpenTelemetryInterceptors from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import { TenantIdKey } from '../../shared/search-attributes.js';
+
+/**
+ * Temporal's OpenTelemetry interceptors, loaded by the first traced run only. Every run evaluates the bundle's modules
+ * again (each has its own context), and the OpenTelemetry API's modules were 6 % of the CPU of replaying a whole
+ * lifecycle (bench/workflow-replay.ts) for runs that, untraced, never use them. A `require` in a function is a lazy
+ * `__webpack_require__` in the workflow bundle (synchronous, as the static import was: no extra yield).
+ */
+function openTelemetry(): typeof OpenTelemetryInterceptors {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@temporalio/interceptors-opentelemetry/lib/workflow/index.js') as typeof OpenTelemetryInterceptors;
+}
 
 /** The header Temporal's OpenTelemetry interceptors carry the trace context in. */
 const TRACE_HEADER = '_tracer-data';
@@ -60,9 +67,9 @@ interface Run {
   /** Null until the input is seen (then from the search attributes, for a delivery workflow). */
   ids: Record<string, string> | null;
   otel: {
-    inbound: OpenTelemetryInboundInterceptor;
-    outbound: OpenTelemetryOutboundInterceptor;
-    internals: OpenTelemetryInternalsInterceptor;
+    inbound: OpenTelemetryInterceptors.OpenTelemetryInboundInterceptor;
+    outbound: OpenTelemetryInterceptors.OpenTelemetryOutboundInterceptor;
+    internals: OpenTelemetryInterceptors.OpenTelemetryInternalsInterceptor;
   } | null;
 }
 
@@ -95,6 +102,8 @@ function inbound(run: Run): WorkflowInboundCallsInterceptor {
     execute: (input, next) => {
       run.ids = idsOf(input.args[0]);
       if (!carriesTrace(input.headers)) return next(input);
+      const { OpenTelemetryInboundInterceptor, OpenTelemetryOutboundInterceptor, OpenTelemetryInternalsInterceptor } =
+        openTelemetry();
       run.otel = {
         inbound: new OpenTelemetryInboundInterceptor(),
         outbound: new OpenTelemetryOutboundInterceptor(),
