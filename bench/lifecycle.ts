@@ -568,6 +568,13 @@ function ceilingLine(delivery: StepResult[], floor: StepResult[]): string {
   const cpuMet = ratio <= CEILING_CPU_TARGET;
   if (!rateMet || !cpuMet) process.exitCode = 1;
   const reached = floor.some((r) => !r.sustained);
+  const none = (rs: StepResult[]) => (best(rs) === 0 ? ` (none of the rates tried, from ${rs[0]?.rate ?? '?'}/s)` : '');
+  if (both === 0) {
+    return (
+      `Ceiling: the delivery sustains ${d}/s${none(delivery)}, the floor ${f}/s${none(floor)} ` +
+      `(target: the floor's rate: ${rateMet ? 'met' : 'MISSED'}); no rate both sustained: no CPU comparison (MISSED).`
+    );
+  }
   return (
     `Ceiling: the delivery sustains ${d}/s, the floor ${f}/s${reached ? '' : ` (the floor kept up at every rate tried: add higher BENCH_RATES)`} ` +
     `(target: the floor's rate: ${rateMet ? 'met' : 'MISSED'}); at ${both}/s, CPU per lifecycle ${at(delivery).toFixed(3)} s ` +
