@@ -568,10 +568,11 @@ function ceilingLine(delivery: StepResult[], floor: StepResult[]): string {
   const cpuMet = ratio <= CEILING_CPU_TARGET;
   if (!rateMet || !cpuMet) process.exitCode = 1;
   const reached = floor.some((r) => !r.sustained);
-  const none = (rs: StepResult[]) => (best(rs) === 0 ? ` (none of the rates tried, from ${rs[0]?.rate ?? '?'}/s)` : '');
+  const none = (rate: number, rs: StepResult[]) =>
+    rate === 0 ? ` (none of the rates tried, from ${rs[0]?.rate}/s)` : '';
   if (both === 0) {
     return (
-      `Ceiling: the delivery sustains ${d}/s${none(delivery)}, the floor ${f}/s${none(floor)} ` +
+      `Ceiling: the delivery sustains ${d}/s${none(d, delivery)}, the floor ${f}/s${none(f, floor)} ` +
       `(target: the floor's rate: ${rateMet ? 'met' : 'MISSED'}); no rate both sustained: no CPU comparison (MISSED).`
     );
   }

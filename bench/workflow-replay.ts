@@ -6,7 +6,7 @@
 // each one (for the Temporal UI's stack trace query): about half the CPU of a replay (one run with the hook turned off
 // in a local copy of the SDK: 30 -> 15 ms per lifecycle, bench/BASELINE.md), and the same in a live worker.
 //
-//   npx tsx bench/workflow-replay.ts                 today's bundle (built first)
+//   npx tsx bench/workflow-replay.ts                 today's bundle (.build/workflow-bundle.js, rebuilt when stale)
 //   npx tsx bench/workflow-replay.ts a.js b.js       bundles side by side (a baseline from a worktree, say)
 import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { ROOT_DIR } from '../src/platform/config.js';
-import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
+import { ensureWorkflowBundle } from '../src/platform/workflow-bundle.js';
 import { machineLine, say } from './lib.js';
 
 const { temporal } = proto;
@@ -61,8 +61,8 @@ async function replay(bundle: string, history: proto.temporal.api.history.v1.IHi
 
 const bundles = process.argv.slice(2);
 if (bundles.length === 0) {
-  say('Building the workflow bundle');
-  bundles.push(await buildWorkflowBundle(path.join(ROOT_DIR, '.build', 'bench-replay-bundle.js')));
+  say('The workflow bundle (built when missing or older than workflows/)');
+  bundles.push(await ensureWorkflowBundle());
 }
 
 console.log(machineLine());

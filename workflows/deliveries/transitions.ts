@@ -36,7 +36,7 @@ const EFFECTS: Record<Effect, (d: Delivery, t: Transition, msg: Message) => unkn
 export async function apply(d: Delivery, trigger: Trigger, msg: Message): Promise<void> {
   const t = transitionOf(trigger);
   for (const effect of t.effects) {
-    // Most effects are synchronous: awaiting their undefined would cost a promise each (see workflows/lib/mutex.ts).
+    // Most effects are synchronous: awaiting their undefined would cost a promise each (docs/architecture.md).
     const pending = EFFECTS[effect](d, t, msg);
     if (pending) await pending;
   }

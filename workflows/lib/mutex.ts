@@ -15,7 +15,7 @@ export class Mutex {
    * Waits until the lock is free, then runs `fn` holding it; released when `fn` settles. A free lock is taken at once,
    * as the `condition` would take it (its function runs at the call): without the `condition`'s promise and its
    * await, since every promise a workflow creates costs a captured stack trace in the SDK's promise hook
-   * (bench/workflow-replay.ts).
+   * (docs/architecture.md "What one delivery costs").
    */
   runExclusive<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.locked) {

@@ -17,9 +17,9 @@ import type * as OpenTelemetryInterceptors from '@temporalio/interceptors-opente
 import { TenantIdKey } from '../../shared/search-attributes.js';
 
 /**
- * Temporal's OpenTelemetry interceptors, loaded by the first traced run only. Every run evaluates the bundle's modules
- * again (each has its own context), and the OpenTelemetry API's modules were 6 % of the CPU of replaying a whole
- * lifecycle (bench/workflow-replay.ts) for runs that, untraced, never use them. A `require` in a function is a lazy
+ * Temporal's OpenTelemetry interceptors, loaded by traced runs only. Every run evaluates the bundle's modules again
+ * (each has its own context), and the OpenTelemetry API's modules were 6 % of the CPU of replaying a whole lifecycle
+ * (bench/workflow-replay.ts) for runs that, untraced, never use them. A `require` in a function is a lazy
  * `__webpack_require__` in the workflow bundle (synchronous, as the static import was: no extra yield).
  */
 function openTelemetry(): typeof OpenTelemetryInterceptors {
