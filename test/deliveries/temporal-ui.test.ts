@@ -73,10 +73,18 @@ describe('Temporal UI: live stalled deliveries', () => {
       200,
     );
 
-    const page = await browser.newPage({ viewport: { width: 1920, height: 760 } });
     const query = 'DeliveryStatus = "stalled" AND DeliveryLivemode = true';
+    // Visibility lags behind the workflow: wait until Temporal itself lists the live delivery before asking the UI
+    // (on a loaded CI machine that lag alone has outlasted the UI's reload loop).
+    const listedIds = async () => {
+      const ids: string[] = [];
+      for await (const wf of stack.temporal.workflow.list({ query })) ids.push(wf.workflowId);
+      return ids;
+    };
+    await expect.poll(listedIds, { timeout: 60_000, interval: 500 }).toContain(deliveryWorkflowId(live.id));
+    const page = await browser.newPage({ viewport: { width: 1920, height: 760 } });
     await page.goto(`${temporal.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
-    // Visibility lags a moment behind: reload until the live delivery is listed.
+    // The UI's list may still come from before: reload until the live delivery is listed.
     const liveRow = page.getByRole('link', { name: deliveryWorkflowId(live.id) });
     await expect
       .poll(
@@ -86,7 +94,7 @@ describe('Temporal UI: live stalled deliveries', () => {
           await page.waitForTimeout(1000);
           return (await liveRow.count()) > 0;
         },
-        { timeout: 30_000, interval: 500 },
+        { timeout: 60_000, interval: 500 },
       )
       .toBe(true);
     expect(await page.getByRole('link', { name: deliveryWorkflowId(test.id) }).count()).toBe(0);
@@ -118,5 +126,5 @@ describe('Temporal UI: live stalled deliveries', () => {
     fs.writeFileSync(path.join(ARTIFACTS, 'wf.html'), await shown());
     await shot(page, 'temporal-ui-delivery');
     await page.close();
-  }, 120_000);
+  }, 240_000);
 });

@@ -192,7 +192,7 @@ export interface Outcome {
   /** How long the attempt took. */
   ms: number;
   status?: number;
-  /** The problem's `code`, when the answer was one. */
+  /** The problem's machine-readable code (its `error` member), when the answer was one. */
   code?: string;
   error?: string;
 }
@@ -243,7 +243,7 @@ export class ChaosClient {
         signal: AbortSignal.timeout(45_000),
       });
       const json = await res.json().catch(() => null);
-      this.record({ api, at: Date.now(), ms: Date.now() - sent, status: res.status, code: json?.code });
+      this.record({ api, at: Date.now(), ms: Date.now() - sent, status: res.status, code: json?.error });
       return { status: res.status, json };
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
@@ -273,7 +273,7 @@ export class ChaosClient {
           signal: AbortSignal.timeout(30_000),
         });
         const json = await res.json().catch(() => null);
-        this.record({ api, at: Date.now(), ms: Date.now() - sent, status: res.status, code: json?.code });
+        this.record({ api, at: Date.now(), ms: Date.now() - sent, status: res.status, code: json?.error });
         if (res.status < 500 && res.status !== 409) return { status: res.status, json };
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause;

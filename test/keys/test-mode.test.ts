@@ -218,7 +218,7 @@ describe('isolation: a test key never sees live objects, a live key never sees t
         since: new Date(Date.now() - 3_600_000).toISOString(),
       });
     let range = await rangeReplay();
-    for (let i = 0; i < 100 && range.status === 409 && range.body.code === 'replay_in_progress'; i++) {
+    for (let i = 0; i < 100 && range.status === 409 && range.body.error === 'replay_in_progress'; i++) {
       await new Promise((r) => setTimeout(r, 100));
       range = await rangeReplay();
     }

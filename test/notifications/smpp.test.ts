@@ -88,7 +88,9 @@ describe('submit and delivery receipt', () => {
     const receipt = await until(() => receipts.find((r) => r.messageId === messageId));
     expect(receipt).toMatchObject({ messageId, state: 'delivered' });
     expect(receipt.error).toBeUndefined();
-    expect(message.receipt).toMatchObject({ stat: 'DELIVRD', response_status: 'ESME_ROK' });
+    // The transport hands the receipt over before its deliver_sm_resp reaches the SMSC: wait for the SMSC to record it.
+    expect(await until(() => message.receipt?.response_status ?? undefined)).toBe('ESME_ROK');
+    expect(message.receipt).toMatchObject({ stat: 'DELIVRD' });
   });
 
   it('reports an undeliverable destination from the receipt, with its error', async () => {
