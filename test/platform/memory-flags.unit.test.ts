@@ -21,8 +21,9 @@ describe('memory flags of the production processes', () => {
     expect(compose['x-worker'].command!).toEqual(script('start:worker').slice(1));
   });
 
-  it('the API: memory before speed, a 2 MB young generation, a 512 MB old generation and no source maps, the same in package.json, docker-compose.yml and the image', () => {
+  it('the API: no Maglev tier, memory before speed, a 2 MB young generation, a 512 MB old generation and no source maps, the same in package.json, docker-compose.yml and the image', () => {
     expect(flags(script('start:api'))).toEqual([
+      '--no-maglev',
       '--optimize-for-size',
       '--max-semi-space-size=2',
       '--max-old-space-size=512',
