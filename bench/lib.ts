@@ -200,9 +200,17 @@ export async function registerEndpoint(call: ReturnType<typeof merchantApi>, url
  */
 export async function productionStack(
   cleanups: Cleanups,
-  options: { databaseUrl: string; temporalAddress: string; taskQueue: string },
-): Promise<{ apiUrl: string; api: ChildProcess; worker: ChildProcess; stopWorker: () => Promise<void> }> {
+  options: { databaseUrl: string; temporalAddress: string; taskQueue: string; workerMetrics?: boolean },
+): Promise<{
+  apiUrl: string;
+  api: ChildProcess;
+  worker: ChildProcess;
+  stopWorker: () => Promise<void>;
+  /** The worker's GET /metrics (with Temporal Core's), when `workerMetrics` was asked for. */
+  workerMetricsUrl?: string;
+}> {
   const apiPort = await freePort();
+  const workerMetricsPort = options.workerMetrics ? await freePort() : undefined;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const env = {
     ...process.env,
@@ -214,6 +222,7 @@ export async function productionStack(
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '100000000',
     ALLOW_LOOPBACK_WEBHOOKS: 'true', // the webhook receiver listens on 127.0.0.1
+    ...(workerMetricsPort ? { WORKER_METRICS_PORT: String(workerMetricsPort) } : {}),
   };
   say('Production build (npm run build), then the API and the worker, each in its own process');
   productionBuild();
@@ -226,7 +235,32 @@ export async function productionStack(
   const worker = start('start:worker');
   const api = start('start:api');
   await waitForPort(apiPort, '127.0.0.1', 60_000);
-  return { apiUrl, api: api.child!, worker: worker.child!, stopWorker: () => worker.stop() };
+  if (workerMetricsPort) await waitForPort(workerMetricsPort, '127.0.0.1', 60_000);
+  return {
+    apiUrl,
+    api: api.child!,
+    worker: worker.child!,
+    stopWorker: () => worker.stop(),
+    workerMetricsUrl: workerMetricsPort ? `http://127.0.0.1:${workerMetricsPort}/metrics` : undefined,
+  };
+}
+
+/**
+ * The sum of each named counter over its labels in a Prometheus text exposition (`url`), e.g. Temporal Core's
+ * `temporal_sticky_cache_miss_total`; 0 for a name not there, NaN for all when the page cannot be read.
+ */
+export async function scrapeCounters(url: string, names: readonly string[]): Promise<Record<string, number>> {
+  const sums: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  try {
+    const text = await (await fetch(url, { signal: AbortSignal.timeout(10_000) })).text();
+    for (const line of text.split('\n')) {
+      const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+      if (m && m[1] in sums) sums[m[1]] += Number(m[3]);
+    }
+    return sums;
+  } catch {
+    return Object.fromEntries(names.map((n) => [n, NaN]));
+  }
 }
 
 export interface BenchStack {

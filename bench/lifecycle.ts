@@ -21,8 +21,14 @@
 //     the rate is sustained when the backlog stays flat over the step's second half (it grows by less than 5 % of
 //     the offered rate per second) and drains within BENCH_DRAIN_S after the step;
 //   - CPU seconds per completed lifecycle, summed over the API, the worker, the Temporal server and Postgres
-//     (from /proc, from the step's start until its deliveries are all delivered);
-//   - lifecycle time (created -> delivered, or -> delivery.returned) p50 / p95.
+//     (from /proc, from the step's start until its deliveries are all delivered); beside them, not counted, this
+//     process's own ("bench s": the simulator, the webhook receiver and the load, on the same cores);
+//   - lifecycle time (created -> delivered, or -> delivery.returned) p50 / p95;
+//   - the delivery worker's workflow cache a lifecycle (Temporal Core's hits, misses and forced evictions, from the
+//     worker's GET /metrics, which the benchmark turns on with WORKER_METRICS_PORT): a miss is a replay.
+// On a Postgres without autovacuum (a CI machine's may be configured so) each step starts with VACUUM (ANALYZE) of the
+// benchmark's database, not counted: the delivery updates its row at each status, the floor only inserts, and dead rows
+// would otherwise make the delivery dearer step by step.
 // Then, from a sample of each kind's finished lifecycles, Temporal's work per lifecycle: history events, workflow tasks and
 // actions (roughly as Temporal Cloud bills them), summed over the delivery's workflow and every workflow started
 // for it (webhook fan-outs).
@@ -71,6 +77,7 @@ import {
   pct,
   pidsMatching,
   postmasterOf,
+  scrapeCounters,
   say,
   stackCpu,
   webhookReceiver,
@@ -92,11 +99,23 @@ const SAMPLE = Number(process.env.BENCH_SAMPLE ?? 20);
 // The share of deliveries paid cash on delivery (0.5: every other one), each collecting 15.000 Kz at the door:
 // compare CPU per lifecycle with and without (docs/cash-on-delivery.md).
 const COD_SHARE = Number(process.env.BENCH_COD_SHARE ?? 0);
+/**
+ * Before each step (not counted in it): VACUUM (ANALYZE) of the benchmark's database when the server runs without
+ * autovacuum (CI machines' Postgres may be configured so). Production runs autovacuum; without it every update leaves
+ * a dead row version behind (a delivery's row is updated at each status, a floor's rows only inserted), so the
+ * delivery's Postgres CPU grew from step to step with the dead rows and the bloated indexes, and the ratio with it.
+ */
+let beforeEachStep: () => Promise<void> = async () => {};
 // BENCH_SMS=on|off: the recipients' SMS on or off (bench/sms.ts); compare CPU per lifecycle between the two.
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? (process.env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : 'dev server');
 const KIND_NAMES_RUN = kindsFromEnv();
 /** Floor lifecycles younger than this are not backlog: the floor's own delays (four signals) and some slack. */
 const FLOOR_BACKLOG_AFTER_MS = 5 * STEP_MS + 1500;
+
+/** Temporal Core's workflow cache counters, read from the delivery worker's GET /metrics. */
+const CACHE_HITS = 'temporal_sticky_cache_hit_total';
+const CACHE_MISSES = 'temporal_sticky_cache_miss_total';
+const CACHE_FORCED_EVICTIONS = 'temporal_sticky_cache_total_forced_eviction_total';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -110,8 +129,17 @@ interface StepResult {
   drainedInS: number | null;
   cpuPerLifecycle: number;
   cpuByProcess: Record<string, number>;
+  /** This process's CPU per lifecycle (simulator, webhook receiver, load): on the same cores, not counted above. */
+  benchCpu: number;
   lifecycleP50: number;
   lifecycleP95: number;
+  /**
+   * The delivery worker's workflow cache per lifecycle over the step (Temporal Core's counters, each summed over its
+   * workflow types): workflow tasks answered from the cache, tasks of a workflow no longer cached (each replayed from
+   * its history first), and workflows evicted to make room. Not for the floor. A counter Core has not created yet
+   * (no miss so far) reads 0.
+   */
+  cache?: { hits: number; misses: number; forcedEvictions: number };
 }
 
 /** One kind's steps, and its sampled lifecycles' Temporal work and recorded events. */
@@ -151,12 +179,16 @@ async function runStep(
   openCount: (ids: string[], olderThanMs: number) => Promise<number>,
   durations: (ids: string[]) => Promise<number[]>,
   backlogAfterMs: number,
+  cacheCounters?: () => Promise<Record<string, number>>,
 ): Promise<StepResult> {
+  await beforeEachStep();
   const ids: string[] = [];
+  const cacheBefore = await cacheCounters?.();
   const startedAt = new Map<string, number>();
   let errors = 0;
   let inFlight = 0;
   const cpuBefore = stackCpu(pids, postmaster);
+  const benchBefore = process.cpuUsage();
   const t0 = performance.now();
   const samples: [number, number][] = [];
   let offered = 0;
@@ -205,12 +237,15 @@ async function runStep(
     await sleep(2000);
   }
   const cpuAfter = stackCpu(pids, postmaster);
+  const bench = process.cpuUsage(benchBefore);
   const cpuByProcess = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, cpuAfter[k] - cpuBefore[k]]));
   const completed = ids.length - (await openCount(ids, 0));
   const cpu = Object.values(cpuByProcess).reduce((s, v) => s + (Number.isNaN(v) ? 0 : v), 0);
   const secondHalf = samples.filter(([t]) => t >= STEP_S / 2);
   const backlogSlope = slope(secondHalf);
   const lifecycles = (await durations(ids)).sort((a, b) => a - b);
+  const cacheAfter = await cacheCounters?.();
+  const cacheDelta = (name: string) => (cacheBefore && cacheAfter ? cacheAfter[name] - cacheBefore[name] : NaN);
   return {
     rate,
     offered,
@@ -223,8 +258,18 @@ async function runStep(
     cpuByProcess: Object.fromEntries(
       Object.entries(cpuByProcess).map(([k, v]) => [k, completed ? v / completed : NaN]),
     ),
+    benchCpu: completed ? (bench.user + bench.system) / 1e6 / completed : NaN,
     lifecycleP50: pct(lifecycles, 50),
     lifecycleP95: pct(lifecycles, 95),
+    ...(cacheCounters && completed
+      ? {
+          cache: {
+            hits: cacheDelta(CACHE_HITS) / completed,
+            misses: cacheDelta(CACHE_MISSES) / completed,
+            forcedEvictions: cacheDelta(CACHE_FORCED_EVICTIONS) / completed,
+          },
+        }
+      : {}),
   };
 }
 
@@ -246,7 +291,11 @@ async function stepUpTogether(
       results[i].push(r);
       console.log(
         `    ${label} ${rate}/s: ${r.completed}/${r.offered} completed, backlog slope ${r.backlogSlope.toFixed(2)}/s, drained in ${r.drainedInS?.toFixed(0) ?? '-'} s, ` +
-          `${r.cpuPerLifecycle.toFixed(3)} CPU s per lifecycle: ${r.sustained ? 'sustained' : 'NOT sustained'}`,
+          `${r.cpuPerLifecycle.toFixed(3)} CPU s per lifecycle` +
+          (r.cache
+            ? ` (workflow cache a lifecycle: ${r.cache.hits.toFixed(2)} hits, ${r.cache.misses.toFixed(2)} misses, ${r.cache.forcedEvictions.toFixed(2)} forced evictions)`
+            : '') +
+          `: ${r.sustained ? 'sustained' : 'NOT sustained'}`,
       );
       if (!r.sustained) going.delete(i);
     }
@@ -338,6 +387,15 @@ async function main() {
   try {
     const { databaseUrl, pool } = await benchDatabaseWithPool(cleanups);
     const postmaster = await postmasterOf(pool);
+    const { rows: autovacuum } = await pool.query<{ autovacuum: string }>('SHOW autovacuum');
+    if (autovacuum[0].autovacuum !== 'on') {
+      say('This Postgres runs without autovacuum: VACUUM (ANALYZE) of the database before each step, not counted');
+      beforeEachStep = async () => {
+        const t0 = performance.now();
+        await pool.query('VACUUM (ANALYZE)');
+        console.log(`    VACUUM (ANALYZE) before the step: ${Math.round(performance.now() - t0)} ms`);
+      };
+    }
 
     const { address: temporalAddress, pid: devServerPid } = await benchTemporal(cleanups);
     const pids: Record<string, number> = {};
@@ -361,7 +419,13 @@ async function main() {
     const body = withSmsPhone(QUOTE_BODY);
 
     const taskQueue = `lifecycle-${Date.now()}`;
-    const { apiUrl, api, worker } = await productionStack(cleanups, { databaseUrl, temporalAddress, taskQueue });
+    const { apiUrl, api, worker, workerMetricsUrl } = await productionStack(cleanups, {
+      databaseUrl,
+      temporalAddress,
+      taskQueue,
+      workerMetrics: true,
+    });
+    const cacheCounters = () => scrapeCounters(workerMetricsUrl!, [CACHE_HITS, CACHE_MISSES, CACHE_FORCED_EVICTIONS]);
     pids.api = api.pid!;
     pids.worker = worker.pid!;
 
@@ -404,6 +468,7 @@ async function main() {
             (ids, olderThanMs) => openOfKind(pool, kind, ids, olderThanMs),
             (ids) => durationsOfKind(pool, kind, ids),
             backlogAfterMs,
+            cacheCounters,
           ),
       });
     }
@@ -519,8 +584,10 @@ async function main() {
         'drained s': r.drainedInS === null ? 'no' : +r.drainedInS.toFixed(0),
         'CPU s/lifecycle': +r.cpuPerLifecycle.toFixed(3),
         ...Object.fromEntries(Object.entries(r.cpuByProcess).map(([k, v]) => [`${k} s`, +v.toFixed(3)])),
+        'bench s (not counted)': +r.benchCpu.toFixed(3),
         'lifecycle p50 s': +(r.lifecycleP50 / 1000).toFixed(1),
         'lifecycle p95 s': +(r.lifecycleP95 / 1000).toFixed(1),
+        'cache misses /lifecycle': r.cache ? +r.cache.misses.toFixed(2) : '-',
         sustained: r.sustained ? 'yes' : 'NO',
       }));
     console.table([...measured.flatMap((m) => stepRows(m.kind.spec.label, m.steps)), ...stepRows('floor', floor)]);
@@ -590,12 +657,22 @@ async function ceilingPairs(
     const pair = { delivery: await delivery.run(both), floor: await floor.run(both) };
     console.log(
       `    pair ${i + 1}: ${pair.delivery.cpuPerLifecycle.toFixed(3)} against ${pair.floor.cpuPerLifecycle.toFixed(3)} CPU s per lifecycle ` +
-        `(${(pair.delivery.cpuPerLifecycle / pair.floor.cpuPerLifecycle).toFixed(2)}x); sustained: ${pair.delivery.sustained ? 'yes' : 'NO'} / ${pair.floor.sustained ? 'yes' : 'NO'}`,
+        `(${(pair.delivery.cpuPerLifecycle / pair.floor.cpuPerLifecycle).toFixed(2)}x); sustained: ${pair.delivery.sustained ? 'yes' : 'NO'} / ${pair.floor.sustained ? 'yes' : 'NO'}; ` +
+        `by process (${Object.keys(pair.delivery.cpuByProcess).join(' / ')}): ${split(pair.delivery)} against ${split(pair.floor)}` +
+        (pair.delivery.cache
+          ? `; the delivery's workflow cache a lifecycle: ${pair.delivery.cache.hits.toFixed(2)} hits, ${pair.delivery.cache.misses.toFixed(2)} misses`
+          : ''),
     );
     pairs.push(pair);
   }
   return pairs;
 }
+
+/** A step's CPU per lifecycle by process, as `0.066 / 0.021 / ...`. */
+const split = (r: StepResult) =>
+  Object.values(r.cpuByProcess)
+    .map((v) => v.toFixed(3))
+    .join(' / ');
 
 /** The median of `values` (the mean of the middle two for an even count). */
 function median(values: number[]): number {
