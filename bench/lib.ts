@@ -227,7 +227,9 @@ export async function productionStack(
   say('Production build (npm run build), then the API and the worker, each in its own process');
   productionBuild();
   const start = (script: 'start:api' | 'start:worker'): Proc => {
-    const proc = Proc.production(script, script, { env });
+    // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+    const nodeFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const proc = Proc.production(script, script, { env, nodeFlags });
     cleanups.push(() => proc.stop());
     proc.start();
     return proc;

@@ -12,6 +12,8 @@ export interface ProcOptions {
   cwd?: string;
   /** An IPC channel: a Node child started this way stops when this process is gone, even SIGKILLed (src/platform/parent.ts). */
   ipc?: boolean;
+  /** Node flags put before the script's own (Proc.production), e.g. `--cpu-prof` for a profile of a benchmark's run. */
+  nodeFlags?: string[];
 }
 
 export class Proc {
@@ -35,7 +37,7 @@ export class Proc {
     const words = scripts[script].split(' ');
     const node = words.indexOf('node');
     const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2)));
-    return new Proc(name, process.execPath, words.slice(node + 1), {
+    return new Proc(name, process.execPath, [...(options.nodeFlags ?? []), ...words.slice(node + 1)], {
       ipc: true,
       ...options,
       env: { ...env, ...options.env },

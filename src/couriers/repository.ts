@@ -50,7 +50,8 @@ export interface CourierRow {
   active: boolean;
 }
 
-const COLUMNS = `c.id, c.name, c.slug, c.logo_url, c.base_fee_aoa, c.base_eta_minutes, c.active_drivers, c.service_zones,
+/** A company's columns, of `courier_companies c`. */
+export const COLUMNS = `c.id, c.name, c.slug, c.logo_url, c.base_fee_aoa, c.base_eta_minutes, c.active_drivers, c.service_zones,
   c.operating_hours, c.capabilities, c.adapter, c.endpoint, c.timeout_ms, c.rate_card, c.fleet_secret,
   c.previous_fleet_secret, c.previous_fleet_secret_expires_at, c.active`;
 

@@ -152,12 +152,15 @@ async function insertFromQuote(
     },
     { eventId: createdEventId, source, payload: { status: initialStatus, payment_method: input.payment_method } },
   ).catch(refuseReusedKey);
-  // The recipient's first SMS (with the recipient link), in the same transaction (docs/recipients.md "The outbox").
-  await enqueueNotification(
-    client,
-    { eventId: createdEventId, eventType: 'delivery.created', deliveryId: id },
-    smsDefaults(config),
-  );
+  // The recipient's first SMS (with the recipient link), in the same transaction (docs/recipients.md "The outbox"); a
+  // destination without a phone has none (no need to read the SMS settings).
+  if (input.destination.contact?.phone) {
+    await enqueueNotification(
+      client,
+      { eventId: createdEventId, eventType: 'delivery.created', deliveryId: id },
+      smsDefaults(config),
+    );
+  }
   return {
     row: {
       ...inserted.row,

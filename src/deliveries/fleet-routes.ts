@@ -11,7 +11,12 @@ import type { Pool } from '../platform/db.js';
 import type { AppDeps } from '../platform/deps.js';
 import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/service.js';
 import { passFleetEvent } from './fleet-events.js';
-import { deliveryForFleetEvent, insertEventOnce } from './repository.js';
+import {
+  courierWithFleetDelivery,
+  deliveryForFleetEvent,
+  insertEventOnce,
+  type FleetEventDelivery,
+} from './repository.js';
 import { EXAMPLE_ATTEMPT_FAILED_EVENT, EXAMPLE_DELIVERED_FLEET_EVENT, EXAMPLE_FLEET_EVENT } from '../http/examples.js';
 import { ProofOfDelivery } from './proof.js';
 import { parseJsonBodies } from '../http/json-body.js';
@@ -103,13 +108,31 @@ const uuidFrom = (text: string) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
+/** What verifyFleetSender leaves on the request for the handler. */
+interface FleetRequest {
+  courierId?: string;
+  /** With `withDelivery`: the delivery the body's tracking_ref named, read with the company (null: none). */
+  fleetDelivery?: { trackingRef: string; delivery: FleetEventDelivery | null };
+}
+
 /**
  * A fleet event's sender: the company its path names, signed with one of that company's fleet secrets, active, and
- * within the payload cap. Remembers the company on the request for the handler.
+ * within the payload cap. Remembers the company on the request for the handler and, `withDelivery`, the delivery the
+ * body's tracking_ref names, read in the same round trip as the company (used only once the sender is checked).
  */
-export async function verifyFleetSender(pool: Pool, request: FastifyRequest): Promise<void> {
+export async function verifyFleetSender(
+  pool: Pool,
+  request: FastifyRequest,
+  { withDelivery = false }: { withDelivery?: boolean } = {},
+): Promise<void> {
   const { courier_slug: slug } = request.params as { courier_slug: string };
-  const courier = await courierBySlug(pool, slug);
+  const sentRef = (request.body as { tracking_ref?: unknown } | undefined)?.tracking_ref;
+  const trackingRef = withDelivery && typeof sentRef === 'string' ? sentRef : null;
+  const found =
+    trackingRef === null
+      ? await courierBySlug(pool, slug).then((courier) => courier && { courier, delivery: null })
+      : await courierWithFleetDelivery(pool, slug, trackingRef, String(request.headers['webhook-id']));
+  const courier = found?.courier;
   // The simulated test couriers take no fleet event from outside: theirs come from inside (test-auto, test helpers).
   if (!courier || courier.adapter === 'simulated') throw notFound('Courier company');
   // After `courier rotate-secret` the previous secret stays valid for 24 h beside the new one.
@@ -145,7 +168,8 @@ export async function verifyFleetSender(pool: Pool, request: FastifyRequest): Pr
       },
     ]);
   }
-  (request as { courierId?: string }).courierId = courier.id;
+  (request as FleetRequest).courierId = courier.id;
+  if (trackingRef !== null) (request as FleetRequest).fleetDelivery = { trackingRef, delivery: found!.delivery };
 }
 
 /** `attempt_failed` takes one of the attempt failure reasons (design.md "Attempts, returns"): 422 with a pointer otherwise. */
@@ -186,15 +210,20 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
         },
       },
       // The signature is checked before the body schema: an unsigned request learns nothing about the format.
-      preValidation: (request) => verifyFleetSender(pool, request),
+      preValidation: (request) => verifyFleetSender(pool, request, { withDelivery: true }),
     },
     async (request, reply) => {
-      const courierId = (request as { courierId?: string }).courierId!;
+      const courierId = (request as FleetRequest).courierId!;
+      const { fleetDelivery } = request as FleetRequest;
       const event = request.body;
       const webhookId = String(request.headers['webhook-id']);
       checkAttemptReason(event.event_type, event.payload?.reason);
 
-      const delivery = await deliveryForFleetEvent(pool, courierId, event.tracking_ref, webhookId);
+      // Read with the sender (one round trip less a fleet event); read here only if the body named another job.
+      const delivery =
+        fleetDelivery?.trackingRef === event.tracking_ref
+          ? fleetDelivery.delivery
+          : await deliveryForFleetEvent(pool, courierId, event.tracking_ref, webhookId);
       if (!delivery) throw notFound('Delivery with this tracking_ref');
 
       // A webhook-id seen before is answered at once. The receipt is written only after the event is safely

@@ -6,6 +6,7 @@ import type { Db, Pool } from '../platform/db.js';
 import type { Scope } from '../platform/scope.js';
 import { isUuid } from '../platform/uuid.js';
 import type { Address, Parcel } from '../couriers/schemas.js';
+import { COLUMNS as COURIER_COLUMNS, type CourierRow } from '../couriers/repository.js';
 import type { EventType, PaymentMethod, Status } from '../../shared/deliveries/vocabulary.js';
 
 export interface DeliveryRow {
@@ -162,39 +163,65 @@ export async function deliveryStatus(pool: Pool, id: string): Promise<Status | n
 }
 
 /** The delivery a company's fleet event is about: by the company's tracking ref, or by our reference before it has one. */
+/** A delivery as a fleet event about one of its courier's jobs finds it (deliveryForFleetEvent, courierWithFleetDelivery). */
+export interface FleetEventDelivery {
+  id: string;
+  tenant_id: string;
+  status: Status;
+  delivery_pin: string | null;
+  /** This webhook-id of the courier was taken before (fleet_webhook_receipts). */
+  seen: boolean;
+  /** The job is one the delivery moved away from (automatic failover: an earlier booking, superseded). */
+  superseded: boolean;
+}
+
+/**
+ * The delivery of the company's job `$2` (the company `companyRef`, a column or a parameter), with whether the
+ * courier's webhook-id `$3` was taken before and whether the job was superseded: the current job first, else the
+ * delivery an earlier booking of it was for.
+ */
+const fleetEventDeliverySql = (companyRef: string) => `SELECT id, tenant_id, status, delivery_pin,
+            EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = ${companyRef} AND r.webhook_id = $3) AS seen,
+            NOT (company_id = ${companyRef} AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))) AS superseded
+       FROM deliveries
+      WHERE (company_id = ${companyRef} AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2)))
+         OR id = (SELECT delivery_id FROM delivery_bookings b WHERE b.company_id = ${companyRef} AND b.tracking_ref = $2)
+      ORDER BY superseded LIMIT 1`;
+
 export async function deliveryForFleetEvent(
   pool: Pool,
   companyId: string,
   trackingRef: string,
   webhookId: string,
-): Promise<{
-  id: string;
-  tenant_id: string;
-  status: Status;
-  delivery_pin: string | null;
-  seen: boolean;
-  superseded: boolean;
-} | null> {
-  // With it, in the same round trip: whether this webhook-id of the courier was taken before (fleet_webhook_receipts),
-  // and whether the job is one the delivery moved away from (automatic failover: an earlier booking, superseded).
-  const { rows } = await pool.query<{
-    id: string;
-    tenant_id: string;
-    status: Status;
-    delivery_pin: string | null;
-    seen: boolean;
-    superseded: boolean;
-  }>(
-    `SELECT id, tenant_id, status, delivery_pin,
-            EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = $1 AND r.webhook_id = $3) AS seen,
-            NOT (company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))) AS superseded
-       FROM deliveries
-      WHERE (company_id = $1 AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2)))
-         OR id = (SELECT delivery_id FROM delivery_bookings b WHERE b.company_id = $1 AND b.tracking_ref = $2)
-      ORDER BY superseded LIMIT 1`,
-    [companyId, trackingRef, webhookId],
-  );
+): Promise<FleetEventDelivery | null> {
+  const { rows } = await pool.query<FleetEventDelivery>(fleetEventDeliverySql('$1'), [
+    companyId,
+    trackingRef,
+    webhookId,
+  ]);
   return rows[0] ?? null;
+}
+
+/**
+ * A fleet event's sender and, in the same round trip, the delivery its job names (as deliveryForFleetEvent): the
+ * company by its slug, null when there is none; `delivery` null when the job names none (or `trackingRef` is null).
+ * The route checks the sender before it uses the delivery.
+ */
+export async function courierWithFleetDelivery(
+  pool: Pool,
+  slug: string,
+  trackingRef: string | null,
+  webhookId: string,
+): Promise<{ courier: CourierRow; delivery: FleetEventDelivery | null } | null> {
+  const { rows } = await pool.query<CourierRow & { fleet_delivery: FleetEventDelivery | null }>(
+    `SELECT ${COURIER_COLUMNS},
+            (SELECT row_to_json(fd) FROM (${fleetEventDeliverySql('c.id')}) fd) AS fleet_delivery
+       FROM courier_companies c WHERE c.slug = $1`,
+    [slug, trackingRef, webhookId],
+  );
+  if (!rows[0]) return null;
+  const { fleet_delivery: delivery, ...courier } = rows[0];
+  return { courier, delivery };
 }
 
 /** An event's mode: its delivery's, the delivery being parameter $2 of the statement. */
