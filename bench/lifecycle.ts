@@ -43,6 +43,7 @@
 // and their CPU per lifecycle at the highest rate both sustain (targets: the floor's rate, at most 1.1x its CPU; the
 // exit code is 1 when one is missed). At that rate the delivery and the floor take BENCH_CEILING_REPEATS (default 2)
 // more steps, one after the other, and the ratio is the median pair's: one pair is a sample on a noisy machine. Set BENCH_RATES=1 (and BENCH_STEP_S=20) for a quick look.
+// BENCH_CPU_PROF=<dir>: the API and the worker write V8 CPU profiles there when they stop (bench/lib.ts).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';

@@ -27,9 +27,11 @@ import { ATTEMPT_FAILURE_REASONS, FLEET_EVENT_TYPES, isFinal } from '../../share
 import { FLEET_TRANSITIONS } from '../../shared/deliveries/state-table.js';
 import { COURIER_PAYLOAD_MAX_BYTES, pickCourierPayload } from '../../shared/deliveries/courier-payload.js';
 
+const TRACKING_REF_MAX = 200;
+
 export const FleetEventBody = z
   .strictObject({
-    tracking_ref: z.string().min(1).max(200),
+    tracking_ref: z.string().min(1).max(TRACKING_REF_MAX),
     event_type: z.enum(FLEET_EVENT_TYPES),
     occurred_at: DateTimeInput,
     payload: z
@@ -127,7 +129,9 @@ export async function verifyFleetSender(
 ): Promise<void> {
   const { courier_slug: slug } = request.params as { courier_slug: string };
   const sentRef = (request.body as { tracking_ref?: unknown } | undefined)?.tracking_ref;
-  const trackingRef = withDelivery && typeof sentRef === 'string' ? sentRef : null;
+  // Before the body is validated: a tracking_ref the schema would refuse is not looked for.
+  const trackingRef =
+    withDelivery && typeof sentRef === 'string' && sentRef.length <= TRACKING_REF_MAX ? sentRef : null;
   const found =
     trackingRef === null
       ? await courierBySlug(pool, slug).then((courier) => courier && { courier, delivery: null })

@@ -218,6 +218,14 @@ describe('fleet webhook endpoint', () => {
     const res = await send(bad, signFleetEvent(secret, bad));
     expect(res.status).toBe(422);
     expect(res.body.errors).toContainEqual(expect.objectContaining({ pointer: '/event_type' }));
+    // The sender and the delivery are read together before the body is validated: a tracking_ref the schema refuses
+    // (too long, not a string) is not looked for, and gets its 422.
+    for (const tracking_ref of ['x'.repeat(201), 42]) {
+      const refused = JSON.stringify({ ...event(), tracking_ref });
+      const answer = await send(refused, signFleetEvent(secret, refused));
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors).toContainEqual(expect.objectContaining({ pointer: '/tracking_ref' }));
+    }
   });
 
   it('accepts a repeated webhook-id once', async () => {
