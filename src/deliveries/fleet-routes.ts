@@ -11,12 +11,7 @@ import type { Pool } from '../platform/db.js';
 import type { AppDeps } from '../platform/deps.js';
 import { courierBySlug, recordFleetReceipt, validFleetSecrets } from '../couriers/service.js';
 import { passFleetEvent } from './fleet-events.js';
-import {
-  courierWithFleetDelivery,
-  deliveryForFleetEvent,
-  insertEventOnce,
-  type FleetEventDelivery,
-} from './repository.js';
+import { courierWithFleetDelivery, insertEventOnce, type FleetEventDelivery } from './repository.js';
 import { EXAMPLE_ATTEMPT_FAILED_EVENT, EXAMPLE_DELIVERED_FLEET_EVENT, EXAMPLE_FLEET_EVENT } from '../http/examples.js';
 import { ProofOfDelivery } from './proof.js';
 import { parseJsonBodies } from '../http/json-body.js';
@@ -113,8 +108,8 @@ const uuidFrom = (text: string) => {
 /** What verifyFleetSender leaves on the request for the handler. */
 interface FleetRequest {
   courierId?: string;
-  /** With `withDelivery`: the delivery the body's tracking_ref named, read with the company (null: none). */
-  fleetDelivery?: { trackingRef: string; delivery: FleetEventDelivery | null };
+  /** With `withDelivery`: the delivery the body's tracking_ref names, read with the company (null: none). */
+  fleetDelivery?: FleetEventDelivery | null;
 }
 
 /**
@@ -173,7 +168,7 @@ export async function verifyFleetSender(
     ]);
   }
   (request as FleetRequest).courierId = courier.id;
-  if (trackingRef !== null) (request as FleetRequest).fleetDelivery = { trackingRef, delivery: found!.delivery };
+  if (trackingRef !== null) (request as FleetRequest).fleetDelivery = found!.delivery;
 }
 
 /** `attempt_failed` takes one of the attempt failure reasons (design.md "Attempts, returns"): 422 with a pointer otherwise. */
@@ -217,17 +212,12 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       preValidation: (request) => verifyFleetSender(pool, request, { withDelivery: true }),
     },
     async (request, reply) => {
-      const courierId = (request as FleetRequest).courierId!;
-      const { fleetDelivery } = request as FleetRequest;
+      // The company, and the delivery its job names, both read with the sender (one round trip): a body that passed
+      // validation had a tracking_ref the sender's check looked for.
+      const { courierId, fleetDelivery: delivery } = request as FleetRequest as Required<FleetRequest>;
       const event = request.body;
       const webhookId = String(request.headers['webhook-id']);
       checkAttemptReason(event.event_type, event.payload?.reason);
-
-      // Read with the sender (one round trip less a fleet event); read here only if the body named another job.
-      const delivery =
-        fleetDelivery?.trackingRef === event.tracking_ref
-          ? fleetDelivery.delivery
-          : await deliveryForFleetEvent(pool, courierId, event.tracking_ref, webhookId);
       if (!delivery) throw notFound('Delivery with this tracking_ref');
 
       // A webhook-id seen before is answered at once. The receipt is written only after the event is safely

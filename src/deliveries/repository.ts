@@ -162,8 +162,7 @@ export async function deliveryStatus(pool: Pool, id: string): Promise<Status | n
   return rows[0]?.status ?? null;
 }
 
-/** The delivery a company's fleet event is about: by the company's tracking ref, or by our reference before it has one. */
-/** A delivery as a fleet event about one of its courier's jobs finds it (deliveryForFleetEvent, courierWithFleetDelivery). */
+/** The delivery a company's fleet event is about (courierWithFleetDelivery). */
 export interface FleetEventDelivery {
   id: string;
   tenant_id: string;
@@ -176,46 +175,27 @@ export interface FleetEventDelivery {
 }
 
 /**
- * The delivery of the company's job `$2` (the company `companyRef`, a column or a parameter), with whether the
- * courier's webhook-id `$3` was taken before and whether the job was superseded: the current job first, else the
- * delivery an earlier booking of it was for.
- */
-const fleetEventDeliverySql = (companyRef: string) => `SELECT id, tenant_id, status, delivery_pin,
-            EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = ${companyRef} AND r.webhook_id = $3) AS seen,
-            NOT (company_id = ${companyRef} AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))) AS superseded
-       FROM deliveries
-      WHERE (company_id = ${companyRef} AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2)))
-         OR id = (SELECT delivery_id FROM delivery_bookings b WHERE b.company_id = ${companyRef} AND b.tracking_ref = $2)
-      ORDER BY superseded LIMIT 1`;
-
-export async function deliveryForFleetEvent(
-  pool: Pool,
-  companyId: string,
-  trackingRef: string,
-  webhookId: string,
-): Promise<FleetEventDelivery | null> {
-  const { rows } = await pool.query<FleetEventDelivery>(fleetEventDeliverySql('$1'), [
-    companyId,
-    trackingRef,
-    webhookId,
-  ]);
-  return rows[0] ?? null;
-}
-
-/**
- * A fleet event's sender and, in the same round trip, the delivery its job names (as deliveryForFleetEvent): the
- * company by its slug, null when there is none; `delivery` null when the job names none (or `trackingRef` is null).
- * The route checks the sender before it uses the delivery.
+ * A fleet event's sender and, in the same round trip, the delivery its job names: the company by its slug (null when
+ * there is none), and the delivery by the company's tracking ref, or by our reference before it has one, else the
+ * delivery an earlier booking of the job was for (`superseded`), with whether the courier's webhook-id was taken
+ * before (`seen`); `delivery` null when the job names none. The route checks the sender before it uses the delivery.
  */
 export async function courierWithFleetDelivery(
   pool: Pool,
   slug: string,
-  trackingRef: string | null,
+  trackingRef: string,
   webhookId: string,
 ): Promise<{ courier: CourierRow; delivery: FleetEventDelivery | null } | null> {
   const { rows } = await pool.query<CourierRow & { fleet_delivery: FleetEventDelivery | null }>(
     `SELECT ${COURIER_COLUMNS},
-            (SELECT row_to_json(fd) FROM (${fleetEventDeliverySql('c.id')}) fd) AS fleet_delivery
+            (SELECT row_to_json(fd) FROM (
+               SELECT id, tenant_id, status, delivery_pin,
+                      EXISTS (SELECT 1 FROM fleet_webhook_receipts r WHERE r.courier_id = c.id AND r.webhook_id = $3) AS seen,
+                      NOT (company_id = c.id AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2))) AS superseded
+                 FROM deliveries
+                WHERE (company_id = c.id AND (courier_tracking_ref = $2 OR (courier_tracking_ref IS NULL AND reference = $2)))
+                   OR id = (SELECT delivery_id FROM delivery_bookings b WHERE b.company_id = c.id AND b.tracking_ref = $2)
+                ORDER BY superseded LIMIT 1) fd) AS fleet_delivery
        FROM courier_companies c WHERE c.slug = $1`,
     [slug, trackingRef, webhookId],
   );
