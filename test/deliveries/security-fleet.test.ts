@@ -7,7 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signFleetEvent, type Simulator } from '../../simulator/server.js';
 import { buildProgram } from '../../src/cli/index.js';
 import {
@@ -413,6 +414,60 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
       listed.push(wf.runId);
     expect(listed).toContain(described.runId);
   }, 600_000);
+
+  it("fleet events keep arriving while Postgres holds the workflow's writes for 20 s: recorded once each, delivered, and the history replays", async () => {
+    const { m, company } = await merchant();
+    const d = await createDeliveryFor(stack, m);
+    const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
+    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
+    // A transaction holds the events table: every write of the workflow waits (a slow Postgres, a long lock), longer
+    // than a workflow task may last (10 s), while the courier's events keep arriving, a few at a time.
+    const blocker = await stack.pool.connect();
+    const N = 60;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE delivery_events IN EXCLUSIVE MODE');
+      for (let i = 0; i < N; i += 3) {
+        await Promise.all([0, 1, 2].map((j) => handle.signal(fleetEventSignal, ignoredSignal(100_000 + i + j))));
+        await sleep(1000);
+      }
+    } finally {
+      await blocker.query('COMMIT');
+      blocker.release();
+    }
+    const ignored = async () =>
+      Number(
+        (
+          await stack.pool.query(
+            `SELECT count(*) FROM delivery_events WHERE delivery_id = $1 AND payload->>'reason' = 'not_allowed_from_assigned'`,
+            [d.id],
+          )
+        ).rows[0].count,
+      );
+    await waitUntil('every ignored event recorded', async () => (await ignored()) >= N, 120_000);
+    for (const step of ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']) {
+      const res = await postFleet(company.slug, company.fleet_secret, {
+        tracking_ref: assigned.courier.tracking_ref,
+        event_type: step,
+      });
+      expect(res.status).toBe(202);
+    }
+    await waitForStatus(stack, key(m), d.id, 'delivered', 60_000);
+    expect(await ignored()).toBe(N);
+    // Every run replays against today's bundle, as a worker that lost its cache would replay it.
+    const histories = [];
+    for await (const wf of stack.temporal.workflow.list({ query: `WorkflowId = "${deliveryWorkflowId(d.id)}"` }))
+      histories.push({
+        workflowId: `${wf.workflowId}/${wf.runId}`,
+        history: await stack.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
+      });
+    expect(histories.length).toBeGreaterThanOrEqual(1);
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: inject('bundlePath') } },
+      histories,
+    ))
+      expect(result.error, result.workflowId).toBeUndefined();
+  }, 300_000);
 
   it("the API's updates and queries reach the latest run after a continue-as-new (payment confirmation, then cancel)", async () => {
     const { m } = await merchant({ booking_status: 'pending' });

@@ -1,5 +1,5 @@
 // The delivery workflow's activities, with the timeouts and retries each kind of call needs.
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
 import {
   CourierNotFound,
@@ -16,15 +16,12 @@ import {
   RECORD_MAX_INTERVAL_MS,
 } from '../../shared/timeouts.js';
 
-// Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
+// The writes (events, status changes, cash): short, so a worker that dies holding one delays the delivery by its
+// timeout only. Regular activities, not local ones: a local activity's result is not an event of its own in the
+// history, and under load (a slow Postgres, a flood of fleet events) it reached the workflow at another point on
+// replay than when it ran, with other signals already in; the workflow decided differently and its history no longer
+// replayed (docs/architecture.md, "What one delivery costs").
 export const regular = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: RECORD_ATTEMPT_MS,
-  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
-});
-
-// Events are written by local activities: they run inside the workflow task that decided them, so a fleet event costs
-// one workflow task, and their webhooks leave from the worker (src/webhooks/dispatcher.ts).
-export const local = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: RECORD_ATTEMPT_MS,
   retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
 });
