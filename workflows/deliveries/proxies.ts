@@ -17,10 +17,9 @@ import {
 } from '../../shared/timeouts.js';
 
 // The writes (events, status changes, cash): short, so a worker that dies holding one delays the delivery by its
-// timeout only. Regular activities, not local ones: a local activity's result is not an event of its own in the
-// history, and under load (a slow Postgres, a flood of fleet events) it reached the workflow at another point on
-// replay than when it ran, with other signals already in; the workflow decided differently and its history no longer
-// replayed (docs/architecture.md, "What one delivery costs").
+// timeout only. Regular activities, not local ones: a local activity's result is a marker, not an event among the
+// signals, and a flooded delivery's history stopped replaying on one under load (docs/architecture.md, "What one
+// delivery costs").
 export const regular = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: RECORD_ATTEMPT_MS,
   retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
