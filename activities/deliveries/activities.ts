@@ -51,7 +51,7 @@ export function createDeliveryActivities(deps: {
     /**
      * Inserts the event and applies the status change in one transaction, with the event's webhook message when
      * `webhooks` is set (then sent from this worker at once, in the background). A retry with the same event id
-     * changes nothing. A regular activity of the delivery workflow (see workflows/deliveries/proxies.ts).
+     * changes nothing. Runs as a local activity since the outbox (older histories ran it as an activity).
      */
     async recordEvent(input: RecordInput): Promise<{ inserted: boolean }> {
       const { webhooks: settings, ...event } = input;

@@ -163,7 +163,7 @@ describe('one delivery, one trace', () => {
     const call = trace.find((s) => s.parentSpanId === booking!.spanId);
     expect(call?.kind).toBe(3); // CLIENT
     expect(trace.some((s) => s.parentSpanId === call!.spanId && s.kind === 2)).toBe(true);
-    // The events the workflow recorded on the way (activities) belong to the same trace.
+    // The events the workflow recorded on the way (local activities) belong to the same trace.
     expect(trace.filter((s) => s.name === 'RunActivity:recordEvent').length).toBeGreaterThan(0);
     for (const span of trace) expect(ancestry(span).at(-1)).toBe(root.name);
   });

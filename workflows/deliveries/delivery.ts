@@ -5,6 +5,9 @@ import { Mutex } from '../lib/mutex.js';
 import { DeliveryState } from './delivery-state.js';
 import { dispatchProxy } from './proxies.js';
 
+/** Fleet events a run records with local activities; past them (a flood), regular activities (see `flooded`). */
+const LOCAL_RECORDS_MAX = 50;
+
 export class Delivery {
   readonly state: DeliveryState;
   /** One status change at a time: updates, signals and the main loop all go through `lock.runExclusive`. */
@@ -12,9 +15,20 @@ export class Delivery {
   /** One timer for the state budgets and the SLA (workflows/lib/alarm.ts): a status change arms no new timer. */
   readonly alarm = new Alarm();
   readonly dispatchDelivery: ReturnType<typeof dispatchProxy>;
+  fleetSignalsThisRun = 0;
 
   constructor(readonly input: DeliveryWorkflowInput) {
     this.state = new DeliveryState(input);
     this.dispatchDelivery = dispatchProxy(input.timeouts);
+  }
+
+  /**
+   * A run flooded with fleet events (more than LOCAL_RECORDS_MAX signals) records with regular activities from then
+   * on. A local activity's result can reach the workflow in a later workflow task than the one that ran it, and then
+   * `workflowInfo().historyLength`, which decides the continue-as-new of a long run, is not the same at that point on
+   * replay; with regular activities it is. A normal lifecycle has a handful of fleet events and never gets here.
+   */
+  get flooded(): boolean {
+    return this.fleetSignalsThisRun > LOCAL_RECORDS_MAX;
   }
 }

@@ -1,5 +1,5 @@
 // The delivery workflow's activities, with the timeouts and retries each kind of call needs.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../../activities/deliveries/activities.js';
 import {
   CourierNotFound,
@@ -16,11 +16,15 @@ import {
   RECORD_MAX_INTERVAL_MS,
 } from '../../shared/timeouts.js';
 
-// The writes (events, status changes, cash): short, so a worker that dies holding one delays the delivery by its
-// timeout only. Regular activities, not local ones: a local activity's result is a marker, not an event among the
-// signals, and a flooded delivery's history stopped replaying on one under load (docs/architecture.md, "What one
-// delivery costs").
+// Short activities: a worker that dies holding one delays the delivery by its timeout, so keep it tight.
 export const regular = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: RECORD_ATTEMPT_MS,
+  retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
+});
+
+// Events are written by local activities: they run inside the workflow task that decided them, so a fleet event costs
+// one workflow task, and their webhooks leave from the worker (src/webhooks/dispatcher.ts).
+export const local = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: RECORD_ATTEMPT_MS,
   retry: { initialInterval: '1s', maximumInterval: RECORD_MAX_INTERVAL_MS },
 });

@@ -24,7 +24,7 @@ import { CANCELLABLE_STATUSES } from '../../shared/deliveries/state-table.js';
 import { isFinal, type Status } from '../../shared/deliveries/vocabulary.js';
 import { Delivery } from './delivery.js';
 import { announceReturn } from './effects/returns.js';
-import { regular } from './proxies.js';
+import { local } from './proxies.js';
 import { book } from './handlers/book.js';
 import { cancel, onCancelRequested } from './handlers/cancel.js';
 import { nextDeadline, onDeadline } from './handlers/deadlines.js';
@@ -33,6 +33,7 @@ import { onOperatorAction } from './handlers/operator.js';
 import { setPaymentHandler, setTestHelperHandler } from './handlers/updates.js';
 import { setRecoverHandler } from './handlers/recover.js';
 import { setRecipientHandler } from './handlers/recipient.js';
+import { accepted } from './handlers/accepted.js';
 
 /** Continue-as-new waits while more messages than this are queued (the new run's input stays small). */
 const MAX_CARRIED_INBOX = 100;
@@ -43,7 +44,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<{ 
   // The first run announces the creation (recorded by the API); a continued run must not announce it again.
   if (!input.continued && input.webhooks) {
     const { deliveryId, tenantId, createdEventId: eventId, webhooks } = input;
-    await regular.announceEvent({ deliveryId, tenantId, eventId, webhooks });
+    await local.announceEvent({ deliveryId, tenantId, eventId, webhooks });
   }
   // A return to sender tells the delivery it brings back (its first run only).
   if (!input.continued && input.returnOf) await announceReturn(d);
@@ -57,6 +58,7 @@ function setHandlers(d: Delivery): void {
   setHandler(stateQuery, () => state.view());
   // A courier retrying an event after a lost answer sends the same webhook-id: it counts once.
   setHandler(fleetEventSignal, (event) => {
+    d.fleetSignalsThisRun++;
     if (event.webhookId && state.seenWebhookIds.has(event.webhookId)) return;
     if (event.webhookId) state.seenWebhookIds.add(event.webhookId);
     state.inbox.push({ kind: 'fleet', event });
@@ -65,6 +67,7 @@ function setHandlers(d: Delivery): void {
   setHandler(
     cancelUpdate,
     async (request: CancelRequest) => {
+      await accepted();
       return cancel(d, request);
     },
     {

@@ -4,7 +4,7 @@ import type { Transition } from '../../../shared/deliveries/state-table.js';
 import type { Status } from '../../../shared/deliveries/vocabulary.js';
 import { DeliveryStatusKey } from '../../../shared/search-attributes.js';
 import type { Delivery } from '../delivery.js';
-import { regular } from '../proxies.js';
+import { local, regular } from '../proxies.js';
 import type { Message, RecordExtra } from './message.js';
 
 /** Records an event (and the status change, when `to` is given) in Postgres, then updates the workflow's state. */
@@ -28,7 +28,7 @@ export async function recordEvent(
     toStatus: to,
     ...extra,
   };
-  await regular.recordEvent({ ...event, webhooks: webhooks ?? null });
+  await (d.flooded ? regular.recordEvent : local.recordEvent)({ ...event, webhooks: webhooks ?? null });
   if (to && to !== d.state.status) {
     d.state.enter(to);
     upsertSearchAttributes([{ key: DeliveryStatusKey, value: d.state.status }]);

@@ -8,7 +8,7 @@
 // The events on the original are written by the return's workflow with its own (deterministic) event ids.
 import { ActivityFailure, log, uuid4 } from '@temporalio/workflow';
 import type { Delivery } from '../delivery.js';
-import { regular, startReturnActivity } from '../proxies.js';
+import { local, startReturnActivity } from '../proxies.js';
 
 export async function startReturn(d: Delivery): Promise<void> {
   if (d.input.returnOf) return; // a return is never returned itself
@@ -26,7 +26,7 @@ export async function startReturn(d: Delivery): Promise<void> {
 async function recordOnOriginal(d: Delivery, eventType: string): Promise<void> {
   const { deliveryId, tenantId, reference, returnOf, webhooks } = d.input;
   if (!returnOf) return;
-  await regular.recordEvent({
+  await local.recordEvent({
     deliveryId: returnOf,
     tenantId,
     eventId: uuid4(),

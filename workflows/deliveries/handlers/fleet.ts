@@ -7,7 +7,7 @@ import { allows, transitionOf, type Trigger } from '../../../shared/deliveries/s
 import type { Delivery } from '../delivery.js';
 import { recordEvent } from '../effects/record.js';
 import { stallPayload } from '../effects/stall.js';
-import { regular } from '../proxies.js';
+import { local, regular } from '../proxies.js';
 import { fire } from '../fire.js';
 import {
   ATTEMPT_FAILURE_REASONS,
@@ -127,5 +127,5 @@ export async function ignoreQueuedFleetEvents(d: Delivery): Promise<void> {
     };
   });
   const { deliveryId, tenantId } = d.input;
-  await regular.recordIgnoredEvents({ deliveryId, tenantId, events });
+  await (d.flooded ? regular : local).recordIgnoredEvents({ deliveryId, tenantId, events });
 }

@@ -7,6 +7,7 @@ import { allows } from '../../../shared/deliveries/state-table.js';
 import type { RecipientUpdate } from '../../../shared/deliveries/vocabulary.js';
 import type { Delivery } from '../delivery.js';
 import { apply } from '../transitions.js';
+import { accepted } from './accepted.js';
 
 export function setRecipientHandler(d: Delivery): void {
   const refusal = () =>
@@ -14,6 +15,7 @@ export function setRecipientHandler(d: Delivery): void {
   setHandler(
     recipientUpdate,
     async (update: RecipientUpdate) => {
+      await accepted();
       return d.lock.runExclusive(async () => {
         const refused = refusal();
         if (refused)

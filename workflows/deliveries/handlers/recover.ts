@@ -10,6 +10,7 @@ import type { Delivery } from '../delivery.js';
 import type { Message } from '../effects/message.js';
 import { planRedispatch, regular } from '../proxies.js';
 import { apply } from '../transitions.js';
+import { accepted } from './accepted.js';
 
 const reject = (code: string, detail: string) => ApplicationFailure.nonRetryable(detail, RecoveryRejected, { code });
 
@@ -75,6 +76,7 @@ export function setRecoverHandler(d: Delivery): void {
   setHandler(
     recoverUpdate,
     async (request) => {
+      await accepted();
       return d.lock.runExclusive(async () => {
         const refused = refusal(request);
         if (refused) throw reject(refused.code, refused.detail);

@@ -12,6 +12,7 @@ import { allows, testHelperRefusal } from '../../../shared/deliveries/state-tabl
 import type { Delivery } from '../delivery.js';
 import { stallPayload } from '../effects/stall.js';
 import { apply } from '../transitions.js';
+import { accepted } from './accepted.js';
 
 export function setPaymentHandler(d: Delivery): void {
   const refusal = () =>
@@ -19,6 +20,7 @@ export function setPaymentHandler(d: Delivery): void {
   setHandler(
     confirmPaymentUpdate,
     async (request) => {
+      await accepted();
       return d.lock.runExclusive(async () => {
         const refused = refusal();
         if (refused) throw ApplicationFailure.nonRetryable(refused, PaymentConfirmationRejected);
@@ -42,6 +44,7 @@ export function setTestHelperHandler(d: Delivery): void {
   setHandler(
     testHelperUpdate,
     async (request) => {
+      await accepted();
       return d.lock.runExclusive(async () => {
         const refusal = testHelperRefusal(d.state.status, request.action);
         if (refusal) throw ApplicationFailure.nonRetryable(refusal, TestHelperRejected, { status: d.state.status });
