@@ -7,8 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signFleetEvent, type Simulator } from '../../simulator/server.js';
 import { buildProgram } from '../../src/cli/index.js';
 import {
@@ -96,6 +95,17 @@ const eventsOf = async (deliveryId: string) =>
       [deliveryId],
     )
   ).rows;
+
+/** How many fleet events of the delivery were recorded as ignored because it was `assigned`. */
+const ignoredFromAssigned = async (deliveryId: string) =>
+  Number(
+    (
+      await stack.pool.query(
+        `SELECT count(*) FROM delivery_events WHERE delivery_id = $1 AND payload->>'reason' = 'not_allowed_from_assigned'`,
+        [deliveryId],
+      )
+    ).rows[0].count,
+  );
 
 async function waitUntil<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -341,15 +351,7 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     // Back-pressure too: a worker slowed down by a busy machine would otherwise get thousands of queued signals in
     // one activation; the test keeps at most ~150 unrecorded at a time.
     const N = 5000;
-    const ignoredCount = async () =>
-      Number(
-        (
-          await stack.pool.query(
-            `SELECT count(*) FROM delivery_events WHERE delivery_id = $1 AND payload->>'reason' = 'not_allowed_from_assigned'`,
-            [d.id],
-          )
-        ).rows[0].count,
-      );
+    const ignoredCount = () => ignoredFromAssigned(d.id);
     for (let start = 0; start < N; start += 10) {
       if (start % 100 === 0 && start > 0)
         await waitUntil(
@@ -435,15 +437,7 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
       await blocker.query('COMMIT');
       blocker.release();
     }
-    const ignored = async () =>
-      Number(
-        (
-          await stack.pool.query(
-            `SELECT count(*) FROM delivery_events WHERE delivery_id = $1 AND payload->>'reason' = 'not_allowed_from_assigned'`,
-            [d.id],
-          )
-        ).rows[0].count,
-      );
+    const ignored = () => ignoredFromAssigned(d.id);
     await waitUntil('every ignored event recorded', async () => (await ignored()) >= N, 120_000);
     for (const step of ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']) {
       const res = await postFleet(company.slug, company.fleet_secret, {
@@ -455,18 +449,7 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     await waitForStatus(stack, key(m), d.id, 'delivered', 60_000);
     expect(await ignored()).toBe(N);
     // Every run replays against today's bundle, as a worker that lost its cache would replay it.
-    const histories = [];
-    for await (const wf of stack.temporal.workflow.list({ query: `WorkflowId = "${deliveryWorkflowId(d.id)}"` }))
-      histories.push({
-        workflowId: `${wf.workflowId}/${wf.runId}`,
-        history: await stack.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
-      });
-    expect(histories.length).toBeGreaterThanOrEqual(1);
-    for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { codePath: inject('bundlePath') } },
-      histories,
-    ))
-      expect(result.error, result.workflowId).toBeUndefined();
+    await expectDeliveryWorkflowsReplay(stack, 1, `WorkflowId = "${deliveryWorkflowId(d.id)}"`);
   }, 300_000);
 
   it("the API's updates and queries reach the latest run after a continue-as-new (payment confirmation, then cancel)", async () => {

@@ -8,12 +8,17 @@ import { Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import type { Stack } from './stack.js';
 
-/** Replays every run of `deliveryWorkflow` on the stack's task queue; each must replay without nondeterminism. */
-export async function expectDeliveryWorkflowsReplay(stack: Stack, atLeast = 1): Promise<void> {
+/**
+ * Replays every run of `deliveryWorkflow` on the stack's task queue (or the runs `query` lists); each must replay
+ * without nondeterminism.
+ */
+export async function expectDeliveryWorkflowsReplay(
+  stack: Stack,
+  atLeast = 1,
+  query = `WorkflowType = "deliveryWorkflow" AND TaskQueue = "${stack.config.taskQueue}"`,
+): Promise<void> {
   const histories = [];
-  for await (const wf of stack.temporal.workflow.list({
-    query: `WorkflowType = "deliveryWorkflow" AND TaskQueue = "${stack.config.taskQueue}"`,
-  })) {
+  for await (const wf of stack.temporal.workflow.list({ query })) {
     histories.push({
       workflowId: `${wf.workflowId}/${wf.runId}`,
       history: await stack.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
