@@ -61,6 +61,9 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** `history.maximumBufferedEventsBatch` of every server we run (the dev server here, the cluster's dynamic config). */
+export const MAX_BUFFERED_EVENTS = 2000;
+
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = await ensureTemporalCli();
   const args = [
@@ -91,6 +94,10 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   ]) {
     args.push('--dynamic-config-value', `${key}=1000`);
   }
+  // More than 100 signals arriving during one workflow task (a courier's flood) make the server fail that task
+  // (FORCE_CLOSE_COMMAND) while the worker may still be running its local activities, which Temporal Core 1.24 mishandles
+  // (docs/architecture.md "Signals buffered during a workflow task"): let a task see many more first.
+  args.push('--dynamic-config-value', `history.maximumBufferedEventsBatch=${MAX_BUFFERED_EVENTS}`);
   if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const out = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
   const child = spawn(cli, args, { stdio: ['ignore', out, out], detached: false });

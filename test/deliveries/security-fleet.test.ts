@@ -452,6 +452,47 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     await expectDeliveryWorkflowsReplay(stack, 1, `WorkflowId = "${deliveryWorkflowId(d.id)}"`);
   }, 300_000);
 
+  it('a burst of more than 100 fleet events while the workflow waits on a write: recorded once each, delivered, and the history replays', async () => {
+    // Past 100 signals buffered during one workflow task (Temporal's default history.maximumBufferedEventsBatch), the
+    // server fails that task; the worker, still waiting on the task's local activity, then gets the next task for the
+    // same run, which Temporal Core 1.24 applies on top of the failed one ("Trying to send a new WFT for a run which
+    // already has one!"): the history it writes no longer replays (docs/architecture.md "Signals buffered during a
+    // workflow task"). Our servers take MAX_BUFFERED_EVENTS (scripts/lib/temporal-cli.ts, the cluster's dynamic config).
+    const { m, company } = await merchant();
+    const d = await createDeliveryFor(stack, m);
+    const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
+    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
+    const blocker = await stack.pool.connect();
+    const N = 151;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE delivery_events IN EXCLUSIVE MODE');
+      // The first event's write waits on the lock, inside its workflow task; the burst lands while it waits.
+      await handle.signal(fleetEventSignal, ignoredSignal(200_000));
+      await sleep(1500);
+      for (let i = 1; i < N; i += 10) {
+        const burst = Array.from({ length: Math.min(10, N - i) }, (_, j) => ignoredSignal(200_000 + i + j));
+        await Promise.all(burst.map((event) => handle.signal(fleetEventSignal, event)));
+      }
+      await sleep(2000);
+    } finally {
+      await blocker.query('COMMIT');
+      blocker.release();
+    }
+    const ignored = () => ignoredFromAssigned(d.id);
+    await waitUntil('every ignored event recorded', async () => (await ignored()) >= N, 120_000);
+    for (const step of ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']) {
+      const res = await postFleet(company.slug, company.fleet_secret, {
+        tracking_ref: assigned.courier.tracking_ref,
+        event_type: step,
+      });
+      expect(res.status).toBe(202);
+    }
+    await waitForStatus(stack, key(m), d.id, 'delivered', 60_000);
+    expect(await ignored()).toBe(N);
+    await expectDeliveryWorkflowsReplay(stack, 1, `WorkflowId = "${deliveryWorkflowId(d.id)}"`);
+  }, 300_000);
+
   it("the API's updates and queries reach the latest run after a continue-as-new (payment confirmation, then cancel)", async () => {
     const { m } = await merchant({ booking_status: 'pending' });
     const d = await createDeliveryFor(stack, m, { payment_method: 'bank_transfer' });

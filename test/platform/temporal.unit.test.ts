@@ -73,3 +73,15 @@ describe('Temporal connection options (TLS, mTLS, API key)', () => {
     expect(() => options({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA: cert })).toThrow(/TEMPORAL_TLS=false contradicts/);
   });
 });
+
+describe('the Temporal servers we run', () => {
+  it('buffer MAX_BUFFERED_EVENTS signals during a workflow task: the dev server and the cluster alike', async () => {
+    // docs/architecture.md "Signals buffered during a workflow task": the default (100) lets a flood hit an SDK bug.
+    const { MAX_BUFFERED_EVENTS } = await import('../../scripts/lib/temporal-cli.js');
+    const { parse } = await import('yaml');
+    const file = path.join(import.meta.dirname, '../../deploy/temporal/config/dynamicconfig/cluster.yaml');
+    const cluster = parse(fs.readFileSync(file, 'utf8')) as Record<string, { value: unknown }[]>;
+    expect(cluster['history.maximumBufferedEventsBatch']).toEqual([{ value: MAX_BUFFERED_EVENTS }]);
+    expect(MAX_BUFFERED_EVENTS).toBeGreaterThanOrEqual(1000);
+  });
+});

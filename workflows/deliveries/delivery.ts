@@ -24,9 +24,9 @@ export class Delivery {
 
   /**
    * A run flooded with fleet events (more than LOCAL_RECORDS_MAX signals) records with regular activities from then
-   * on. A local activity's result can reach the workflow in a later workflow task than the one that ran it, and then
-   * `workflowInfo().historyLength`, which decides the continue-as-new of a long run, is not the same at that point on
-   * replay; with regular activities it is. A normal lifecycle has a handful of fleet events and never gets here.
+   * on: its workflow tasks then never wait on a local activity, the window in which a task the server fails (too many
+   * signals buffered, a timeout) meets Temporal Core's mishandling of the next one (docs/architecture.md "Signals
+   * buffered during a workflow task"). A normal lifecycle has a handful of fleet events and never gets here.
    */
   get flooded(): boolean {
     return this.fleetSignalsThisRun > LOCAL_RECORDS_MAX;
