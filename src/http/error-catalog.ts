@@ -4,6 +4,7 @@
 import type { ErrorCode } from './problem.js';
 import { RECOVERY_ERRORS } from './error-catalog-recovery.js';
 import { COD_ERRORS } from './error-catalog-cod.js';
+import { SERVER_ERRORS } from './error-catalog-server.js';
 
 export interface ErrorInfo {
   status: number;
@@ -353,12 +354,6 @@ export const ERROR_CATALOG = {
     todo: 'send fewer or smaller headers',
     example: 'The request headers are too large.',
   },
-  internal_error: {
-    status: 500,
-    meaning: 'a fault on our side',
-    todo: 'retry later; quote the `x-request-id` to support',
-    example: 'Something went wrong on our side. Retry later; if it persists, contact support with the x-request-id.',
-  },
   upstream_unavailable: {
     status: 502,
     meaning: 'quotes: every courier company failed or timed out',
@@ -388,20 +383,7 @@ export const ERROR_CATALOG = {
       "The step was passed to the delivery's workflow but not recorded within 10 s; it may still take effect. Read the delivery in a moment.",
     only: TEST_HELPERS,
   },
-  password_check_busy: {
-    status: 503,
-    meaning: 'dashboard sign-in or set-password: too many passwords are being checked at once on this server',
-    todo: 'wait `Retry-After` seconds and try again (nothing was counted nor changed)',
-    example: 'Too many passwords are being checked right now; try again in 2 seconds.',
-    only: [],
-  },
-  not_ready: {
-    status: 503,
-    meaning: '`GET /readyz`: Postgres or Temporal unreachable',
-    todo: 'operators: see docs/operations.md',
-    example: 'Not ready: postgres ok, temporal unavailable.',
-    only: ['readiness'],
-  },
+  ...SERVER_ERRORS,
   ...RECOVERY_ERRORS,
   ...COD_ERRORS,
 } as const satisfies Record<ErrorCode, ErrorInfo>;

@@ -61,6 +61,7 @@ export const ERROR_CODES = [
   'headers_too_large',
   // 5xx
   'internal_error',
+  'service_unavailable',
   'upstream_unavailable',
   'no_courier_configured',
   'cancellation_pending',

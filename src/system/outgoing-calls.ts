@@ -122,7 +122,7 @@ function otherCalls(config: Config): OutgoingCall[] {
         `API: none. Worker: each activity attempt at most ${duration(RECORD_ATTEMPT_MS)}, retried 1 s doubling to ` +
         `${duration(RECORD_MAX_INTERVAL_MS)} apart, without limit`,
       runsOut:
-        'API: 500 `internal_error` for that request, and `GET /readyz` 503. Worker: the delivery waits, nothing is lost',
+        'API: 503 `service_unavailable` with `Retry-After` for that request, and `GET /readyz` 503. Worker: the delivery waits, nothing is lost',
     },
     {
       call: 'Temporal frontend (API)',
@@ -131,7 +131,8 @@ function otherCalls(config: Config): OutgoingCall[] {
       retries: "the SDK's retries of transient gRPC errors, within those deadlines",
       runsOut:
         "creation: 201 with the committed delivery, and the worker's reconciler starts its workflow (every " +
-        `\`RECONCILE_INTERVAL_MS\`, ${duration(config.reconcileIntervalMs)}); a cancellation: 503 \`cancellation_pending\``,
+        `\`RECONCILE_INTERVAL_MS\`, ${duration(config.reconcileIntervalMs)}); a cancellation: 503 \`cancellation_pending\`; ` +
+        "any other call (a fleet event's signal, an update): 503 `service_unavailable` with `Retry-After`",
     },
     {
       call: 'Temporal frontend (worker)',

@@ -11,6 +11,7 @@ import {
   type FieldError,
   type FieldErrorCode,
 } from '../problem.js';
+import { isDependencyOutage } from '../unavailable.js';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -47,6 +48,10 @@ const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; detail: s
  * a lone UTF-16 surrogate (\ud800) in a value stored as jsonb, or a character the database encoding lacks.
  * The request is at fault, not the server: 422.
  */
+/** A dependency's outage (src/http/unavailable.ts): 503 with Retry-After, the client may retry. */
+const OUTAGE =
+  'A service this request needs did not answer. Retry in a few seconds; a request with the same Idempotency-Key is safe to repeat.';
+const OUTAGE_RETRY_S = '2';
 const UNSTORABLE =
   'The request contains a character that cannot be stored (\\u0000 or an unpaired surrogate such as \\ud800).';
 function unstorableInput(err: { code?: string; detail?: string; statusCode?: number }): boolean {
@@ -166,6 +171,13 @@ export default fp(async (app, opts: { baseUrl: string }) => {
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       request.log.info({ err }, 'client error');
       return send(reply, new ApiError(err.statusCode, 'bad_request', err.message));
+    }
+    if (isDependencyOutage(err)) {
+      request.log.warn({ err }, 'a dependency is unavailable');
+      return send(
+        reply,
+        new ApiError(503, 'service_unavailable', OUTAGE, undefined, { 'retry-after': OUTAGE_RETRY_S }),
+      );
     }
     request.log.error({ err }, 'unhandled error');
     return send(

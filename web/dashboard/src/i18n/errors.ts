@@ -171,6 +171,10 @@ const ERRORS: Record<ErrorCode, Pair> = {
     'Algo correu mal do nosso lado. Tente mais tarde; se continuar, contacte o apoio.',
     'Something went wrong on our side. Try later; if it goes on, contact support.',
   ],
+  service_unavailable: [
+    'O serviço não respondeu (um reinício ou uma falha de rede). Tente de novo daqui a uns segundos.',
+    'The service did not answer (a restart or a network fault). Try again in a few seconds.',
+  ],
   upstream_unavailable: [
     'Nenhuma transportadora respondeu a tempo. Tente de novo daqui a pouco.',
     'No courier answered in time. Try again shortly.',
