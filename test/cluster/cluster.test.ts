@@ -258,8 +258,11 @@ describe('the production topology under fire', () => {
     // and recoverOne() checks that the action took effect.
     const afterWorkerKill = (o: Outcome) =>
       windows.some((w) => w.what === 'worker' && o.at >= w.from && o.at - o.ms <= w.to + 30_000);
+    // A request on its way while Postgres restarted is told to retry: 503 (service_unavailable, or a route's own
+    // pending code), never 500 internal_error (src/http/unavailable.ts).
     const expectedServerError = (o: Outcome) =>
-      spans(o, 'postgres') || (o.status === 503 && o.code === 'recovery_pending' && afterWorkerKill(o));
+      (spans(o, 'postgres') && o.status === 503) ||
+      (o.status === 503 && o.code === 'recovery_pending' && afterWorkerKill(o));
     const serverErrors = outcomes.filter((o) => o.status !== undefined && o.status >= 500);
     const transportErrors = outcomes.filter((o) => o.error !== undefined);
     log(
