@@ -17,6 +17,8 @@ export const SERVER_ERRORS = {
     todo: 'retry after `Retry-After` seconds; a creation with the same `Idempotency-Key` is safe to retry',
     example:
       'A service this request needs did not answer. Retry in a few seconds; a request with the same Idempotency-Key is safe to repeat.',
+    // Any route may answer it; the OpenAPI document lists it under no operation (as password_check_busy).
+    only: [],
   },
   password_check_busy: {
     status: 503,
