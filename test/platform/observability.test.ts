@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import type { CompanyConfig, Simulator } from '../../simulator/server.js';
 import { ROOT_DIR, loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
@@ -363,6 +364,43 @@ describe('metrics', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/at least 32/);
     expect(loadConfig({}).metricsToken).toBeUndefined();
   });
+
+  it("a workflow whose code no longer replays its history: the worker's workflow tasks fail as NonDeterminismError", async () => {
+    // The WorkflowNondeterminism alert's series (ops/prometheus/alerts.yml), from Temporal Core itself: a workflow
+    // run by one version of its code, then changed without versioning (test/fixtures/drift/v1.ts and v2.ts).
+    const connection = await NativeConnection.connect({ address: stack.config.temporalAddress });
+    const taskQueue = `drift-${randomUUID()}`;
+    const version = (v: string) =>
+      Worker.create({
+        connection,
+        taskQueue,
+        workflowsPath: path.join(ROOT_DIR, 'test', 'fixtures', 'drift', `${v}.ts`),
+        maxCachedWorkflows: 0, // no sticky queue: the next task goes to whichever worker polls
+      });
+    const handle = await stack.temporal.workflow.start('driftingWorkflow', {
+      taskQueue,
+      workflowId: `drift-${randomUUID()}`,
+    });
+    const timerFired = async () =>
+      (await handle.fetchHistory()).events!.some((e) => e.timerFiredEventAttributes) || undefined;
+    try {
+      await (await version('v1')).runUntil(vi.waitUntil(timerFired, { timeout: 30_000, interval: 250 }));
+      const failedTasks = async () =>
+        total((await scrape(workerMetrics.url)).samples, 'temporal_workflow_task_execution_failed_total', {
+          failure_reason: 'NonDeterminismError',
+          workflow_type: 'driftingWorkflow',
+        }) || undefined;
+      await (
+        await version('v2')
+      ).runUntil(async () => {
+        await handle.signal('go');
+        expect(await vi.waitUntil(failedTasks, { timeout: 60_000, interval: 500 })).toBeGreaterThan(0);
+      });
+    } finally {
+      await handle.terminate().catch(() => {});
+      await connection.close();
+    }
+  }, 120_000);
 
   it('the worker: deliveries by status, transitions, stalls, redispatches, courier bookings, webhooks, and the Temporal SDK', async () => {
     const { status, samples, text } = await scrape(workerMetrics.url);
