@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowHandle } from '@temporalio/client';
 import { signFleetEvent, type Simulator } from '../../simulator/server.js';
 import { buildProgram } from '../../src/cli/index.js';
 import {
@@ -417,28 +418,28 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     expect(listed).toContain(described.runId);
   }, 600_000);
 
-  it("fleet events keep arriving while Postgres holds the workflow's writes for 20 s: recorded once each, delivered, and the history replays", async () => {
+  /**
+   * An assigned delivery whose fleet events `send` signals while a transaction holds the events table (every write of
+   * the workflow waits: a slow Postgres, a long lock). Then `expected` ignored events must each be recorded once, the
+   * delivery must still be delivered, and its history must replay against today's bundle, as a worker that lost its
+   * cache would replay it.
+   */
+  async function whileWritesWait(expected: number, send: (handle: WorkflowHandle) => Promise<void>): Promise<void> {
     const { m, company } = await merchant();
     const d = await createDeliveryFor(stack, m);
     const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
     const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
-    // A transaction holds the events table: every write of the workflow waits (a slow Postgres, a long lock), longer
-    // than a workflow task may last (10 s), while the courier's events keep arriving, a few at a time.
     const blocker = await stack.pool.connect();
-    const N = 60;
     try {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE delivery_events IN EXCLUSIVE MODE');
-      for (let i = 0; i < N; i += 3) {
-        await Promise.all([0, 1, 2].map((j) => handle.signal(fleetEventSignal, ignoredSignal(100_000 + i + j))));
-        await sleep(1000);
-      }
+      await send(handle);
     } finally {
       await blocker.query('COMMIT');
       blocker.release();
     }
     const ignored = () => ignoredFromAssigned(d.id);
-    await waitUntil('every ignored event recorded', async () => (await ignored()) >= N, 120_000);
+    await waitUntil('every ignored event recorded', async () => (await ignored()) >= expected, 120_000);
     for (const step of ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']) {
       const res = await postFleet(company.slug, company.fleet_secret, {
         tracking_ref: assigned.courier.tracking_ref,
@@ -447,9 +448,19 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
       expect(res.status).toBe(202);
     }
     await waitForStatus(stack, key(m), d.id, 'delivered', 60_000);
-    expect(await ignored()).toBe(N);
-    // Every run replays against today's bundle, as a worker that lost its cache would replay it.
+    expect(await ignored()).toBe(expected);
     await expectDeliveryWorkflowsReplay(stack, 1, `WorkflowId = "${deliveryWorkflowId(d.id)}"`);
+  }
+
+  it("fleet events keep arriving while Postgres holds the workflow's writes for 20 s: recorded once each, delivered, and the history replays", async () => {
+    // Longer than a workflow task may last (10 s), the courier's events keep arriving, a few at a time.
+    const N = 60;
+    await whileWritesWait(N, async (handle) => {
+      for (let i = 0; i < N; i += 3) {
+        await Promise.all([0, 1, 2].map((j) => handle.signal(fleetEventSignal, ignoredSignal(100_000 + i + j))));
+        await sleep(1000);
+      }
+    });
   }, 300_000);
 
   it('a burst of more than 100 fleet events while the workflow waits on a write: recorded once each, delivered, and the history replays', async () => {
@@ -458,15 +469,8 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
     // same run, which Temporal Core 1.24 applies on top of the failed one ("Trying to send a new WFT for a run which
     // already has one!"): the history it writes no longer replays (docs/architecture.md "Signals buffered during a
     // workflow task"). Our servers take MAX_BUFFERED_EVENTS (scripts/lib/temporal-cli.ts, the cluster's dynamic config).
-    const { m, company } = await merchant();
-    const d = await createDeliveryFor(stack, m);
-    const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
-    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
-    const blocker = await stack.pool.connect();
     const N = 151;
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE delivery_events IN EXCLUSIVE MODE');
+    await whileWritesWait(N, async (handle) => {
       // The first event's write waits on the lock, inside its workflow task; the burst lands while it waits.
       await handle.signal(fleetEventSignal, ignoredSignal(200_000));
       await sleep(1500);
@@ -475,22 +479,7 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
         await Promise.all(burst.map((event) => handle.signal(fleetEventSignal, event)));
       }
       await sleep(2000);
-    } finally {
-      await blocker.query('COMMIT');
-      blocker.release();
-    }
-    const ignored = () => ignoredFromAssigned(d.id);
-    await waitUntil('every ignored event recorded', async () => (await ignored()) >= N, 120_000);
-    for (const step of ['pickup_ready', 'in_transit', 'out_for_delivery', 'delivered']) {
-      const res = await postFleet(company.slug, company.fleet_secret, {
-        tracking_ref: assigned.courier.tracking_ref,
-        event_type: step,
-      });
-      expect(res.status).toBe(202);
-    }
-    await waitForStatus(stack, key(m), d.id, 'delivered', 60_000);
-    expect(await ignored()).toBe(N);
-    await expectDeliveryWorkflowsReplay(stack, 1, `WorkflowId = "${deliveryWorkflowId(d.id)}"`);
+    });
   }, 300_000);
 
   it("the API's updates and queries reach the latest run after a continue-as-new (payment confirmation, then cancel)", async () => {
