@@ -43,15 +43,16 @@ const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; detail: s
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The request body is not valid JSON.' },
 };
 
+/** A dependency's outage (src/http/unavailable.ts): 503 with Retry-After, the client may retry. */
+const OUTAGE =
+  'A service this request needs did not answer. Retry in a few seconds; a request with the same Idempotency-Key is safe to repeat.';
+const OUTAGE_RETRY_S = '2';
+
 /**
  * Postgres refusing a string the request carried: a NUL character (\u0000), which neither text nor jsonb can hold,
  * a lone UTF-16 surrogate (\ud800) in a value stored as jsonb, or a character the database encoding lacks.
  * The request is at fault, not the server: 422.
  */
-/** A dependency's outage (src/http/unavailable.ts): 503 with Retry-After, the client may retry. */
-const OUTAGE =
-  'A service this request needs did not answer. Retry in a few seconds; a request with the same Idempotency-Key is safe to repeat.';
-const OUTAGE_RETRY_S = '2';
 const UNSTORABLE =
   'The request contains a character that cannot be stored (\\u0000 or an unpaired surrogate such as \\ud800).';
 function unstorableInput(err: { code?: string; detail?: string; statusCode?: number }): boolean {
