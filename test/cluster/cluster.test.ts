@@ -252,21 +252,27 @@ describe('the production topology under fire', () => {
     // the workflow, whose writes retry with a backoff, and may answer 503 recovery_pending after the restart.
     const spans = (o: Outcome, what: Window['what']) =>
       windows.some((w) => w.what === what && o.at >= w.from && o.at - o.ms <= w.to);
-    // A recovery on its way while worker 1 was killed, or up to 30 s after (the longest activity timeout), may wait past
-    // its 30 s for the workflow task or activity the dead worker held (Temporal hands them on only after their
-    // timeouts): 503 recovery_pending is its documented answer (docs/deliveries.md "Recovering a stalled delivery"),
-    // and recoverOne() checks that the action took effect.
-    const afterWorkerKill = (o: Outcome) =>
-      windows.some((w) => w.what === 'worker' && o.at >= w.from && o.at - o.ms <= w.to + 30_000);
+    // A recovery on its way while worker 1, Temporal's history or its matching service was killed, or up to 30 s after
+    // (the longest activity timeout), may wait past its 30 s for the workflow task or activity the dead process held
+    // (Temporal hands them on only after their timeouts; a restarted history or matching service first takes its shards
+    // and task queues back): 503 recovery_pending is its documented answer (docs/deliveries.md "Recovering a stalled
+    // delivery"), and recoverOne() checks that the action took effect.
+    const afterTemporalKill = (o: Outcome) =>
+      windows.some(
+        (w) =>
+          (w.what === 'worker' || w.what === 'history' || w.what === 'matching') &&
+          o.at >= w.from &&
+          o.at - o.ms <= w.to + 30_000,
+      );
     // A request on its way while Postgres restarted is told to retry: 503 (service_unavailable, or a route's own
     // pending code), never 500 internal_error (src/http/unavailable.ts).
     const expectedServerError = (o: Outcome) =>
       (spans(o, 'postgres') && o.status === 503) ||
-      (o.status === 503 && o.code === 'recovery_pending' && afterWorkerKill(o));
+      (o.status === 503 && o.code === 'recovery_pending' && afterTemporalKill(o));
     const serverErrors = outcomes.filter((o) => o.status !== undefined && o.status >= 500);
     const transportErrors = outcomes.filter((o) => o.error !== undefined);
     log(
-      `${outcomes.length} answers recorded: ${serverErrors.length} 5xx (${serverErrors.filter((o) => spans(o, 'postgres')).length} on their way during the Postgres restart, ${serverErrors.filter((o) => !spans(o, 'postgres') && expectedServerError(o)).length} recoveries pending across the worker kill), ` +
+      `${outcomes.length} answers recorded: ${serverErrors.length} 5xx (${serverErrors.filter((o) => spans(o, 'postgres')).length} on their way during the Postgres restart, ${serverErrors.filter((o) => !spans(o, 'postgres') && expectedServerError(o)).length} recoveries pending across a worker, history or matching kill), ` +
         `${transportErrors.length} transport errors (${transportErrors.filter((o) => o.api === 0 && inWindow(o, 'api')).length} from API 1 while it was down)`,
     );
     const slowest = [...outcomes].sort((a, b) => b.ms - a.ms);
