@@ -221,11 +221,15 @@ export async function deliveryByIdempotencyKey(
   return { row, event: events.rows[0], requestHash, quoteId };
 }
 
-/** Notes that the delivery's workflow was started (the reconciler skips it from then on). */
+/**
+ * Notes that the delivery's workflow was started (the reconciler skips it from then on). Guards here written
+ * `(...) IS TRUE` keep Postgres on the primary key, not a partial index (docs/operations.md "A guard by its primary key").
+ */
 export async function markWorkflowStarted(pool: Pool, deliveryId: string): Promise<void> {
-  await pool.query('UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [
-    deliveryId,
-  ]);
+  await pool.query(
+    'UPDATE deliveries SET workflow_started_at = now() WHERE id = $1 AND (workflow_started_at IS NULL) IS TRUE',
+    [deliveryId],
+  );
 }
 
 /** Deliveries committed without a started workflow (a crash between commit and start), oldest first; or just the one with `onlyId`. */
@@ -293,7 +297,7 @@ export async function redispatchSource(
 
 /** The quote an automatic failover booked is used up by the delivery (it keeps its first quote as `quote_id`). */
 export async function useQuoteForRedispatch(pool: Pool, quoteId: string, deliveryId: string): Promise<void> {
-  await pool.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1 AND used_at IS NULL', [
+  await pool.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1 AND (used_at IS NULL) IS TRUE', [
     quoteId,
     deliveryId,
   ]);
@@ -335,7 +339,7 @@ export async function restartableDelivery(
        FROM deliveries d
        JOIN courier_companies c ON c.id = d.company_id
        JOIN delivery_events e ON e.delivery_id = d.id AND e.event_type = 'delivery.created'
-      WHERE d.id = $1 AND d.status NOT IN ('delivered', 'cancelled', 'failed')`,
+      WHERE d.id = $1 AND (d.status NOT IN ('delivered', 'cancelled', 'failed')) IS TRUE`,
     [deliveryId],
   );
   return rows[0] ?? null;

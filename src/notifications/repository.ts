@@ -126,12 +126,16 @@ export async function claimDue(
   return rows;
 }
 
-/** The SMSC took it. False when the row was no longer queued (its lease ran out and another sender finished it). */
+/**
+ * The SMSC took it. False when the row was no longer queued (its lease ran out and another sender finished it).
+ * This and the marks below guard with `(status = 'queued') IS TRUE`: by the primary key, not the partial index of
+ * queued messages (docs/operations.md "A guard by its primary key").
+ */
 export async function markSubmitted(pool: Pool, id: string, messageId: string): Promise<boolean> {
   const { rowCount } = await pool.query(
     `UPDATE notifications SET status = 'submitted', provider_message_id = $2, attempts = attempts + 1, reason = NULL,
             submitted_at = now(), locked_until = NULL, updated_at = now()
-      WHERE id = $1 AND status = 'queued'`,
+      WHERE id = $1 AND (status = 'queued') IS TRUE`,
     [id, messageId],
   );
   return rowCount === 1;
@@ -149,7 +153,7 @@ export async function markRetry(
   await pool.query(
     `UPDATE notifications SET attempts = attempts + $4, reason = $3, locked_until = NULL, updated_at = now(),
             next_attempt_at = now() + $2 * interval '1 millisecond'
-      WHERE id = $1 AND status = 'queued'`,
+      WHERE id = $1 AND (status = 'queued') IS TRUE`,
     [id, delayMs, reason, counted ? 1 : 0],
   );
 }
@@ -164,7 +168,7 @@ export async function markFinal(
 ): Promise<void> {
   await pool.query(
     `UPDATE notifications SET status = $2, reason = $3, attempts = attempts + $4, locked_until = NULL, updated_at = now()
-      WHERE id = $1 AND status = 'queued'`,
+      WHERE id = $1 AND (status = 'queued') IS TRUE`,
     [id, status, reason, tried ? 1 : 0],
   );
 }

@@ -265,11 +265,15 @@ export async function insertMessageOnce(
   return (rowCount ?? 0) > 0;
 }
 
-/** The message is in the hands of its sender: first attempts made, failures handed to a retry workflow. */
+/**
+ * The message is in the hands of its sender: first attempts made, failures handed to a retry workflow. The guard's
+ * `IS TRUE` keeps Postgres on the primary key, not the undispatched partial index (docs/operations.md "A guard by its primary key").
+ */
 export async function markMessageDispatched(pool: Pool, messageId: string): Promise<void> {
-  await pool.query('UPDATE webhook_messages SET dispatched_at = now() WHERE id = $1 AND dispatched_at IS NULL', [
-    messageId,
-  ]);
+  await pool.query(
+    'UPDATE webhook_messages SET dispatched_at = now() WHERE id = $1 AND (dispatched_at IS NULL) IS TRUE',
+    [messageId],
+  );
 }
 
 /** Messages stored but not dispatched for `olderThanMs` (their worker died before sending): oldest first. */
@@ -354,7 +358,7 @@ export async function insertAttempt(
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text, $9, $10, $11, $12, $13) RETURNING attempted_at
      ), dispatched AS (
        UPDATE webhook_messages SET dispatched_at = now()
-        WHERE $16::boolean AND $8::text = 'succeeded' AND id = $4 AND dispatched_at IS NULL
+        WHERE $16::boolean AND $8::text = 'succeeded' AND id = $4 AND (dispatched_at IS NULL) IS TRUE
      ), health AS (
        SELECT e.id, a.attempted_at,
               ($8::text = 'failed' AND e.status = 'enabled'
