@@ -92,7 +92,9 @@ async function main() {
   };
   supervisor.node('worker', ['--import', 'tsx', 'src/worker.ts'], env);
   supervisor.node('API', ['--import', 'tsx', 'src/server.ts'], env);
-  await waitForPort(port, '127.0.0.1', 60_000);
+  // Ready when both answer: the API, and the worker's metrics listener, which opens once the worker is created (its
+  // workflow bundle loaded), just before it polls. The banner below prints both URLs.
+  await Promise.all([waitForPort(port, '127.0.0.1', 60_000), waitForPort(workerMetricsPort, '127.0.0.1', 60_000)]);
 
   printReady({
     title: 'The delivery API is running.',
