@@ -328,7 +328,8 @@ export class ChaosClient {
       Array.from({ length: concurrency }, async () => {
         while (next < count) {
           const i = next++;
-          await sleep(started + (i * 1000) / perSecond - Date.now());
+          // Not before its time at the given rate; never a negative timer (Node warns: TimeoutNegativeWarning).
+          await sleep(Math.max(0, started + (i * 1000) / perSecond - Date.now()));
           ids[i] = await this.createOne(i);
           onCreated(i, ids[i]);
           if (++created % 100 === 0) log(`${created} deliveries created`);
