@@ -141,7 +141,10 @@ export async function benchDatabaseWithPool(
   return { databaseUrl, pool };
 }
 
-/** Temporal for a benchmark: TEMPORAL_ADDRESS when set, else a dev server of its own (its pid, for CPU accounting). */
+/**
+ * Temporal for a benchmark: TEMPORAL_ADDRESS when set, else a dev server of its own (its pid, for CPU accounting), in
+ * memory unless BENCH_TEMPORAL_DB_FILE names the SQLite file to keep its state in (as `npm run dev` does).
+ */
 export async function benchTemporal(cleanups: Cleanups): Promise<{ address: string; pid: number | null }> {
   if (process.env.TEMPORAL_ADDRESS) {
     say(`Temporal at ${process.env.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS)`);
@@ -152,6 +155,7 @@ export async function benchTemporal(cleanups: Cleanups): Promise<{ address: stri
   const server = await startTemporalDevServer({
     port,
     headless: true,
+    ...(process.env.BENCH_TEMPORAL_DB_FILE ? { dbFile: process.env.BENCH_TEMPORAL_DB_FILE } : {}),
     logFile: path.join(ROOT_DIR, '.build', 'bench-temporal.log'),
   });
   cleanups.push(() => server.stop());

@@ -70,6 +70,8 @@ export interface KindSetup {
   spec: KindSpec;
   tenantId: string;
   secretKey: string;
+  /** The kind's company in the simulator. */
+  slug: string;
 }
 
 /** A merchant and a company in the simulator, linked, for `name`. */
@@ -86,7 +88,7 @@ export async function setUpKind(pool: Pool, sim: Simulator, name: KindName, step
   });
   await createCourier(pool, { name: slug, slug, adapter: 'http', endpoint: sim.endpoint(slug), fleet_secret: secret });
   await linkCouriers(pool, tenant.tenant_id, slug);
-  return { name, spec: KINDS[name], tenantId: tenant.tenant_id, secretKey: tenant.secret_key };
+  return { name, spec: KINDS[name], tenantId: tenant.tenant_id, secretKey: tenant.secret_key, slug };
 }
 
 /** How many of `ids` (created more than `olderThanMs` ago) have not finished their lifecycle. */

@@ -25,7 +25,9 @@
 //     process's own ("bench s": the simulator, the webhook receiver and the load, on the same cores);
 //   - lifecycle time (created -> delivered, or -> delivery.returned) p50 / p95;
 //   - the delivery worker's workflow cache a lifecycle (Temporal Core's hits, misses and forced evictions, from the
-//     worker's GET /metrics, which the benchmark turns on with WORKER_METRICS_PORT): a miss is a replay.
+//     worker's GET /metrics, which the benchmark turns on with WORKER_METRICS_PORT): a miss is a replay;
+//   - the courier's fleet event posts a lifecycle, retries included (4 in a normal lifecycle: more means the API
+//     answered 404, 408, 429 or 5xx and the simulator tried again a second later).
 // On a Postgres without autovacuum (a CI machine's may be configured so) each step starts with VACUUM (ANALYZE) of the
 // benchmark's database, not counted: the delivery updates its row at each status, the floor only inserts, and dead rows
 // would otherwise make the delivery dearer step by step.
@@ -44,6 +46,8 @@
 // exit code is 1 when one is missed). At that rate the delivery and the floor take BENCH_CEILING_REPEATS (default 2)
 // more steps, one after the other, and the ratio is the median pair's: one pair is a sample on a noisy machine. Set BENCH_RATES=1 (and BENCH_STEP_S=20) for a quick look.
 // BENCH_CPU_PROF=<dir>: the API and the worker write V8 CPU profiles there when they stop (bench/lib.ts).
+// BENCH_TEMPORAL_DB_FILE=<path>: the dev server keeps its state in that SQLite file, as `npm run dev` does, instead of
+// in memory (the default here: bench/RESULTS.md "The delivery's growth within a run" compares the two).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -117,6 +121,8 @@ const FLOOR_BACKLOG_AFTER_MS = 5 * STEP_MS + 1500;
 const CACHE_HITS = 'temporal_sticky_cache_hit_total';
 const CACHE_MISSES = 'temporal_sticky_cache_miss_total';
 const CACHE_FORCED_EVICTIONS = 'temporal_sticky_cache_total_forced_eviction_total';
+/** The simulator's fleet event posts of a kind's company so far, retries included (read beside the cache counters). */
+const FLEET_POSTS = 'fleet_posts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -141,6 +147,11 @@ interface StepResult {
    * (no miss so far) reads 0.
    */
   cache?: { hits: number; misses: number; forcedEvictions: number };
+  /**
+   * The courier's fleet event posts to the API per lifecycle over the step, retries included (the simulator tries an
+   * event again 1 s after a 404, 408, 429 or 5xx: a job the API does not know yet, say). Not for the floor.
+   */
+  fleetPosts?: number;
 }
 
 /** One kind's steps, and its sampled lifecycles' Temporal work and recorded events. */
@@ -269,6 +280,7 @@ async function runStep(
             misses: cacheDelta(CACHE_MISSES) / completed,
             forcedEvictions: cacheDelta(CACHE_FORCED_EVICTIONS) / completed,
           },
+          fleetPosts: cacheDelta(FLEET_POSTS) / completed,
         }
       : {}),
   };
@@ -296,6 +308,7 @@ async function stepUpTogether(
           (r.cache
             ? ` (workflow cache a lifecycle: ${r.cache.hits.toFixed(2)} hits, ${r.cache.misses.toFixed(2)} misses, ${r.cache.forcedEvictions.toFixed(2)} forced evictions)`
             : '') +
+          (r.fleetPosts !== undefined ? ` (fleet event posts a lifecycle: ${r.fleetPosts.toFixed(2)})` : '') +
           `: ${r.sustained ? 'sustained' : 'NOT sustained'}`,
       );
       if (!r.sustained) going.delete(i);
@@ -469,7 +482,12 @@ async function main() {
             (ids, olderThanMs) => openOfKind(pool, kind, ids, olderThanMs),
             (ids) => durationsOfKind(pool, kind, ids),
             backlogAfterMs,
-            cacheCounters,
+            async () => ({
+              ...(await cacheCounters()),
+              [FLEET_POSTS]: sim.control
+                .bookings(kind.slug)
+                .reduce((n, b) => n + b.events.reduce((m, e) => m + e.attempts, 0), 0),
+            }),
           ),
       });
     }
@@ -589,6 +607,7 @@ async function main() {
         'lifecycle p50 s': +(r.lifecycleP50 / 1000).toFixed(1),
         'lifecycle p95 s': +(r.lifecycleP95 / 1000).toFixed(1),
         'cache misses /lifecycle': r.cache ? +r.cache.misses.toFixed(2) : '-',
+        'fleet posts /lifecycle': r.fleetPosts !== undefined ? +r.fleetPosts.toFixed(2) : '-',
         sustained: r.sustained ? 'yes' : 'NO',
       }));
     console.table([...measured.flatMap((m) => stepRows(m.kind.spec.label, m.steps)), ...stepRows('floor', floor)]);
@@ -662,6 +681,9 @@ async function ceilingPairs(
         `by process (${Object.keys(pair.delivery.cpuByProcess).join(' / ')}): ${split(pair.delivery)} against ${split(pair.floor)}` +
         (pair.delivery.cache
           ? `; the delivery's workflow cache a lifecycle: ${pair.delivery.cache.hits.toFixed(2)} hits, ${pair.delivery.cache.misses.toFixed(2)} misses`
+          : '') +
+        (pair.delivery.fleetPosts !== undefined
+          ? `; fleet event posts a lifecycle: ${pair.delivery.fleetPosts.toFixed(2)}`
           : ''),
     );
     pairs.push(pair);
