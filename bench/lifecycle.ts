@@ -180,7 +180,8 @@ function slope(points: [number, number][]): number {
  * Offers `rate` lifecycles a second for STEP_S, sampling the backlog, then waits for the step's lifecycles to end.
  * `startOne` starts a lifecycle and returns its id; `openCount(ids, olderThanMs)` counts those not finished yet;
  * `durations(ids)` gives the finished ones' lifecycle times in ms; lifecycles younger than `backlogAfterMs` are not
- * backlog (the simulator's own delays).
+ * backlog (the simulator's own delays). `counters` (the delivery's kinds only) reads cumulative counters before and
+ * after the step: Temporal Core's workflow cache and the simulator's fleet event posts.
  */
 async function runStep(
   label: string,
@@ -191,11 +192,11 @@ async function runStep(
   openCount: (ids: string[], olderThanMs: number) => Promise<number>,
   durations: (ids: string[]) => Promise<number[]>,
   backlogAfterMs: number,
-  cacheCounters?: () => Promise<Record<string, number>>,
+  counters?: () => Promise<Record<string, number>>,
 ): Promise<StepResult> {
   await beforeEachStep();
   const ids: string[] = [];
-  const cacheBefore = await cacheCounters?.();
+  const countersBefore = await counters?.();
   const startedAt = new Map<string, number>();
   let errors = 0;
   let inFlight = 0;
@@ -256,8 +257,8 @@ async function runStep(
   const secondHalf = samples.filter(([t]) => t >= STEP_S / 2);
   const backlogSlope = slope(secondHalf);
   const lifecycles = (await durations(ids)).sort((a, b) => a - b);
-  const cacheAfter = await cacheCounters?.();
-  const cacheDelta = (name: string) => (cacheBefore && cacheAfter ? cacheAfter[name] - cacheBefore[name] : NaN);
+  const countersAfter = await counters?.();
+  const delta = (name: string) => (countersBefore && countersAfter ? countersAfter[name] - countersBefore[name] : NaN);
   return {
     rate,
     offered,
@@ -273,14 +274,14 @@ async function runStep(
     benchCpu: completed ? (bench.user + bench.system) / 1e6 / completed : NaN,
     lifecycleP50: pct(lifecycles, 50),
     lifecycleP95: pct(lifecycles, 95),
-    ...(cacheCounters && completed
+    ...(counters && completed
       ? {
           cache: {
-            hits: cacheDelta(CACHE_HITS) / completed,
-            misses: cacheDelta(CACHE_MISSES) / completed,
-            forcedEvictions: cacheDelta(CACHE_FORCED_EVICTIONS) / completed,
+            hits: delta(CACHE_HITS) / completed,
+            misses: delta(CACHE_MISSES) / completed,
+            forcedEvictions: delta(CACHE_FORCED_EVICTIONS) / completed,
           },
-          fleetPosts: cacheDelta(FLEET_POSTS) / completed,
+          fleetPosts: delta(FLEET_POSTS) / completed,
         }
       : {}),
   };
