@@ -31,9 +31,9 @@
 // On a Postgres without autovacuum (a CI machine's may be configured so) each step starts with VACUUM (ANALYZE) of the
 // benchmark's database, not counted: the delivery updates its row at each status, the floor only inserts, and dead rows
 // would otherwise make the delivery dearer step by step.
-// Then, from a sample of each kind's finished lifecycles, Temporal's work per lifecycle: history events, workflow tasks and
-// actions (roughly as Temporal Cloud bills them), summed over the delivery's workflow and every workflow started
-// for it (webhook fan-outs).
+// Then, from a sample of each kind's finished lifecycles, Temporal's work per lifecycle: history events, workflow tasks,
+// actions (roughly as Temporal Cloud bills them) and the histories' size in protobuf bytes, summed over the delivery's
+// workflow and every workflow started for it (webhook fan-outs).
 // The floor, in the same run and the same way: lifecycleFloorWorkflow (bench/floor/workflows.ts, not in the production
 // bundle) on a worker process of its own (bench/floor/worker.ts, its CPU counted as the worker's), started by this
 // process, signalled once per fleet event the courier sent in a normal lifecycle, writing one row per signal with one
@@ -328,6 +328,8 @@ interface HistoryCounts {
   activities: number;
   localActivities: number;
   actions: number;
+  /** The histories' size, encoded as Temporal stores and sends them (protobuf bytes). */
+  bytes: number;
 }
 
 /**
@@ -336,7 +338,15 @@ interface HistoryCounts {
  * continue-as-new, and one per workflow task that ran local activities.
  */
 async function countHistories(temporal: Client, workflowIds: string[]): Promise<HistoryCounts> {
-  const c: HistoryCounts = { workflows: 0, events: 0, workflowTasks: 0, activities: 0, localActivities: 0, actions: 0 };
+  const c: HistoryCounts = {
+    workflows: 0,
+    events: 0,
+    workflowTasks: 0,
+    activities: 0,
+    localActivities: 0,
+    actions: 0,
+    bytes: 0,
+  };
   for (const workflowId of workflowIds) {
     let history;
     try {
@@ -345,6 +355,7 @@ async function countHistories(temporal: Client, workflowIds: string[]): Promise<
       continue; // never started (e.g. no webhook for this event)
     }
     c.workflows++;
+    c.bytes += protos.temporal.api.history.v1.History.encode(history).finish().length;
     let localInTask = false;
     for (const ev of history.events ?? []) {
       c.events++;
@@ -395,6 +406,7 @@ const per = (c: HistoryCounts, n: number) => ({
   activities: +(c.activities / n).toFixed(1),
   'local activities': +(c.localActivities / n).toFixed(1),
   'actions (approx.)': +(c.actions / n).toFixed(1),
+  'history bytes': Math.round(c.bytes / n),
 });
 
 async function main() {
@@ -740,7 +752,7 @@ function ceilingLine(delivery: StepResult[], floor: StepResult[], pairs: Pair[])
 }
 
 function zeroCounts(): HistoryCounts {
-  return { workflows: 0, events: 0, workflowTasks: 0, activities: 0, localActivities: 0, actions: 0 };
+  return { workflows: 0, events: 0, workflowTasks: 0, activities: 0, localActivities: 0, actions: 0, bytes: 0 };
 }
 function addCounts(a: HistoryCounts, b: HistoryCounts): HistoryCounts {
   return {
@@ -750,6 +762,7 @@ function addCounts(a: HistoryCounts, b: HistoryCounts): HistoryCounts {
     activities: a.activities + b.activities,
     localActivities: a.localActivities + b.localActivities,
     actions: a.actions + b.actions,
+    bytes: a.bytes + b.bytes,
   };
 }
 
