@@ -338,15 +338,7 @@ interface HistoryCounts {
  * continue-as-new, and one per workflow task that ran local activities.
  */
 async function countHistories(temporal: Client, workflowIds: string[]): Promise<HistoryCounts> {
-  const c: HistoryCounts = {
-    workflows: 0,
-    events: 0,
-    workflowTasks: 0,
-    activities: 0,
-    localActivities: 0,
-    actions: 0,
-    bytes: 0,
-  };
+  const c = zeroCounts();
   for (const workflowId of workflowIds) {
     let history;
     try {
