@@ -19,6 +19,7 @@ import {
   quotedPayload,
   type QuoteForDelivery,
   type StartableDelivery,
+  type StartContext,
 } from './start-repository.js';
 import { newClientSecret } from './client-secret.js';
 import { enqueueNotification, smsDefaults } from '../notifications/enqueue.js';
@@ -52,6 +53,8 @@ export interface CreatedDelivery extends StartableDelivery {
   client_secret: string | null;
   /** The delivery an earlier request with the same Idempotency-Key and body made, answered again (nothing created). */
   replayed: boolean;
+  /** What starting its workflow reads, read by the creation's insert (absent on a replay: the start reads it). */
+  start_context?: StartContext;
 }
 
 /** Creates the delivery in the scope's mode, from a quote of the same scope (a test quote takes a test key). */
@@ -171,6 +174,7 @@ async function insertFromQuote(
     events: [inserted.event],
     client_secret: clientSecret?.secret ?? null,
     replayed: false,
+    start_context: inserted.start,
     id,
     reference,
     tenant_id: scope.tenantId,

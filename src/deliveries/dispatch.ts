@@ -51,9 +51,9 @@ export function createDispatchService(deps: {
   const { pool, config } = deps;
 
   async function loadForCourier(deliveryId: string) {
-    const delivery = await bookableDelivery(pool, deliveryId);
-    if (!delivery) throw new DispatchTargetMissingError(DeliveryNotFound, `Delivery ${deliveryId} does not exist`);
-    const courier = await courierById(pool, delivery.company_id);
+    const found = await bookableDelivery(pool, deliveryId);
+    if (!found) throw new DispatchTargetMissingError(DeliveryNotFound, `Delivery ${deliveryId} does not exist`);
+    const { delivery, courier } = found;
     if (!courier)
       throw new DispatchTargetMissingError(CourierNotFound, `Courier ${delivery.company_id} does not exist`);
     if (!sameMode(courier, delivery.livemode)) {

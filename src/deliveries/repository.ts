@@ -245,19 +245,32 @@ export interface BookableDelivery {
   parcel: Parcel;
   payment_method: PaymentMethod;
   cash_collect_aoa: number | null;
-  scheduled_pickup_at: Date | null;
+  /** As Postgres writes a timestamp in JSON (ISO 8601 with an offset). */
+  scheduled_pickup_at: string | null;
   company_id: string;
   courier_tracking_ref: string | null;
 }
 
-export async function bookableDelivery(pool: Pool, deliveryId: string): Promise<BookableDelivery | null> {
-  const { rows } = await pool.query<BookableDelivery>(
-    `SELECT d.id, d.reference, d.livemode, d.origin, d.destination, d.parcel, d.payment_method, d.cash_collect_aoa,
-            d.scheduled_pickup_at, d.company_id, d.courier_tracking_ref
-       FROM deliveries d WHERE d.id = $1`,
+/**
+ * The delivery as booking it needs, with its company in the same round trip (null: the company is gone); null when
+ * there is no such delivery.
+ */
+export async function bookableDelivery(
+  pool: Pool,
+  deliveryId: string,
+): Promise<{ delivery: BookableDelivery; courier: CourierRow | null } | null> {
+  const { rows } = await pool.query<CourierRow & { bookable: BookableDelivery }>(
+    `SELECT ${COURIER_COLUMNS},
+            json_build_object('id', d.id, 'reference', d.reference, 'livemode', d.livemode, 'origin', d.origin,
+              'destination', d.destination, 'parcel', d.parcel, 'payment_method', d.payment_method,
+              'cash_collect_aoa', d.cash_collect_aoa, 'scheduled_pickup_at', d.scheduled_pickup_at,
+              'company_id', d.company_id, 'courier_tracking_ref', d.courier_tracking_ref) AS bookable
+       FROM deliveries d LEFT JOIN courier_companies c ON c.id = d.company_id WHERE d.id = $1`,
     [deliveryId],
   );
-  return rows[0] ?? null;
+  if (!rows[0]) return null;
+  const { bookable, ...courier } = rows[0];
+  return { delivery: bookable, courier: courier.id === null ? null : courier };
 }
 
 /**

@@ -7,6 +7,8 @@ import type { Scope } from '../platform/scope.js';
 import type { Address, Parcel } from '../couriers/schemas.js';
 import type { Status } from '../../shared/deliveries/vocabulary.js';
 import { DELIVERY_COLUMNS, type DeliveryEventRow, type DeliveryRow } from './repository.js';
+import { DISPATCH_POLICY_COLUMNS } from '../tenants/repository.js';
+import { DEFAULT_DISPATCH_POLICY, type DispatchPolicy } from '../tenants/dispatch-policy.js';
 
 // --- Creating a delivery (src/deliveries/create.ts) and starting its workflow (src/deliveries/start.ts) ------------
 
@@ -81,11 +83,20 @@ export type NewDeliveryRow = Pick<
   client_secret_hash: Buffer | null;
 };
 
+/** What starting a new delivery's workflow reads, read by its creation (src/deliveries/start.ts). */
+export interface StartContext {
+  /** The tenant's dispatch policy of the delivery's mode (the defaults when it never set one). */
+  policy: DispatchPolicy;
+  facts: WorkflowSummaryFacts | null;
+}
+
 /**
- * Inserts the delivery, marks its quote used and records `delivery.created`, on the creating transaction's client.
- * Returns the inserted row (without the courier's columns) and the event. The unique index on (tenant,
- * Idempotency-Key) makes the insert fail with constraint `deliveries_tenant_idempotency_key_idx` when the key made
- * another delivery (at any time: a delivery keeps its key).
+ * Inserts the delivery, marks its quote used and records `delivery.created`, on the creating transaction's client, in
+ * one statement that also reads what starting its workflow needs (the tenant's dispatch policy, the Temporal UI's
+ * facts): one round trip where there were five (docs/operations.md "Postgres round trips"). Returns the inserted row
+ * (without the courier's columns), the event and that context. The unique index on (tenant, Idempotency-Key) makes the
+ * insert fail with constraint `deliveries_tenant_idempotency_key_idx` when the key made another delivery (at any time:
+ * a delivery keeps its key).
  */
 export async function insertDelivery(
   client: PoolClient,
@@ -94,13 +105,32 @@ export async function insertDelivery(
 ): Promise<{
   row: Omit<DeliveryRow, 'courier_name' | 'courier_slug' | 'require_delivery_pin'>;
   event: DeliveryEventRow;
+  start: StartContext;
 }> {
-  const inserted = await client.query(
-    `INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
-       cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
-       client_secret_hash, livemode, idempotency_request_hash)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
-     RETURNING *`,
+  // The event and the quote's update name the new delivery by its id: Postgres checks their foreign keys at the end of
+  // the statement, when the delivery's row is in.
+  const { rows } = await client.query(
+    `WITH d AS (
+       INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
+         cash_collect_aoa, quoted_fee_aoa, delivery_pin, scheduled_pickup_at, scheduled_delivery_at, sla_deadline_at, metadata, idempotency_key,
+         client_secret_hash, livemode, idempotency_request_hash)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
+       RETURNING *
+     ), used AS (
+       UPDATE quotes SET used_at = now(), delivery_id = $1 WHERE id = $6
+     ), e AS (
+       INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload, livemode)
+       VALUES ($22, $1, $2, 'delivery.created', $23, $24, $20)
+       RETURNING id, event_type, occurred_at, source, payload
+     )
+     SELECT d.*, e.id AS created_e_id, e.event_type AS created_e_type, e.occurred_at AS created_e_at,
+            e.source AS created_e_source, e.payload AS created_e_payload,
+            (SELECT to_json(f) FROM (SELECT ${WORKFLOW_SUMMARY_FACTS}
+                                       FROM tenants t, courier_companies c WHERE t.id = d.tenant_id AND c.id = d.company_id) f)
+              AS start_facts,
+            (SELECT to_json(p) FROM (SELECT ${DISPATCH_POLICY_COLUMNS} FROM tenant_dispatch_policies
+                                      WHERE tenant_id = d.tenant_id AND livemode = d.livemode) p) AS start_policy
+       FROM d, e`,
     [
       row.id,
       row.tenant_id,
@@ -123,15 +153,26 @@ export async function insertDelivery(
       row.client_secret_hash,
       row.livemode,
       row.idempotency_request_hash,
+      created.eventId,
+      created.source,
+      created.payload,
     ],
   );
-  await client.query('UPDATE quotes SET used_at = now(), delivery_id = $2 WHERE id = $1', [row.quote_id, row.id]);
-  const event = await client.query<DeliveryEventRow>(
-    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, source, payload, livemode) VALUES ($1, $2, $3, 'delivery.created', $4, $5, $6)
-     RETURNING id, event_type, occurred_at, source, payload`,
-    [created.eventId, row.id, row.tenant_id, created.source, created.payload, row.livemode],
-  );
-  return { row: inserted.rows[0], event: event.rows[0] };
+  const {
+    created_e_id: id,
+    created_e_type: event_type,
+    created_e_at: occurred_at,
+    created_e_source: source,
+    created_e_payload: payload,
+    start_facts: facts,
+    start_policy: policy,
+    ...inserted
+  } = rows[0];
+  return {
+    row: inserted,
+    event: { id, event_type, occurred_at, source, payload },
+    start: { policy: policy ?? { ...DEFAULT_DISPATCH_POLICY }, facts },
+  };
 }
 
 /** What starting a delivery's workflow needs (src/deliveries/start.ts). */
@@ -172,14 +213,16 @@ export interface WorkflowSummaryFacts {
   return_of: string | null;
 }
 
+/** WorkflowSummaryFacts' columns, of the delivery `d`, its tenant `t` and its company `c`. */
+const WORKFLOW_SUMMARY_FACTS = `d.id AS delivery_id, d.reference, d.tenant_id, coalesce(t.display_name, t.name) AS shop_name,
+  d.livemode, c.name AS courier_name, c.slug AS courier_slug,
+  json_build_object('city', d.origin->>'city', 'province', d.origin->>'province') AS origin,
+  json_build_object('city', d.destination->>'city', 'province', d.destination->>'province') AS destination,
+  (d.parcel->>'weight_grams')::int AS weight_grams, d.payment_method, d.quoted_fee_aoa, d.cash_collect_aoa, d.return_of`;
+
 export async function workflowSummaryFacts(pool: Pool, deliveryId: string): Promise<WorkflowSummaryFacts | null> {
   const { rows } = await pool.query<WorkflowSummaryFacts>(
-    `SELECT d.id AS delivery_id, d.reference, d.tenant_id, coalesce(t.display_name, t.name) AS shop_name, d.livemode,
-            c.name AS courier_name, c.slug AS courier_slug,
-            json_build_object('city', d.origin->>'city', 'province', d.origin->>'province') AS origin,
-            json_build_object('city', d.destination->>'city', 'province', d.destination->>'province') AS destination,
-            (d.parcel->>'weight_grams')::int AS weight_grams, d.payment_method, d.quoted_fee_aoa,
-            d.cash_collect_aoa, d.return_of
+    `SELECT ${WORKFLOW_SUMMARY_FACTS}
        FROM deliveries d JOIN tenants t ON t.id = d.tenant_id JOIN courier_companies c ON c.id = d.company_id
       WHERE d.id = $1`,
     [deliveryId],

@@ -30,6 +30,7 @@ import {
   unstartedDeliveries,
   workflowSummaryFacts,
   type StartableDelivery,
+  type StartContext,
 } from './start-repository.js';
 import { workflowStaticDetails, workflowStaticSummary } from './workflow-summary.js';
 
@@ -71,11 +72,20 @@ export async function startCreatedDeliveryWorkflow(
   client: Client,
   pool: Pool,
   config: Config,
-  d: StartableDelivery,
+  d: StartableDelivery & { start_context?: StartContext },
   onRecordError: (err: Error) => void,
 ): Promise<void> {
-  await startWorkflowOf(client, pool, config, d);
+  await startWorkflowOf(client, pool, config, d, undefined, d.start_context);
   markWorkflowStarted(pool, d.id).catch(onRecordError);
+}
+
+/** The tenant's dispatch policy of the delivery's mode and what the Temporal UI shows of it, read in parallel. */
+async function startContextOf(pool: Pool, d: StartableDelivery): Promise<StartContext> {
+  const [policy, facts] = await Promise.all([
+    dispatchPolicyOf(pool, d.tenant_id, d.livemode),
+    workflowSummaryFacts(pool, d.id),
+  ]);
+  return { policy, facts };
 }
 
 async function startWorkflowOf(
@@ -84,13 +94,12 @@ async function startWorkflowOf(
   config: Config,
   d: StartableDelivery,
   restart?: DeliveryContinuedState,
+  /** Read by the creation's insert, in its round trip (src/deliveries/start-repository.ts insertDelivery). */
+  known?: StartContext,
 ): Promise<void> {
   // Automatic failover as the tenant's policy of the delivery's mode stands now (absent when off: a failure before pickup stalls).
   // What the Temporal UI shows of it (summary and details), read beside the policy.
-  const [policy, facts] = await Promise.all([
-    dispatchPolicyOf(pool, d.tenant_id, d.livemode),
-    workflowSummaryFacts(pool, d.id),
-  ]);
+  const { policy, facts } = known ?? (await startContextOf(pool, d));
   const redispatch = redispatchPolicyFor(policy, config.assignTimeoutUnitMs);
   const input: DeliveryWorkflowInput = {
     deliveryId: d.id,

@@ -57,15 +57,17 @@ export async function updateTenantPageSettings(
   return rows[0] ?? null;
 }
 
+/** A policy's columns as a DispatchPolicy (of `tenant_dispatch_policies`; also read as JSON by a creation). */
+export const DISPATCH_POLICY_COLUMNS = `auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes,
+  preferred_company_ids::text[] AS preferred_company_ids, max_delivery_attempts`;
+
 /**
  * The tenant's dispatch policy of one mode (src/tenants/dispatch-policy.ts): live and test mode each have their own, as
  * everything else of test mode (docs/test-mode.md). The defaults when the tenant never set one for that mode.
  */
 export async function dispatchPolicyOf(pool: Pool, tenantId: string, livemode: boolean): Promise<DispatchPolicy> {
   const { rows } = await pool.query<DispatchPolicy>(
-    `SELECT auto_redispatch, max_fee_increase_aoa, max_redispatches, assign_timeout_minutes, preferred_company_ids::text[] AS preferred_company_ids,
-            max_delivery_attempts
-       FROM tenant_dispatch_policies WHERE tenant_id = $1 AND livemode = $2`,
+    `SELECT ${DISPATCH_POLICY_COLUMNS} FROM tenant_dispatch_policies WHERE tenant_id = $1 AND livemode = $2`,
     [tenantId, livemode],
   );
   return rows[0] ?? { ...DEFAULT_DISPATCH_POLICY };

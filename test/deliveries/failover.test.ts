@@ -3,6 +3,7 @@
 // of moves, and a late event from the company the delivery moved away from. The workflow's own rules (and a cancel
 // racing a redispatch) are in test/workflows/failover.fast.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { CompanyConfig, Simulator } from '../../simulator/server.js';
 import { buildProgram } from '../../src/cli/index.js';
 import {
@@ -15,7 +16,11 @@ import {
   type Merchant,
 } from '../helpers/fixtures.js';
 import { restartIfClosed } from '../../src/deliveries/recovery.js';
-import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
+import { workflowSummaryFacts } from '../../src/deliveries/start-repository.js';
+import { workflowStaticDetails, workflowStaticSummary } from '../../src/deliveries/workflow-summary.js';
+import { dispatchPolicyOf, updateTenantPageSettings } from '../../src/tenants/repository.js';
+import { redispatchPolicyFor } from '../../src/tenants/dispatch-policy.js';
+import { deliveryWorkflowId, type DeliveryWorkflowInput } from '../../shared/deliveries/definitions.js';
 import { CourierSlugKey } from '../../shared/search-attributes.js';
 import { expectDeliveryWorkflowsReplay } from '../helpers/replay.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -154,6 +159,36 @@ describe('the dispatch policy', () => {
     const on = await deliveryWith(stack, test, 'test-rejects');
     const moved = await until(stack, test, on.id, (x) => redispatched(x).length === 1);
     expect(redispatched(moved)[0].payload).toMatchObject({ reason: 'courier_rejected', to_company_id: testManual });
+  });
+
+  it("a created delivery's workflow starts with its mode's policy and facts, as a later start reads them", async () => {
+    // The creation reads them in its insert's round trip (src/deliveries/start-repository.ts insertDelivery); the
+    // reconciler and a restart read them apart (src/deliveries/start.ts): both must give the workflow the same input.
+    const a = company(100_000);
+    const b = company(120_000);
+    const m = await merchantWith(stack, sim, [a, b]);
+    await updateTenantPageSettings(stack.pool, m.tenant.tenant_id, { display_name: 'Loja do Largo' });
+    await policy(m, {
+      auto_redispatch: true,
+      max_fee_increase_aoa: 30_000,
+      max_redispatches: 3,
+      assign_timeout_minutes: 9,
+      preferred_company_ids: [m.couriers[b.slug], m.couriers[a.slug]],
+      max_delivery_attempts: 3,
+    });
+    const d = await createDeliveryFor(stack, m, { payment_method: 'cod', cash_collect_aoa: 1_234_500 });
+    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
+    const started = (await handle.fetchHistory()).events![0].workflowExecutionStartedEventAttributes!;
+    const input = defaultPayloadConverter.fromPayload<DeliveryWorkflowInput>(started.input!.payloads![0]);
+    const policyNow = await dispatchPolicyOf(stack.pool, m.tenant.tenant_id, true);
+    expect(policyNow.preferred_company_ids).toEqual([m.couriers[b.slug], m.couriers[a.slug]]);
+    expect(input.redispatch).toEqual(redispatchPolicyFor(policyNow, 200));
+    expect(input.maxDeliveryAttempts).toBe(3);
+    const facts = await workflowSummaryFacts(stack.pool, d.id);
+    const described = await handle.describe();
+    expect(await described.staticSummary()).toBe(workflowStaticSummary(facts!));
+    expect(await described.staticDetails()).toBe(workflowStaticDetails(facts!));
+    expect(await described.staticDetails()).toContain('**12 345,00 Kz** to collect');
   });
 
   it('the admin CLI shows and changes it, companies by slug', async () => {

@@ -95,6 +95,31 @@ describe('fleet events drive the lifecycle', () => {
     await expect(handle.result()).resolves.toEqual({ status: 'delivered' });
   });
 
+  it('the booking sends the courier the delivery as created: reference, route, parcel, cash and the scheduled pickup', async () => {
+    // The booking reads the delivery and its company in one statement (src/deliveries/repository.ts bookableDelivery).
+    const pickup = new Date(Date.now() + 3 * 3600_000);
+    pickup.setUTCMilliseconds(0);
+    const d = await createDeliveryFor(stack, m, {
+      payment_method: 'cod',
+      cash_collect_aoa: 987_600,
+      scheduled_pickup_at: pickup.toISOString(),
+    });
+    const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
+    const booking = sim.control.bookings(m.slug).find((b) => b.delivery_id === d.id);
+    expect(booking?.tracking_ref).toBe(assigned.courier.tracking_ref);
+    expect(booking?.request).toMatchObject({
+      delivery_id: d.id,
+      reference: d.reference,
+      origin: d.origin,
+      destination: d.destination,
+      parcel: d.parcel,
+      payment_method: 'cod',
+      cash_collect_aoa: 987_600,
+      scheduled_pickup_at: pickup.toISOString(),
+    });
+    expect(booking?.idempotency_key).toBe(`${d.id}.1`);
+  });
+
   it('in_transit straight from assigned, delivered straight from in_transit', async () => {
     const d = await deliveryIn(stack, m, ['in_transit', 'delivered']);
     expect(d.status).toBe('delivered');
