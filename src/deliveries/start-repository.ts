@@ -107,8 +107,8 @@ export async function insertDelivery(
   event: DeliveryEventRow;
   start: StartContext;
 }> {
-  // The event and the quote's update name the new delivery by its id: Postgres checks their foreign keys at the end of
-  // the statement, when the delivery's row is in.
+  // The event names the new delivery by its id: Postgres checks its foreign key at the end of the statement, when the
+  // delivery's row is in.
   const { rows } = await client.query(
     `WITH d AS (
        INSERT INTO deliveries (id, tenant_id, reference, status, company_id, quote_id, origin, destination, parcel, payment_method,
