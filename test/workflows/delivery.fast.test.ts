@@ -133,36 +133,12 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
   });
 
   describe('dispatch', () => {
-    /** The booking's regular activities in the delivery's history (its first attempt is a local activity: none). */
-    const bookingActivities = async (d: { handle: WorkflowHandle }) =>
-      ((await d.handle.fetchHistory()).events ?? []).filter(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dispatchDelivery',
-      );
-
-    it('a courier that answers at once: booked by the first attempt, in the workflow task, its call capped at 3 s', async ({
-      expect,
-    }) => {
-      const d = await startDelivery({ dispatch: courier.books() });
-      await d.waitFor('delivery.assigned');
-      expect(env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => c.input)).toEqual([
-        { deliveryId: d.id, bookingNumber: 1, maxTimeoutMs: 3000 },
-      ]);
-      expect(await bookingActivities(d)).toHaveLength(0);
-    });
-
     it('transient failures are retried: booked on the third attempt', async ({ expect }) => {
       const d = await startDelivery({ dispatch: courier.failsThen(2, courier.books()) });
       const events = await d.waitFor('delivery.assigned');
       expect(types(events)).toEqual(['delivery.dispatched', 'delivery.assigned']);
       expect(events[0].payload.tracking_ref).toBe(trackingRefOf(d.id, 3));
-      // The first attempt in the workflow task; the other two one regular activity, retried, without the cap.
-      const calls = env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => c.input);
-      expect(calls).toEqual([
-        { deliveryId: d.id, bookingNumber: 1, maxTimeoutMs: 3000 },
-        { deliveryId: d.id, bookingNumber: 1 },
-        { deliveryId: d.id, bookingNumber: 1 },
-      ]);
-      expect(await bookingActivities(d)).toHaveLength(1);
+      expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(3);
     });
 
     it('retries exhausted: stalled with dispatch_failed; an operator redispatch books it again', async ({ expect }) => {
@@ -188,7 +164,7 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         { eventType: 'delivery.assigned', toStatus: 'assigned' },
       ]);
       // The courier's Idempotency-Key is `<delivery id>.<booking number>`: the same on every retry of the first booking
-      // (its first attempt, then one activity, retried), the next number for the redispatch.
+      // (one activity, retried), the next number for the redispatch.
       expect(
         env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => (c.input as { bookingNumber: number }).bookingNumber),
       ).toEqual([1, 1, 1, 2]);
@@ -439,8 +415,7 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
     it('a cancel while the dispatch is in flight: cancelled, and the booking that comes back is released', async ({
       expect,
     }) => {
-      // The courier keeps one job per Idempotency-Key: a retry after the first attempt's timeout gets the same one.
-      const gate = gatedDispatch((_attempt, id) => courier.books('accepted')(1, id));
+      const gate = gatedDispatch(courier.books('accepted'));
       const d = await startDelivery({ dispatch: gate.dispatch });
       await gate.started;
       await expect(cancel(d.handle)).resolves.toEqual({ status: 'cancelled' });
