@@ -4,6 +4,13 @@
 
 /** Booking a courier (dispatchDelivery): one attempt's limit; the attempts and backoff come from the configuration. */
 export const DISPATCH_ATTEMPT_MS = 15_000;
+/**
+ * The booking's first attempt runs in the workflow task that decided it (a local activity), its courier call capped at
+ * this (the company's own timeout when shorter)...
+ */
+export const BOOKING_FIRST_CALL_MAX_MS = 3000;
+/** ...and the attempt at most this long: the delivery hears no update (a cancellation) while it runs. */
+export const BOOKING_FIRST_ATTEMPT_MS = 5000;
 /** The longest wait between two booking attempts. */
 export const DISPATCH_MAX_INTERVAL_MS = 60_000;
 

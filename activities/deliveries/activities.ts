@@ -35,6 +35,15 @@ async function startReturnOf(deps: ReturnDeps, deliveryId: string): Promise<{ re
   }
 }
 
+/** One booking attempt (dispatchDelivery). */
+interface BookingCall {
+  deliveryId: string;
+  /** 1, then one more per redispatch: with the delivery's id, the courier's Idempotency-Key. */
+  bookingNumber?: number;
+  /** Caps the company's own timeout: the first attempt, which the workflow waits on in its task. */
+  maxTimeoutMs?: number;
+}
+
 /** `temporal`: the worker's client, which starts the simulated test couriers' movement (src/deliveries/dispatch.ts). */
 export function createDeliveryActivities(deps: {
   config: Config;
@@ -96,12 +105,9 @@ export function createDeliveryActivities(deps: {
     },
 
     /** Books the delivery with its company. A courier's refusal is final (CourierRejected); failures are retried. */
-    async dispatchDelivery(input: {
-      deliveryId: string;
-      bookingNumber?: number;
-    }): Promise<BookingResult & { courierName: string }> {
+    async dispatchDelivery(input: BookingCall): Promise<BookingResult & { courierName: string }> {
       try {
-        return await dispatch.book(input.deliveryId, input.bookingNumber ?? 1);
+        return await dispatch.book(input.deliveryId, input.bookingNumber ?? 1, input.maxTimeoutMs);
       } catch (err) {
         if (err instanceof DispatchTargetMissingError) throw ApplicationFailure.nonRetryable(err.message, err.kind);
         if (err instanceof CourierRejectedError) {

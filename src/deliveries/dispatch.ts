@@ -7,7 +7,6 @@
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../platform/config.js';
 import { adapterFor } from '../couriers/adapters/index.js';
-import type { BookingResult } from '../couriers/adapters/adapter.js';
 import { simulatedMoves } from '../couriers/adapters/simulated.js';
 import { courierById, linkedActiveCourier, type CourierRow } from '../couriers/repository.js';
 import type { Pool } from '../platform/db.js';
@@ -41,6 +40,10 @@ const cashOf = (courier: CourierRow, cash: number | null) => ({
 /** Whether a company may carry a delivery of this mode: simulated test couriers carry test deliveries, and only them. */
 const sameMode = (courier: Pick<CourierRow, 'adapter'>, livemode: boolean) =>
   (courier.adapter === 'simulated') === !livemode;
+
+/** The company's own timeout, capped at `max` when there is one (a call someone waits on). */
+const cappedTimeout = (courier: CourierRow, max?: number) =>
+  max ? Math.min(courier.timeout_ms, max) : courier.timeout_ms;
 
 export function createDispatchService(deps: {
   config: Pick<Config, 'baseUrl' | 'taskQueue' | 'simulatedCourierStepMs'>;
@@ -86,10 +89,13 @@ export function createDispatchService(deps: {
   }
 
   return {
-    /** Books the delivery with its company. A courier's refusal throws CourierRejectedError; other failures may pass on retry. */
-    async book(deliveryId: string, bookingNumber = 1): Promise<BookingResult & { courierName: string }> {
+    /**
+     * Books the delivery with its company (its call bounded by the company's timeout, capped at `maxTimeoutMs`). A
+     * courier's refusal throws CourierRejectedError; other failures may pass on retry.
+     */
+    async book(deliveryId: string, bookingNumber = 1, maxTimeoutMs?: number) {
       const { delivery, courier } = await loadForCourier(deliveryId);
-      const result = await adapterFor(courier, { timeoutMs: courier.timeout_ms }).book({
+      const result = await adapterFor(courier, { timeoutMs: cappedTimeout(courier, maxTimeoutMs) }).book({
         delivery_id: delivery.id,
         reference: delivery.reference,
         origin: delivery.origin,
@@ -120,8 +126,7 @@ export function createDispatchService(deps: {
     }): Promise<'cancelled' | 'refused'> {
       const courier = await courierById(pool, input.companyId);
       if (!courier) return 'cancelled';
-      const timeoutMs = input.maxTimeoutMs ? Math.min(courier.timeout_ms, input.maxTimeoutMs) : courier.timeout_ms;
-      return adapterFor(courier, { timeoutMs }).cancel(input.trackingRef);
+      return adapterFor(courier, { timeoutMs: cappedTimeout(courier, input.maxTimeoutMs) }).cancel(input.trackingRef);
     },
 
     /** For an operator's redispatch to another company: the company must be active and linked to the tenant. */

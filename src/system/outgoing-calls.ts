@@ -13,6 +13,8 @@ import {
   CANCEL_CALL_MAX_MS,
   CANCEL_MAX_ATTEMPTS,
   CANCEL_TOTAL_MS,
+  BOOKING_FIRST_ATTEMPT_MS,
+  BOOKING_FIRST_CALL_MAX_MS,
   DISPATCH_ATTEMPT_MS,
   DISPATCH_MAX_INTERVAL_MS,
   RECORD_ATTEMPT_MS,
@@ -59,7 +61,10 @@ function courierCalls(config: Config): OutgoingCall[] {
     {
       call: 'Courier booking `POST {endpoint}/bookings` (worker, dispatchDelivery)',
       connect: courier,
-      answer: `within the same limit; one attempt at most ${duration(DISPATCH_ATTEMPT_MS)}`,
+      answer:
+        `within the same limit; one attempt at most ${duration(DISPATCH_ATTEMPT_MS)}. The first attempt runs in the ` +
+        `delivery's workflow task: its call at most ${duration(BOOKING_FIRST_CALL_MAX_MS)} (the company's limit when ` +
+        `shorter), the attempt at most ${duration(BOOKING_FIRST_ATTEMPT_MS)}`,
       retries:
         `\`DISPATCH_MAX_ATTEMPTS\` (${config.dispatchMaxAttempts}) attempts, ${duration(config.dispatchInitialIntervalMs)} ` +
         `(\`DISPATCH_INITIAL_INTERVAL_MS\`) doubling to at most ${duration(DISPATCH_MAX_INTERVAL_MS)} apart, every one with the ` +

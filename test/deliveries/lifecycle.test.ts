@@ -120,6 +120,25 @@ describe('fleet events drive the lifecycle', () => {
     expect(booking?.idempotency_key).toBe(`${d.id}.1`);
   });
 
+  it('a courier slower than the first attempt: it gives up at 3 s, the regular activity books the same job', async () => {
+    // The company may take 10 s; the booking's first attempt runs in the workflow task and caps its call at 3 s.
+    const slow = simCompany({ latency_ms: 3500, faults_on: ['bookings'] });
+    const sm = await merchantWith(stack, sim, [slow]);
+    await stack.pool.query('UPDATE courier_companies SET timeout_ms = 10000 WHERE slug = $1', [slow.slug]);
+    const d = await createDeliveryFor(stack, sm);
+    const assigned = await waitForStatus(stack, key(sm), d.id, 'assigned', 30_000);
+    // Both calls sent the same Idempotency-Key: the courier holds one job, the one the delivery names.
+    const bookings = sim.control.bookings(slow.slug).filter((b) => b.delivery_id === d.id);
+    expect(bookings.map((b) => [b.tracking_ref, b.idempotency_key])).toEqual([
+      [assigned.courier.tracking_ref, `${d.id}.1`],
+    ]);
+    const history = await stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id)).fetchHistory();
+    const scheduled = (history.events ?? []).filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dispatchDelivery',
+    );
+    expect(scheduled).toHaveLength(1);
+  });
+
   it('in_transit straight from assigned, delivered straight from in_transit', async () => {
     const d = await deliveryIn(stack, m, ['in_transit', 'delivered']);
     expect(d.status).toBe('delivered');

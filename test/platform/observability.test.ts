@@ -205,8 +205,13 @@ describe('a day of deliveries', () => {
     await waitFor(stack, m.tenant.secret_key, d.id, (x) =>
       x.events.some((e: any) => e.event_type === 'delivery.redispatched'),
     );
-    // And one left stalled for the gauge.
-    const left = await createDeliveryFor(stack, m, {}, rejecting.slug);
+    // And one left stalled for the gauge. Its booking, asked for by a payment confirmation, is a regular activity from
+    // its first attempt (the first one above ran as a local activity): both kinds of activity failure are counted.
+    const left = await createDeliveryFor(stack, m, { payment_method: 'bank_transfer' }, rejecting.slug);
+    const confirmed = await stack.request('POST', `/v1/deliveries/${left.id}/payment_confirmation`, {
+      key: m.tenant.secret_key,
+    });
+    expect(confirmed.body.status).toBe('pending');
     await waitForStatus(stack, m.tenant.secret_key, left.id, 'stalled');
   });
 
@@ -446,6 +451,12 @@ describe('metrics', () => {
     // Temporal Core's own metrics, served on the same port.
     expect(total(samples, 'temporal_workflow_completed_total')).toBeGreaterThan(0);
     expect(total(samples, 'temporal_activity_execution_latency_count')).toBeGreaterThan(0);
+    expect(
+      total(samples, 'temporal_activity_execution_failed_total', { activity_type: 'dispatchDelivery' }),
+    ).toBeGreaterThan(0);
+    expect(
+      total(samples, 'temporal_local_activity_execution_failed_total', { activity_type: 'dispatchDelivery' }),
+    ).toBeGreaterThan(0);
     expect(total(samples, 'temporal_workflow_task_schedule_to_start_latency_count')).toBeGreaterThan(0);
     expect(total(samples, 'temporal_worker_task_slots_available')).toBeGreaterThan(0);
     expect(text).toContain('# TYPE temporal_');

@@ -5,6 +5,7 @@
 // The end-to-end tests (test/deliveries/lifecycle.test.ts) cover the same rules through the API, Postgres and the simulator.
 import { WorkflowContinuedAsNewError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
+import { temporal as proto } from '@temporalio/proto';
 import { describe, it } from 'vitest';
 import {
   bookingReleaseWorkflowId,
@@ -133,12 +134,36 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
   });
 
   describe('dispatch', () => {
+    /** The booking's regular activities in the delivery's history (its first attempt is a local activity: none). */
+    const bookingActivities = async (d: { handle: WorkflowHandle }) =>
+      ((await d.handle.fetchHistory()).events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dispatchDelivery',
+      );
+
+    it('a courier that answers at once: booked by the first attempt, in the workflow task, its call capped at 3 s', async ({
+      expect,
+    }) => {
+      const d = await startDelivery({ dispatch: courier.books() });
+      await d.waitFor('delivery.assigned');
+      expect(env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => c.input)).toEqual([
+        { deliveryId: d.id, bookingNumber: 1, maxTimeoutMs: 3000 },
+      ]);
+      expect(await bookingActivities(d)).toHaveLength(0);
+    });
+
     it('transient failures are retried: booked on the third attempt', async ({ expect }) => {
       const d = await startDelivery({ dispatch: courier.failsThen(2, courier.books()) });
       const events = await d.waitFor('delivery.assigned');
       expect(types(events)).toEqual(['delivery.dispatched', 'delivery.assigned']);
       expect(events[0].payload.tracking_ref).toBe(trackingRefOf(d.id, 3));
-      expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(3);
+      // The first attempt in the workflow task; the other two one regular activity, retried, without the cap.
+      const calls = env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => c.input);
+      expect(calls).toEqual([
+        { deliveryId: d.id, bookingNumber: 1, maxTimeoutMs: 3000 },
+        { deliveryId: d.id, bookingNumber: 1 },
+        { deliveryId: d.id, bookingNumber: 1 },
+      ]);
+      expect(await bookingActivities(d)).toHaveLength(1);
     });
 
     it('retries exhausted: stalled with dispatch_failed; an operator redispatch books it again', async ({ expect }) => {
@@ -164,7 +189,7 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         { eventType: 'delivery.assigned', toStatus: 'assigned' },
       ]);
       // The courier's Idempotency-Key is `<delivery id>.<booking number>`: the same on every retry of the first booking
-      // (one activity, retried), the next number for the redispatch.
+      // (its first attempt, then one activity, retried), the next number for the redispatch.
       expect(
         env.fakes.callsOf(d.id, 'dispatchDelivery').map((c) => (c.input as { bookingNumber: number }).bookingNumber),
       ).toEqual([1, 1, 1, 2]);
@@ -220,6 +245,27 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
         { eventType: 'delivery.resumed', toStatus: 'pending' },
         stalledEvent('state_timeout', 'pending'),
       ]);
+      expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(1);
+    });
+
+    it('a refusal of the first attempt is acted on once it is in the history: the stall is written in a later task', async ({
+      expect,
+    }) => {
+      // A local activity's answer is durable only when its task completes; a stall written in the same task would stay
+      // written if that task were lost, while a retry may book (handlers/book.ts). So a task completes in between.
+      const d = await startDelivery({ dispatch: courier.rejects() });
+      await d.waitFor('delivery.stalled');
+      const E = proto.api.enums.v1.EventType;
+      // The fake records the stall as its task runs; ending the delivery puts that task in the history for sure.
+      await d.handle.signal(operatorActionSignal, { action: 'mark_failed' });
+      await d.handle.result();
+      const history = (await d.handle.fetchHistory()).events ?? [];
+      const indexes = (type: number) => history.flatMap((e, i) => (e.eventType === type ? [i] : []));
+      const [attempt, stall] = indexes(E.EVENT_TYPE_MARKER_RECORDED); // the first attempt, then the stall's write
+      const [fired] = indexes(E.EVENT_TYPE_TIMER_FIRED);
+      expect(attempt).toBeLessThan(fired);
+      expect(stall).toBeGreaterThan(fired);
+      expect(await bookingActivities(d)).toHaveLength(0);
       expect(env.fakes.callsOf(d.id, 'dispatchDelivery')).toHaveLength(1);
     });
 
@@ -415,7 +461,8 @@ describe.concurrent('delivery workflow, fast tier (fake activities)', () => {
     it('a cancel while the dispatch is in flight: cancelled, and the booking that comes back is released', async ({
       expect,
     }) => {
-      const gate = gatedDispatch(courier.books('accepted'));
+      // The courier keeps one job per Idempotency-Key: a retry after the first attempt's timeout gets the same one.
+      const gate = gatedDispatch((_attempt, id) => courier.books('accepted')(1, id));
       const d = await startDelivery({ dispatch: gate.dispatch });
       await gate.started;
       await expect(cancel(d.handle)).resolves.toEqual({ status: 'cancelled' });

@@ -14,12 +14,22 @@ export class Delivery {
   readonly lock = new Mutex();
   /** One timer for the state budgets and the SLA (workflows/lib/alarm.ts): a status change arms no new timer. */
   readonly alarm = new Alarm();
+  /** The booking as a regular activity: every attempt, or (`afterFirstAttempt`) those after one made here. */
   readonly dispatchDelivery: ReturnType<typeof dispatchProxy>;
+  readonly dispatchAfterFirstAttempt: ReturnType<typeof dispatchProxy>;
+  /**
+   * Whether the next booking makes its first attempt in the workflow task (handlers/book.ts): only the one a delivery
+   * created `pending` starts with. A later one (after a payment confirmation, a resume, a redispatch) is a regular
+   * activity from the start, so the update or signal that asked for it is answered without waiting for the courier.
+   */
+  firstAttemptHere: boolean;
   fleetSignalsThisRun = 0;
 
   constructor(readonly input: DeliveryWorkflowInput) {
     this.state = new DeliveryState(input);
     this.dispatchDelivery = dispatchProxy(input.timeouts);
+    this.dispatchAfterFirstAttempt = dispatchProxy(input.timeouts, true);
+    this.firstAttemptHere = !input.continued && input.initialStatus === 'pending';
   }
 
   /**

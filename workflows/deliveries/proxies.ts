@@ -8,6 +8,7 @@ import {
   type DeliveryTimeouts,
 } from '../../shared/deliveries/definitions.js';
 import {
+  BOOKING_FIRST_ATTEMPT_MS,
   CANCEL_ATTEMPT_MS,
   CANCEL_MAX_ATTEMPTS,
   CANCEL_TOTAL_MS,
@@ -52,15 +53,33 @@ export const { cancelBooking: askCourier } = proxyActivities<DeliveryActivities>
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: CANCEL_MAX_ATTEMPTS },
 });
 
-/** The booking call, retried as the delivery's input says; a refusal or an unknown delivery is final. */
-export function dispatchProxy(timeouts: DeliveryTimeouts) {
+/** A booking failure no retry mends: the courier refused it, the delivery or its company is gone. */
+export const FINAL_BOOKING_ERRORS = [CourierRejected, DeliveryNotFound, CourierNotFound] as const;
+
+/**
+ * The first attempt of the booking a delivery created `pending` starts with, in the workflow's first task: it costs
+ * no activity task and no workflow task of its own. One try, short (the courier's call capped at BOOKING_FIRST_CALL_MAX_MS): while
+ * a local activity runs, the workflow takes no update, so a merchant's cancellation waits for it.
+ */
+export const { dispatchDelivery: bookHere } = proxyLocalActivities<DeliveryActivities>({
+  startToCloseTimeout: BOOKING_FIRST_ATTEMPT_MS,
+  retry: { maximumAttempts: 1 },
+});
+
+/**
+ * The booking as a regular activity, retried as the delivery's input says; a refusal or an unknown delivery is final.
+ * `afterFirstAttempt`: the attempts after one made in the workflow task (bookHere), on the same schedule: one fewer,
+ * and the workflow waited the first interval already (handlers/book.ts).
+ */
+export function dispatchProxy(timeouts: DeliveryTimeouts, afterFirstAttempt = false) {
+  const { maximumAttempts, initialIntervalMs, maximumIntervalMs } = timeouts.dispatch;
   return proxyActivities<DeliveryActivities>({
     startToCloseTimeout: DISPATCH_ATTEMPT_MS,
     retry: {
-      maximumAttempts: timeouts.dispatch.maximumAttempts,
-      initialInterval: timeouts.dispatch.initialIntervalMs,
-      maximumInterval: timeouts.dispatch.maximumIntervalMs,
-      nonRetryableErrorTypes: [CourierRejected, DeliveryNotFound, CourierNotFound],
+      maximumAttempts: afterFirstAttempt ? Math.max(1, maximumAttempts - 1) : maximumAttempts,
+      initialInterval: afterFirstAttempt ? Math.min(2 * initialIntervalMs, maximumIntervalMs) : initialIntervalMs,
+      maximumInterval: maximumIntervalMs,
+      nonRetryableErrorTypes: [...FINAL_BOOKING_ERRORS],
     },
   }).dispatchDelivery;
 }
