@@ -1,7 +1,7 @@
 // Small network helpers for the scripts, tests and benchmarks: pick a free port (src/platform/net.ts), wait for one to answer.
 import net from 'node:net';
 
-export { freePort } from '../../src/platform/net.js';
+export { freePort, freePorts } from '../../src/platform/net.js';
 
 /** Whether something accepts connections on host:port right now. */
 export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {

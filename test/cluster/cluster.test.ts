@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../../src/platform/config.js';
 import { createTenant } from '../../src/tenants/service.js';
-import { freePort, waitForPort } from '../../scripts/lib/net.js';
+import { freePorts, waitForPort } from '../../scripts/lib/net.js';
 import { Proc, productionBuild } from '../../scripts/lib/processes.js';
 import {
   ensureClusterBinaries,
@@ -96,7 +96,7 @@ beforeAll(async () => {
     TEMPORAL_TASK_QUEUE: `cluster-${randomUUID()}`,
     WORKFLOW_BUNDLE_PATH: bundle,
   };
-  apiPorts = [await freePort(), await freePort()];
+  apiPorts = await freePorts(2);
   const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
   // PUBLIC_BASE_URL is where couriers send their fleet events (a load balancer's address in production): worker i
   // books with API i's address, so each API takes the events of half the deliveries.

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { databaseUrlFor, dropDatabase } from '../../scripts/lib/postgres.js';
 import { createAppRole } from '../../scripts/lib/db-role.js';
-import { freePort } from '../../scripts/lib/net.js';
+import { freePort, freePorts } from '../../scripts/lib/net.js';
 import { ROOT_DIR } from '../../src/platform/config.js';
 import { createCourier, linkCouriers } from '../../src/couriers/service.js';
 import { createTenant } from '../../src/tenants/service.js';
@@ -379,7 +379,7 @@ describe('the production build (npm run build) runs with the production dependen
     const sim = await startSimulator();
     const owner = new pg.Pool({ connectionString: databaseUrlFor(ownerUrl(), database), max: 2 });
     try {
-      const [port, apiMetricsPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort()];
+      const [port, apiMetricsPort, workerMetricsPort] = await freePorts(3);
       const env = {
         PATH: process.env.PATH ?? '',
         HOME: os.tmpdir(),
