@@ -58,8 +58,9 @@ export const FINAL_BOOKING_ERRORS = [CourierRejected, DeliveryNotFound, CourierN
 
 /**
  * The first attempt of the booking a delivery created `pending` starts with, in the workflow's first task: it costs
- * no activity task and no workflow task of its own. One try, short (the courier's call capped at BOOKING_FIRST_CALL_MAX_MS): while
- * a local activity runs, the workflow takes no update, so a merchant's cancellation waits for it.
+ * no activity task and no workflow task of its own. One try, short (the courier's call capped at
+ * BOOKING_FIRST_CALL_MAX_MS): while a local activity runs, the workflow takes no update, so a merchant's cancellation
+ * waits for it.
  */
 export const { dispatchDelivery: bookHere } = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: BOOKING_FIRST_ATTEMPT_MS,

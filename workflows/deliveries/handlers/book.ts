@@ -47,7 +47,8 @@ export async function book(d: Delivery): Promise<void> {
  * it was final, the other attempts as a regular activity after the first backoff. They go on when the delivery was
  * cancelled meanwhile: the first call may have booked a job before it timed out, and a booking that comes back for a
  * cancelled delivery is released (book, above). Every attempt sends the same Idempotency-Key (the booking number), so
- * the courier keeps one job. Any later booking is a regular activity from its first attempt (Delivery.firstAttemptHere).
+ * the courier keeps one job. Any later booking is a regular activity from its first attempt
+ * (Delivery.firstAttemptHere).
  *
  * What the delivery does with the first attempt's answer must be what it would do again. A local activity's answer is
  * in the history only once the task that ran it completes; should the worker or Temporal die before that, the task
