@@ -3,8 +3,9 @@
 // workflow bundle (Worker.runReplayHistories runs the workflow code in this process): the promises the workflow's
 // code creates per lifecycle (exact, the same at every run), and the CPU milliseconds per replayed lifecycle (the
 // median of three rounds). The promises matter because the SDK's promise hook captures and formats a stack trace for
-// each one (for the Temporal UI's stack trace query): about half the CPU of a replay (one run with the hook turned off
-// in a local copy of the SDK: 30 -> 15 ms per lifecycle, bench/BASELINE.md), and the same in a live worker.
+// each one (for the Temporal UI's stack trace query): about half the CPU of a replay with stack traces. The worker's
+// bundle captures none (workflows/lib/stack-traces.ts); `.build/workflow-bundle-traced.js` (npm run build) is the one
+// with them, WORKFLOW_STACK_TRACES=true: give both to compare.
 //
 //   npx tsx bench/workflow-replay.ts                 today's bundle (.build/workflow-bundle.js, rebuilt when stale)
 //   npx tsx bench/workflow-replay.ts a.js b.js       bundles side by side (a baseline from a worktree, say)

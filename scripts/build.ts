@@ -1,9 +1,10 @@
 // npm run build: the production build. Bundles the API, the worker, the admin command and the two database steps
 // (migrations, the application role) into .build/dist (the project's TypeScript; packages stay in node_modules, and
-// must be production `dependencies`: test/platform/production.test.ts runs these bundles with nothing else installed), the
-// workflow bundle into .build/workflow-bundle.js, the widget into .build/widget.js and the merchant dashboard into
-// .build/dashboard (Vite; scripts/lib/dashboard.ts), and Scalar's script for /docs into .build/scalar.js. The processes then start
-// with plain `node` (npm run start:api / start:worker): no compiler, no dev dependency at run time.
+// must be production `dependencies`: test/platform/production.test.ts runs these bundles with nothing else installed),
+// the workflow bundle into .build/workflow-bundle.js (and its sibling with stack traces, workflow-bundle-traced.js),
+// the widget into .build/widget.js and the merchant dashboard into .build/dashboard (Vite; scripts/lib/dashboard.ts),
+// and Scalar's script for /docs into .build/scalar.js. The processes then start with plain `node` (npm run start:api /
+// start:worker): no compiler, no dev dependency at run time.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { ROOT_DIR } from '../src/platform/config.js';
 import { writeWidget } from '../src/pages/widget-asset.js';
 import { writeScalarScript } from '../src/http/reference-asset.js';
 import { buildDashboard } from './lib/dashboard.js';
-import { buildWorkflowBundle } from '../src/platform/workflow-bundle.js';
+import { BUNDLE_PATH, buildWorkflowBundle, bundleVariant } from '../src/platform/workflow-bundle.js';
 
 const started = Date.now();
 const outdir = path.join(ROOT_DIR, '.build', 'dist');
@@ -46,7 +47,8 @@ console.log(
   "The reference's script written to .build/scalar.js (the API serves it from there: src/http/reference-asset.ts).",
 );
 await buildDashboard();
-await buildWorkflowBundle();
+// The worker's bundle, and its sibling with stack traces (WORKFLOW_STACK_TRACES: the image has no source to build it).
+await Promise.all([buildWorkflowBundle(), buildWorkflowBundle(bundleVariant(BUNDLE_PATH, true))]);
 console.log(
-  `Workflow bundle written to .build/workflow-bundle.js; total ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+  `Workflow bundles written to .build/workflow-bundle.js and workflow-bundle-traced.js; total ${((Date.now() - started) / 1000).toFixed(1)} s.`,
 );

@@ -9,7 +9,7 @@ import { sweepUndispatched } from './webhooks/dispatcher.js';
 import { restartClosedSince } from './deliveries/recovery.js';
 import { loadConfig, type Config } from './platform/config.js';
 import { createPool, type Pool } from './platform/db.js';
-import { ensureWorkflowBundle } from './platform/workflow-bundle.js';
+import { BUNDLE_PATH, bundleVariant, ensureWorkflowBundle } from './platform/workflow-bundle.js';
 import { ensurePurgeSchedule } from './maintenance/schedule.js';
 import { onParentExit } from './platform/parent.js';
 import { temporalClient, temporalConnectionOptions } from './platform/temporal.js';
@@ -36,6 +36,7 @@ export interface WorkerOptions {
   pool: Pool;
   connection: NativeConnection;
   taskQueue?: string;
+  /** The workflow bundle to run; by default the one of `config.workflowStackTraces`, built when missing or stale. */
   bundlePath?: string;
   /** The outbox starts webhook retry workflows with it (without it, the sweeper of another worker does). */
   temporal?: Client;
@@ -47,7 +48,10 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     connection,
     namespace: config.temporalNamespace,
     taskQueue: options.taskQueue ?? config.taskQueue,
-    workflowBundle: { codePath: options.bundlePath ?? (await ensureWorkflowBundle()) },
+    workflowBundle: {
+      codePath:
+        options.bundlePath ?? (await ensureWorkflowBundle(bundleVariant(BUNDLE_PATH, config.workflowStackTraces))),
+    },
     // Sized from the machine unless WORKER_MAX_CACHED_WORKFLOWS says (src/platform/workflow-cache.ts).
     maxCachedWorkflows: config.workerMaxCachedWorkflows ?? defaultMaxCachedWorkflows(),
     activities: createActivities({ config, pool, temporal: options.temporal }),
@@ -154,7 +158,10 @@ async function main() {
     config,
     pool,
     connection,
-    bundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined,
+    // A prebuilt bundle (the image's); WORKFLOW_STACK_TRACES picks its sibling with stack traces.
+    bundlePath: process.env.WORKFLOW_BUNDLE_PATH
+      ? bundleVariant(process.env.WORKFLOW_BUNDLE_PATH, config.workflowStackTraces)
+      : undefined,
     temporal: client,
   });
   const metrics =

@@ -253,6 +253,11 @@ export const envSchema = z
       .describe(
         "workflows the worker keeps in memory between their tasks (0: none); unset, sized from the machine's memory and the worker's heap limit ([operations](docs/operations.md#production-build-and-memory))",
       ),
+    WORKFLOW_STACK_TRACES: flag()
+      .default(false)
+      .describe(
+        "the worker runs the workflow bundle with stack traces: the Temporal UI's stack trace query and the stack of an error in workflow code, at about a third more CPU for workflow code ([operations](docs/operations.md#workflow-stack-traces))",
+      ),
     DASHBOARD_SESSION_IDLE_MS: whole(2 * HOUR, 1000).describe(
       'a dashboard session ends after this long without a request ([dashboard](docs/dashboard.md#sessions-and-security))',
     ),
@@ -358,6 +363,7 @@ function toConfig(env: z.output<typeof envSchema>) {
     workerMetricsPort: env.WORKER_METRICS_PORT,
     metricsStatusCacheMs: env.METRICS_STATUS_CACHE_MS,
     workerMaxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS,
+    workflowStackTraces: env.WORKFLOW_STACK_TRACES,
     /** The merchant dashboard (docs/dashboard.md): sessions, set-password links, the cookie, password hashing. */
     dashboard: {
       sessionIdleMs: env.DASHBOARD_SESSION_IDLE_MS,

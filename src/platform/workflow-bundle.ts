@@ -8,7 +8,17 @@ import { ROOT_DIR } from './config.js';
 export const WORKFLOWS_ENTRY = path.join(ROOT_DIR, 'workflows', 'index.ts');
 /** Interceptors of every workflow: log attributes and OpenTelemetry tracing (workflows/lib/observability.ts). */
 const WORKFLOW_INTERCEPTORS = path.join(ROOT_DIR, 'workflows', 'lib', 'observability.ts');
+/** Preloaded into the sandbox by the lean bundle: workflow code captures no stack frames (the module says why). */
+const NO_STACK_TRACES = path.join(ROOT_DIR, 'workflows', 'lib', 'stack-traces.ts');
 export const BUNDLE_PATH = path.join(ROOT_DIR, '.build', 'workflow-bundle.js');
+
+/**
+ * The bundle a worker runs: the lean one (no stack frames in workflow code), or with `stackTraces` (the worker's
+ * WORKFLOW_STACK_TRACES) its sibling built with them, `<name>-traced.js` beside it.
+ */
+export function bundleVariant(bundlePath: string, stackTraces: boolean): string {
+  return stackTraces ? bundlePath.replace(/(\.js)?$/, '-traced.js') : bundlePath;
+}
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -28,10 +38,12 @@ export function bundleIsFresh(bundlePath = BUNDLE_PATH): boolean {
   );
 }
 
+/** Builds the bundle at `bundlePath`: lean, or with stack traces when its name says so (bundleVariant). */
 export async function buildWorkflowBundle(bundlePath = BUNDLE_PATH): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_ENTRY,
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS],
+    preloadModules: bundlePath.endsWith('-traced.js') ? [] : [NO_STACK_TRACES],
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
   });
   fs.mkdirSync(path.dirname(bundlePath), { recursive: true });

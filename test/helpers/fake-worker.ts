@@ -14,7 +14,8 @@ export interface FakeWorker {
   close(): Promise<void>;
 }
 
-export async function startFakeWorker(): Promise<FakeWorker> {
+/** `bundlePath`: the workflow bundle to run (default: the run's, test/global-setup.ts). */
+export async function startFakeWorker(bundlePath: string = inject('bundlePath')): Promise<FakeWorker> {
   // ERROR only: the activity failures the fakes throw on purpose would fill the output as warnings.
   try {
     Runtime.install({
@@ -31,7 +32,7 @@ export async function startFakeWorker(): Promise<FakeWorker> {
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
-    workflowBundle: { codePath: inject('bundlePath') },
+    workflowBundle: { codePath: bundlePath },
     activities: { ...fakes.activities, ...fakes.codActivities },
   });
   const running = worker.run();
