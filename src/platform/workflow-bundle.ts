@@ -11,13 +11,15 @@ const WORKFLOW_INTERCEPTORS = path.join(ROOT_DIR, 'workflows', 'lib', 'observabi
 /** Preloaded into the sandbox by the lean bundle: workflow code captures no stack frames (the module says why). */
 const NO_STACK_TRACES = path.join(ROOT_DIR, 'workflows', 'lib', 'stack-traces.ts');
 export const BUNDLE_PATH = path.join(ROOT_DIR, '.build', 'workflow-bundle.js');
+/** How the name of the bundle with stack traces ends (bundleVariant). */
+const TRACED = '-traced.js';
 
 /**
  * The bundle a worker runs: the lean one (no stack frames in workflow code), or with `stackTraces` (the worker's
  * WORKFLOW_STACK_TRACES) its sibling built with them, `<name>-traced.js` beside it.
  */
 export function bundleVariant(bundlePath: string, stackTraces: boolean): string {
-  return stackTraces ? bundlePath.replace(/(\.js)?$/, '-traced.js') : bundlePath;
+  return stackTraces ? bundlePath.replace(/(\.js)?$/, TRACED) : bundlePath;
 }
 
 function newestMtime(dir: string): number {
@@ -43,7 +45,7 @@ export async function buildWorkflowBundle(bundlePath = BUNDLE_PATH): Promise<str
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_ENTRY,
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS],
-    preloadModules: bundlePath.endsWith('-traced.js') ? [] : [NO_STACK_TRACES],
+    preloadModules: bundlePath.endsWith(TRACED) ? [] : [NO_STACK_TRACES],
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
   });
   fs.mkdirSync(path.dirname(bundlePath), { recursive: true });
