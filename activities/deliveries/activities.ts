@@ -71,14 +71,18 @@ export function createDeliveryActivities(deps: {
       return { inserted };
     },
 
-    /** Sends the webhook of an event recorded before the workflow started (`delivery.created`, written by the API). */
+    /**
+     * Sends the webhook of an event recorded before the workflow started (`delivery.created`, written by the API), and
+     * records in the same statement that the workflow runs (workflow_started_at: the reconciler leaves it alone).
+     */
     async announceEvent(input: {
       tenantId: string;
       deliveryId: string;
       eventId: string;
       webhooks: { schedule?: number[] };
     }): Promise<void> {
-      const message = await sender.prepareMessage(input);
+      const { webhooks: _webhooks, ...event } = input;
+      const message = await sender.prepareMessage({ ...event, markWorkflowStarted: true });
       if (message)
         webhooks.dispatch(
           { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId },
