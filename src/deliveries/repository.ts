@@ -334,9 +334,8 @@ export async function recordIgnoredEvents(
   const { rowCount } = await pool.query(
     `WITH receipts AS (
        INSERT INTO fleet_webhook_receipts (courier_id, webhook_id)
-       SELECT DISTINCT c.id, r."webhookId"
+       SELECT DISTINCT r."courierId", r."webhookId"
          FROM jsonb_to_recordset(jsonb_path_query_array($3::jsonb, '$[*].fleetReceipt')) AS r("courierId" uuid, "webhookId" text)
-         JOIN courier_companies c ON c.id = r."courierId"
        ON CONFLICT DO NOTHING
      )
      INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)

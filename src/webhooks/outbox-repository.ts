@@ -47,9 +47,8 @@ export async function insertEventWithContext(
        VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT livemode FROM deliveries WHERE id = $2))
        ON CONFLICT (id) DO NOTHING RETURNING delivery_id
      ), receipt AS (
-       -- Only for a company that exists: a signal that names another (sent to Temporal by hand) never fails the record.
        INSERT INTO fleet_webhook_receipts (courier_id, webhook_id)
-       SELECT id, $15 FROM courier_companies WHERE id = $14
+       SELECT $14, $15 WHERE $14::uuid IS NOT NULL
        ON CONFLICT DO NOTHING
      ), d AS (
        UPDATE deliveries SET status = coalesce($8, status),

@@ -530,41 +530,6 @@ describe('a flood of fleet events: the workflow continues as new and the deliver
   }, 300_000);
 });
 
-describe("a fleet event's receipt never fails its record", () => {
-  it('a signal naming a company that does not exist: recorded as ignored (superseded_booking), no receipt, the delivery goes on', async () => {
-    const { m, company } = await merchant();
-    const d = await createDeliveryFor(stack, m);
-    const assigned = await waitForStatus(stack, key(m), d.id, 'assigned');
-    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(d.id));
-    const webhookId = `unknown-company-${randomUUID()}`;
-    await handle.signal(fleetEventSignal, {
-      eventType: 'pickup_ready',
-      occurredAt: new Date().toISOString(),
-      payload: {},
-      pinVerified: false,
-      webhookId,
-      companyId: randomUUID(),
-    });
-    const ignored = await waitUntil('the event recorded as ignored', async () => {
-      const { rows } = await stack.pool.query(
-        `SELECT payload FROM delivery_events WHERE delivery_id = $1 AND payload->>'webhook_id' = $2`,
-        [d.id, webhookId],
-      );
-      return rows[0];
-    });
-    expect(ignored.payload).toMatchObject({ ignored: true, reason: 'superseded_booking' });
-    const { rows } = await stack.pool.query('SELECT 1 FROM fleet_webhook_receipts WHERE webhook_id = $1', [webhookId]);
-    expect(rows).toEqual([]);
-    // The delivery goes on with its own company's events.
-    const res = await postFleet(company.slug, company.fleet_secret, {
-      tracking_ref: assigned.courier.tracking_ref,
-      event_type: 'pickup_ready',
-    });
-    expect(res.status).toBe(202);
-    await waitForStatus(stack, key(m), d.id, 'pickup_ready');
-  });
-});
-
 describe('fleet secrets and deactivated couriers (item 10, fleet parts)', () => {
   /** The admin CLI in this process, against the test database; returns what it printed. */
   async function admin(...args: string[]) {
