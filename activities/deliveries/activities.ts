@@ -71,18 +71,14 @@ export function createDeliveryActivities(deps: {
       return { inserted };
     },
 
-    /**
-     * Sends the webhook of an event recorded before the workflow started (`delivery.created`, written by the API), and
-     * records in the same statement that the workflow runs (workflow_started_at: the reconciler leaves it alone).
-     */
+    /** Sends the webhook of an event recorded before the workflow started (`delivery.created`, written by the API). */
     async announceEvent(input: {
       tenantId: string;
       deliveryId: string;
       eventId: string;
       webhooks: { schedule?: number[] };
     }): Promise<void> {
-      const { webhooks: _webhooks, ...event } = input;
-      const message = await sender.prepareMessage({ ...event, markWorkflowStarted: true });
+      const message = await sender.prepareMessage(input);
       if (message)
         webhooks.dispatch(
           { ...message, tenantId: input.tenantId, deliveryId: input.deliveryId, eventId: input.eventId },

@@ -137,15 +137,6 @@ export interface FleetEvent {
   companyId?: string;
 }
 
-/**
- * A courier's webhook-id taken by a delivery's workflow, written with the event the workflow records for it
- * (fleet_webhook_receipts): from then on the fleet route answers a repeat at once, `duplicate: true`.
- */
-export interface FleetReceipt {
-  courierId: string;
-  webhookId: string;
-}
-
 export interface OperatorAction {
   action: OperatorActionName;
   /** With `redispatch`: book another company (must be linked to the tenant). */

@@ -220,9 +220,9 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
       checkAttemptReason(event.event_type, event.payload?.reason);
       if (!delivery) throw notFound('Delivery with this tracking_ref');
 
-      // A webhook-id recorded before is answered at once. The receipt is written by the workflow, with the event it
-      // records for it (one statement, src/webhooks/outbox-repository.ts): a repeat that comes while the first is on its
-      // way is signalled again, and the workflow drops a webhook-id it already has, so it changes nothing twice.
+      // A webhook-id seen before is answered at once. The receipt is written only after the event is safely
+      // with the workflow, so a crash in between makes the courier's retry deliver it again; the workflow
+      // itself drops a webhook-id it already has, so that retry changes nothing twice.
       if (delivery.seen) return reply.code(202).send({ received: true as const, duplicate: true });
 
       // Only the allow-listed courier fields go on; the PIN is checked (src/deliveries/fleet-events.ts) and never passed on nor stored.
@@ -238,11 +238,10 @@ const routes: FastifyPluginAsyncZod<AppDeps> = async (app, { pool, temporal }) =
           webhookId,
           companyId: courierId,
         });
-        return reply.code(202).send({ received: true as const, duplicate: false });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err; // not recorded: the courier retries the same webhook-id
         // The workflow has finished (the delivery is final) or the job was superseded, so the event changes nothing.
-        // Its id comes from the webhook-id, so a retry records it once; the receipt is written here.
+        // Its id comes from the webhook-id, so a retry records it once.
         await insertEventOnce(pool, {
           id: uuidFrom(`${courierId}:${webhookId}`),
           deliveryId: delivery.id,

@@ -8,7 +8,6 @@ import { isUuid } from '../platform/uuid.js';
 import type { Address, Parcel } from '../couriers/schemas.js';
 import { COLUMNS as COURIER_COLUMNS, type CourierRow } from '../couriers/repository.js';
 import type { EventType, PaymentMethod, Status } from '../../shared/deliveries/vocabulary.js';
-import type { FleetReceipt } from '../../shared/deliveries/definitions.js';
 
 export interface DeliveryRow {
   id: string;
@@ -310,8 +309,6 @@ export interface RecordEventInput {
   companyId?: string;
   /** The delivery's fee from now on (automatic failover to another company). */
   quotedFeeAoa?: number;
-  /** The fleet event this event records: its receipt is written in the same statement (fleet_webhook_receipts). */
-  fleetReceipt?: FleetReceipt;
 }
 
 /** Events that change no status, many in one statement, in the given order; ids are the caller's, so a retry inserts nothing twice. */
@@ -326,19 +323,11 @@ export async function recordIgnoredEvents(
       occurredAt: string;
       source: string;
       payload: Record<string, unknown>;
-      /** The fleet event's receipt, written in the same statement. */
-      fleetReceipt?: FleetReceipt;
     }[];
   },
 ): Promise<{ inserted: number }> {
   const { rowCount } = await pool.query(
-    `WITH receipts AS (
-       INSERT INTO fleet_webhook_receipts (courier_id, webhook_id)
-       SELECT DISTINCT r."courierId", r."webhookId"
-         FROM jsonb_to_recordset(jsonb_path_query_array($3::jsonb, '$[*].fleetReceipt')) AS r("courierId" uuid, "webhookId" text)
-       ON CONFLICT DO NOTHING
-     )
-     INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)
+    `INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)
      SELECT e."eventId", $1::uuid, $2::uuid, e."eventType", e."occurredAt", e.source, e.payload, (SELECT livemode FROM deliveries WHERE id = $1::uuid)
        FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS ("eventId" uuid, "eventType" text, "occurredAt" timestamptz, source text, payload jsonb))
             WITH ORDINALITY AS e("eventId", "eventType", "occurredAt", source, payload, n)

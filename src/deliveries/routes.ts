@@ -112,7 +112,12 @@ function shared({ pool, temporal, config }: AppDeps) {
     }
     try {
       await temporal.withDeadline(Date.now() + WORKFLOW_START_DEADLINE_MS, () =>
-        startCreatedDeliveryWorkflow(temporal, pool, config, created),
+        startCreatedDeliveryWorkflow(temporal, pool, config, created, (err) =>
+          request.log.warn(
+            { err, deliveryId: created.id },
+            'workflow started, but recording it failed; the reconciler will record it',
+          ),
+        ),
       );
     } catch (err) {
       // Committed but not started: the worker's reconciler starts it shortly. The merchant still gets its delivery.

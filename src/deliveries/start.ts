@@ -64,18 +64,19 @@ export async function startDeliveryWorkflow(
 }
 
 /**
- * The create route's start. The start is recorded by the workflow itself (workflow_started_at), in the statement of
- * its first step, the announcement of `delivery.created` (src/webhooks/outbox-repository.ts eventWithContext): no
- * statement of its own here. Until then the reconciler may find the delivery and start its workflow again, which finds
- * the running one and records it: harmless.
+ * The create route's start: the merchant's answer waits for the workflow to start, not for the record of it (a second
+ * commit). Should the record fail (`onRecordError`), the reconciler finds the delivery and starts its workflow again,
+ * which finds the running one: harmless.
  */
 export async function startCreatedDeliveryWorkflow(
   client: Client,
   pool: Pool,
   config: Config,
   d: StartableDelivery & { start_context?: StartContext },
+  onRecordError: (err: Error) => void,
 ): Promise<void> {
   await startWorkflowOf(client, pool, config, d, undefined, d.start_context);
+  markWorkflowStarted(pool, d.id).catch(onRecordError);
 }
 
 /** The tenant's dispatch policy of the delivery's mode and what the Temporal UI shows of it, read in parallel. */

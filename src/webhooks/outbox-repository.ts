@@ -33,8 +33,7 @@ export type RecordedDelivery = DeliverySummaryRow & { tenant_id: string; return_
 /**
  * The outbox's statement (src/webhooks/dispatcher.ts): inserts a workflow's event and applies its status change, and
  * reads back in the same round trip the delivery as it now stands and, with `withEndpoints`, its tenant's enabled
- * endpoints of its mode. Null, changing nothing, when the event id is recorded already (a retried activity). A fleet
- * event's receipt (`fleetReceipt`) is written in the same statement, once by its key, on a retry too.
+ * endpoints of its mode. Null, changing nothing, when the event id is recorded already (a retried activity).
  */
 export async function insertEventWithContext(
   client: Db,
@@ -46,10 +45,6 @@ export async function insertEventWithContext(
        INSERT INTO delivery_events (id, delivery_id, tenant_id, event_type, occurred_at, source, payload, livemode)
        VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT livemode FROM deliveries WHERE id = $2))
        ON CONFLICT (id) DO NOTHING RETURNING delivery_id
-     ), receipt AS (
-       INSERT INTO fleet_webhook_receipts (courier_id, webhook_id)
-       SELECT $14, $15 WHERE $14::uuid IS NOT NULL
-       ON CONFLICT DO NOTHING
      ), d AS (
        UPDATE deliveries SET status = coalesce($8, status),
               courier_tracking_ref = CASE WHEN $9::boolean THEN $10 ELSE courier_tracking_ref END,
@@ -74,8 +69,6 @@ export async function insertEventWithContext(
       input.companyId ?? null,
       input.quotedFeeAoa ?? null,
       withEndpoints,
-      input.fleetReceipt?.courierId ?? null,
-      input.fleetReceipt?.webhookId ?? null,
     ],
   );
   if (!rows[0]) return null;
@@ -85,12 +78,11 @@ export async function insertEventWithContext(
 
 /**
  * A recorded event of a delivery of the tenant with what its webhook message needs, in one statement: the delivery
- * (of the event's mode) and its tenant's enabled endpoints of that mode. Null when there is no such event. With
- * `markWorkflowStarted` (the delivery workflow's first step) the same statement records that its workflow runs, once.
+ * (of the event's mode) and its tenant's enabled endpoints of that mode. Null when there is no such event.
  */
 export async function eventWithContext(
   pool: Pool,
-  input: { tenantId: string; deliveryId: string; eventId: string; markWorkflowStarted?: boolean },
+  input: { tenantId: string; deliveryId: string; eventId: string },
 ): Promise<{ event: DeliveryEventRow; delivery: RecordedDelivery; endpoints: EndpointTarget[] } | null> {
   const { rows } = await pool.query<
     RecordedDelivery & {
@@ -102,18 +94,13 @@ export async function eventWithContext(
       endpoints: EndpointTarget[];
     }
   >(
-    // The guard's `IS TRUE` keeps Postgres on the primary key (docs/operations.md "A guard by its primary key").
-    `WITH started AS (
-       UPDATE deliveries SET workflow_started_at = now()
-        WHERE $4::boolean AND id = $2 AND tenant_id = $3 AND (workflow_started_at IS NULL) IS TRUE
-     )
-     SELECT ${SUMMARY_COLUMNS}, d.tenant_id, d.return_of, ev.id AS e_id, ev.event_type AS e_type, ev.occurred_at AS e_at,
+    `SELECT ${SUMMARY_COLUMNS}, d.tenant_id, d.return_of, ev.id AS e_id, ev.event_type AS e_type, ev.occurred_at AS e_at,
             ev.source AS e_source, ev.payload AS e_payload, ${ENDPOINT_TARGETS_OF_D} AS endpoints
        FROM delivery_events ev
        JOIN deliveries d ON d.id = ev.delivery_id AND d.tenant_id = ev.tenant_id AND d.livemode = ev.livemode
        JOIN courier_companies c ON c.id = d.company_id
       WHERE ev.id = $1 AND ev.delivery_id = $2 AND ev.tenant_id = $3`,
-    [input.eventId, input.deliveryId, input.tenantId, input.markWorkflowStarted ?? false],
+    [input.eventId, input.deliveryId, input.tenantId],
   );
   if (!rows[0]) return null;
   const {

@@ -24,11 +24,6 @@ export interface PrepareInput {
   deliveryId: string;
   eventId: string;
   status?: Status;
-  /**
-   * The delivery workflow's announcement of `delivery.created`: the read also records that the workflow runs
-   * (workflow_started_at), in the same statement, so the create route does not.
-   */
-  markWorkflowStarted?: boolean;
 }
 
 export interface PreparedMessage {

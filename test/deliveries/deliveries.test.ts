@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { Simulator } from '../../simulator/server.js';
 import { createDelivery } from '../../src/deliveries/create.js';
 import { reconcileOnce } from '../../src/deliveries/start.js';
-import { eventWithContext } from '../../src/webhooks/outbox-repository.js';
 import { deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
 import {
   DESTINATION,
@@ -478,40 +477,5 @@ describe('reconciler', () => {
       [m.tenant.tenant_id],
     );
     expect(rows[0].n).toBe(0);
-  });
-
-  it('the workflow records its own start, in the read of its first step (the create route writes none)', async () => {
-    const q = await quote(stack, m);
-    const created = await createDelivery(
-      stack.pool,
-      stack.config,
-      { tenantId: m.tenant.tenant_id, livemode: true },
-      { quote_id: q.quote_id, ...quoteBody(), payment_method: 'prepaid' },
-      'api',
-    );
-    const startedAt = async () =>
-      (await stack.pool.query('SELECT workflow_started_at FROM deliveries WHERE id = $1', [created.id])).rows[0]
-        .workflow_started_at as Date | null;
-    const announce = { tenantId: m.tenant.tenant_id, deliveryId: created.id, eventId: created.created_event_id };
-    // The fan-out's read of the event (no mark) leaves it unstarted; the workflow's announcement marks it, once.
-    expect(await eventWithContext(stack.pool, announce)).not.toBeNull();
-    expect(await startedAt()).toBeNull();
-    expect(await eventWithContext(stack.pool, { ...announce, markWorkflowStarted: true })).not.toBeNull();
-    const first = await startedAt();
-    expect(first).toBeInstanceOf(Date);
-    // Another tenant's read marks nothing; a second mark keeps the first time.
-    await stack.pool.query('UPDATE deliveries SET workflow_started_at = NULL WHERE id = $1', [created.id]);
-    await eventWithContext(stack.pool, { ...announce, tenantId: randomUUID(), markWorkflowStarted: true });
-    expect(await startedAt()).toBeNull();
-    await eventWithContext(stack.pool, { ...announce, markWorkflowStarted: true });
-    const marked = await startedAt();
-    await eventWithContext(stack.pool, { ...announce, markWorkflowStarted: true });
-    expect(await startedAt()).toEqual(marked);
-
-    // Through the API: the workflow announces the creation before it books, so an assigned delivery is marked.
-    const viaApi = await createDeliveryFor(stack, m);
-    await waitForStatus(stack, m.tenant.secret_key, viaApi.id, 'assigned');
-    const { rows } = await stack.pool.query('SELECT workflow_started_at FROM deliveries WHERE id = $1', [viaApi.id]);
-    expect(rows[0].workflow_started_at).toBeInstanceOf(Date);
   });
 });

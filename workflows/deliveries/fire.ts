@@ -19,8 +19,7 @@ export interface FailoverCause {
 export async function fire(d: Delivery, trigger: Trigger, msg: Message, cause = causeOf(msg)): Promise<boolean> {
   const t = transitionOf(trigger);
   if (!t.from.includes(d.state.status)) return false;
-  const failedOver = t.failsOver && (await failOver(d, cause.reason, cause.extra, msg.extra?.fleetReceipt));
-  if (!failedOver) await apply(d, trigger, msg);
+  if (!(t.failsOver && (await failOver(d, cause.reason, cause.extra)))) await apply(d, trigger, msg);
   return true;
 }
 

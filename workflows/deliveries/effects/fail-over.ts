@@ -2,31 +2,20 @@
 // pickup rebooks with the next company within the fee ceiling (transition `failover`) instead of stalling; when none
 // qualifies, or the delivery has moved `maxRedispatches` times, it stalls with what was tried (`failover_exhausted`).
 import { allows } from '../../../shared/deliveries/state-table.js';
-import type { FleetReceipt, RedispatchPlan } from '../../../shared/deliveries/definitions.js';
+import type { RedispatchPlan } from '../../../shared/deliveries/definitions.js';
 import type { Delivery } from '../delivery.js';
 import { apply } from '../transitions.js';
 import { planRedispatch } from '../proxies.js';
 import { stallPayload } from './stall.js';
 
-/**
- * Fails over for `reason`; false, doing nothing, without the policy or after pickup (the caller goes on). `receipt`:
- * the receipt of the fleet event that failed the job, written with the event failover records.
- */
-export async function failOver(
-  d: Delivery,
-  reason: string,
-  extra: Record<string, unknown> = {},
-  receipt?: FleetReceipt,
-): Promise<boolean> {
+/** Fails over for `reason`; false, doing nothing, without the policy or after pickup (the caller goes on). */
+export async function failOver(d: Delivery, reason: string, extra: Record<string, unknown> = {}): Promise<boolean> {
   const policy = d.input.redispatch;
   const { state } = d;
   if (!policy || !allows('failover', state.status)) return false;
   const tried = [...state.redispatchedFrom, state.companyId];
   const exhausted = (redispatch: Record<string, unknown>) =>
-    apply(d, 'failover_exhausted', {
-      payload: stallPayload(d, reason, { ...extra, redispatch }),
-      extra: receipt && { fleetReceipt: receipt },
-    });
+    apply(d, 'failover_exhausted', { payload: stallPayload(d, reason, { ...extra, redispatch }) });
   if (state.redispatchedFrom.length >= policy.maxRedispatches) {
     await exhausted({ outcome: 'max_redispatches_reached', tried_company_ids: tried });
     return true;
@@ -60,7 +49,7 @@ export async function failOver(
   await apply(d, 'failover', {
     payload,
     company: { companyId: plan.companyId, slug: plan.slug },
-    extra: { companyId: plan.companyId, trackingRef: null, quotedFeeAoa: plan.feeAoa, fleetReceipt: receipt },
+    extra: { companyId: plan.companyId, trackingRef: null, quotedFeeAoa: plan.feeAoa },
   });
   return true;
 }

@@ -1,13 +1,11 @@
 // What a trigger brings to its transition's effects (workflows/deliveries/transitions.ts).
 import type { CancelAnswer } from './ask-courier-to-cancel.js';
-import type { FleetReceipt } from '../../../shared/deliveries/definitions.js';
 
-/** Columns written beside the event (the booking a redispatch moves to), and the fleet event's receipt. */
+/** Columns written beside the event (the booking a redispatch moves to). */
 export interface RecordExtra {
   trackingRef?: string | null;
   companyId?: string;
   quotedFeeAoa?: number;
-  fleetReceipt?: FleetReceipt;
 }
 
 export interface Message {

@@ -6,7 +6,6 @@ import { pickCourierPayload } from '../../../shared/deliveries/courier-payload.j
 import { allows, transitionOf, type Trigger } from '../../../shared/deliveries/state-table.js';
 import type { Delivery } from '../delivery.js';
 import { recordEvent } from '../effects/record.js';
-import type { RecordExtra } from '../effects/message.js';
 import { stallPayload } from '../effects/stall.js';
 import { local, regular } from '../proxies.js';
 import { fire } from '../fire.js';
@@ -44,20 +43,10 @@ function ignoredBecause(d: Delivery, event: FleetEvent): string | null {
   return allows(triggerOf(event), d.state.status) ? null : `not_allowed_from_${d.state.status}`;
 }
 
-/**
- * The event's receipt, written with the event it becomes (fleet_webhook_receipts): the fleet route answers a repeat of
- * its webhook-id `duplicate: true` from then on. None for an event that names no company or webhook-id.
- */
-const receiptOf = (event: FleetEvent): RecordExtra =>
-  event.companyId && event.webhookId
-    ? { fleetReceipt: { courierId: event.companyId, webhookId: event.webhookId } }
-    : {};
-
 /** Takes one fleet event. Call under the lock. */
 export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void> {
   const trigger = triggerOf(event);
   const payload = fleetPayload(event);
-  const receipt = receiptOf(event);
   const ignore = (reason: string, extra: Record<string, unknown> = {}) =>
     recordEvent(
       d,
@@ -65,7 +54,6 @@ export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void
       transitionOf(trigger).event,
       { ...payload, ...extra, ignored: true, reason, status: d.state.status },
       'fleet_webhook',
-      receipt,
     );
   const refused = ignoredBecause(d, event);
   if (refused) return ignore(refused);
@@ -77,7 +65,7 @@ export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void
       await fire(d, 'pin_attempts_exceeded', { payload: stallPayload(d, 'pin_attempts_exceeded') });
     return;
   }
-  if (event.eventType === 'attempt_failed') return onAttemptFailed(d, payload, receipt);
+  if (event.eventType === 'attempt_failed') return onAttemptFailed(d, payload);
   // A courier that fails the job before pickup: with automatic failover, the next company takes it. The outcome
   // (delivery.redispatched, or delivery.stalled when no company qualifies) keeps the fleet webhook-id, as any
   // recorded fleet event does, so the test helper that sent it (and an operator) finds what it became.
@@ -85,7 +73,7 @@ export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void
   await fire(
     d,
     trigger,
-    { payload: pinChecked ? { ...payload, pin_verified: true } : payload, extra: receipt },
+    { payload: pinChecked ? { ...payload, pin_verified: true } : payload },
     { reason: 'courier_failed', extra: { courier_payload: payload.courier, ...webhook } },
   );
 }
@@ -94,7 +82,7 @@ export async function onFleetEvent(d: Delivery, event: FleetEvent): Promise<void
  * A failed delivery attempt: `delivery.attempt_failed` {attempt, reason}, back to `in_transit`; after the last attempt
  * (the tenant's max_delivery_attempts), or at once on a refusal, the delivery fails and returns to the sender.
  */
-async function onAttemptFailed(d: Delivery, payload: Record<string, unknown>, receipt: RecordExtra): Promise<void> {
+async function onAttemptFailed(d: Delivery, payload: Record<string, unknown>): Promise<void> {
   const sent = (payload.courier as { reason?: unknown }).reason;
   // The API checks the reason; a signal from elsewhere with another one counts as `other`.
   const reason = ATTEMPT_FAILURE_REASONS.find((r) => r === sent) ?? 'other';
@@ -103,10 +91,7 @@ async function onAttemptFailed(d: Delivery, payload: Record<string, unknown>, re
   const outcome = attemptOutcome(attempt, reason, max);
   // attempts_left 0: the delivery fails next (what the test helper waits for).
   const attemptsLeft = outcome ? 0 : max - attempt;
-  await fire(d, 'fleet.attempt_failed', {
-    payload: { ...payload, attempt, reason, attempts_left: attemptsLeft },
-    extra: receipt,
-  });
+  await fire(d, 'fleet.attempt_failed', { payload: { ...payload, attempt, reason, attempts_left: attemptsLeft } });
   d.state.failedAttempts = attempt;
   if (outcome) await fire(d, 'attempts_exhausted', { payload: { reason: outcome, attempts: attempt } });
 }
@@ -139,7 +124,6 @@ export async function ignoreQueuedFleetEvents(d: Delivery): Promise<void> {
       occurredAt,
       source: 'fleet_webhook',
       payload: { ...fleetPayload(event), ignored: true, reason: ignoredBecause(d, event), status: d.state.status },
-      ...receiptOf(event),
     };
   });
   const { deliveryId, tenantId } = d.input;
