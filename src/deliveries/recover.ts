@@ -65,6 +65,24 @@ async function check(deps: AppDeps, scope: Scope, id: string, input: RecoverInpu
   return delivery;
 }
 
+/**
+ * The workflow can lag its own row for a moment: a worker that dies after a record's statement committed, and before
+ * its workflow task completed, leaves the row `stalled` while the next worker replays the workflow up to that record
+ * and applies it again. An update arriving then meets the status before. Its refusal, while the row still allows the
+ * action, is waited out (these pauses, then every 2 s until the deadline), never answered as a 409 a client could
+ * store under its Idempotency-Key.
+ */
+const CATCH_UP_PAUSES_MS = [100, 250, 500, 1000, 2000];
+
+const pending = () =>
+  new ApiError(
+    503,
+    'recovery_pending',
+    'The recovery could not be confirmed in time and may still take effect. Read the delivery in a moment before retrying.',
+    undefined,
+    { 'retry-after': '5' },
+  );
+
 /** Takes the action; throws the problem the API answers when it is refused or not confirmed in time. */
 export async function recoverDelivery(deps: AppDeps, scope: Scope, id: string, input: RecoverInput): Promise<void> {
   const { pool, temporal, config } = deps;
@@ -74,44 +92,43 @@ export async function recoverDelivery(deps: AppDeps, scope: Scope, id: string, i
     input.action === 'redispatch' && !input.company_id
       ? await dispatchPolicyOf(pool, scope.tenantId, scope.livemode)
       : null;
-  try {
-    await temporal.withDeadline(Date.now() + RECOVER_WAIT_MS, async () => {
-      await ensureDeliveryWorkflow(temporal, pool, config, delivery);
-      await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(recoverUpdate, {
-        args: [
-          {
-            ...input,
-            ...(policy
-              ? { maxFeeIncreaseAoa: policy.max_fee_increase_aoa, preferredCompanyIds: policy.preferred_company_ids }
-              : {}),
-          },
-        ],
+  const request = {
+    ...input,
+    ...(policy
+      ? { maxFeeIncreaseAoa: policy.max_fee_increase_aoa, preferredCompanyIds: policy.preferred_company_ids }
+      : {}),
+  };
+  const deadline = Date.now() + RECOVER_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await temporal.withDeadline(deadline, async () => {
+        if (attempt === 0) await ensureDeliveryWorkflow(temporal, pool, config, delivery);
+        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(recoverUpdate, {
+          args: [request],
+        });
       });
-    });
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause;
-      if (cause instanceof ApplicationFailure && cause.type === RecoveryRejected) {
-        const code = (cause.details?.[0] as { code?: string } | undefined)?.code ?? 'delivery_not_stalled';
-        throw refused(code, cause.message);
+      return;
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) {
+        const cause = err.cause;
+        if (cause instanceof ApplicationFailure && cause.type === RecoveryRejected) {
+          const code = (cause.details?.[0] as { code?: string } | undefined)?.code ?? 'delivery_not_stalled';
+          throw refused(code, cause.message);
+        }
+        // The validator refused it. When the row refuses it too, the delivery moved on since it was read: that 409.
+        await check(deps, scope, id, input);
+        // The row still allows it: the workflow has not caught up with its own record yet.
+        const pause = CATCH_UP_PAUSES_MS[Math.min(attempt, CATCH_UP_PAUSES_MS.length - 1)]!;
+        if (Date.now() + pause >= deadline) throw pending();
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        continue;
       }
-      // The validator refused it: the delivery moved on since it was read.
-      await check(deps, scope, id, input);
-      throw refused('delivery_not_stalled', 'The delivery moved on while the recovery was on its way.');
+      if (err instanceof WorkflowNotFoundError) {
+        await check(deps, scope, id, input);
+        throw refused('delivery_not_stalled', 'The delivery is final: there is nothing to recover.');
+      }
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
+      throw err;
     }
-    if (err instanceof WorkflowNotFoundError) {
-      await check(deps, scope, id, input);
-      throw refused('delivery_not_stalled', 'The delivery is final: there is nothing to recover.');
-    }
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) {
-      throw new ApiError(
-        503,
-        'recovery_pending',
-        'The recovery could not be confirmed in time and may still take effect. Read the delivery in a moment before retrying.',
-        undefined,
-        { 'retry-after': '5' },
-      );
-    }
-    throw err;
   }
 }

@@ -6,6 +6,9 @@ import type { Simulator } from '../../simulator/server.js';
 import { createDeliveryFor, merchantWith, simCompany, startSimulator, waitForStatus } from '../helpers/fixtures.js';
 import { deliveryWith, until } from '../helpers/test-mode.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { randomUUID } from 'node:crypto';
+import { recordEventWithMessage } from '../../src/webhooks/dispatcher.js';
+import { deliveryWorkflowId, testHelperUpdate } from '../../shared/deliveries/definitions.js';
 
 let stack: Stack;
 let sim: Simulator;
@@ -103,6 +106,44 @@ describe('recover: each action, recorded with source api', () => {
       source: 'api',
       payload: { action: 'resume', status: 'in_transit' },
     });
+  });
+
+  it('a workflow behind its own row (a worker died after the stall was written): waited for, never a 409', async () => {
+    const t = await stack.tenant();
+    const key = t.test_secret_key;
+    const d = await deliveryWith(stack, key, 'test-manual');
+    const advanced = await stack.request('POST', `/v1/test_helpers/deliveries/${d.id}/advance`, {
+      key,
+      body: { to: 'in_transit' },
+    });
+    expect(advanced.status).toBe(200);
+    // The stall's record as a worker leaves it when it dies before its workflow task completes: the row says stalled,
+    // the workflow (replayed by the next worker) is still in_transit until it records the stall again.
+    const { rows } = await stack.pool.query('SELECT tenant_id FROM deliveries WHERE id = $1', [d.id]);
+    await recordEventWithMessage(
+      stack.pool,
+      {
+        deliveryId: d.id,
+        tenantId: rows[0].tenant_id,
+        eventId: randomUUID(),
+        eventType: 'delivery.stalled',
+        occurredAt: new Date().toISOString(),
+        source: 'system',
+        payload: { reason: 'state_timeout', previous_status: 'in_transit' },
+        toStatus: 'stalled',
+      },
+      false,
+    );
+    const answer = recover(key, d.id, { action: 'resume' });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The workflow catches up with its row (as the replay's record does).
+    await stack.temporal.workflow
+      .getHandle(deliveryWorkflowId(d.id))
+      .executeUpdate(testHelperUpdate, { args: [{ action: 'stall', reason: 'state_timeout' }] });
+    const res = await answer;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe('in_transit');
+    expect(lastEvent(res.body, 'delivery.resumed')).toMatchObject({ source: 'api', payload: { action: 'resume' } });
   });
 
   it('mark_failed: failed, with the reason given (default merchant_request)', async () => {
