@@ -21,6 +21,7 @@ import type { OperatorActionName } from '../../shared/deliveries/vocabulary.js';
 import { loadDeliveryWithEvents } from './load.js';
 import { ensureDeliveryWorkflow } from './start.js';
 import { recoveryOf } from './views.js';
+import { updateOnceCaughtUp } from './catch-up.js';
 
 /**
  * How long the route waits for the workflow. A redispatch to the next company quotes the tenant's companies again
@@ -65,15 +66,6 @@ async function check(deps: AppDeps, scope: Scope, id: string, input: RecoverInpu
   return delivery;
 }
 
-/**
- * The workflow can lag its own row for a moment: a worker that dies after a record's statement committed, and before
- * its workflow task completed, leaves the row `stalled` while the next worker replays the workflow up to that record
- * and applies it again. An update arriving then meets the status before. Its refusal, while the row still allows the
- * action, is waited out (these pauses, then every 2 s until the deadline), never answered as a 409 a client could
- * store under its Idempotency-Key.
- */
-const CATCH_UP_PAUSES_MS = [100, 250, 500, 1000, 2000];
-
 const pending = () =>
   new ApiError(
     503,
@@ -82,6 +74,10 @@ const pending = () =>
     undefined,
     { 'retry-after': '5' },
   );
+
+/** A refusal by the workflow's own handler (the action's rules), not by its validator. */
+const rejectedByHandler = (err: WorkflowUpdateFailedError) =>
+  err.cause instanceof ApplicationFailure && err.cause.type === RecoveryRejected;
 
 /** Takes the action; throws the problem the API answers when it is refused or not confirmed in time. */
 export async function recoverDelivery(deps: AppDeps, scope: Scope, id: string, input: RecoverInput): Promise<void> {
@@ -99,36 +95,35 @@ export async function recoverDelivery(deps: AppDeps, scope: Scope, id: string, i
       : {}),
   };
   const deadline = Date.now() + RECOVER_WAIT_MS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await temporal.withDeadline(deadline, async () => {
-        if (attempt === 0) await ensureDeliveryWorkflow(temporal, pool, config, delivery);
-        await temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).executeUpdate(recoverUpdate, {
-          args: [request],
-        });
-      });
-      return;
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) {
-        const cause = err.cause;
-        if (cause instanceof ApplicationFailure && cause.type === RecoveryRejected) {
-          const code = (cause.details?.[0] as { code?: string } | undefined)?.code ?? 'delivery_not_stalled';
-          throw refused(code, cause.message);
-        }
-        // The validator refused it. When the row refuses it too, the delivery moved on since it was read: that 409.
-        await check(deps, scope, id, input);
-        // The row still allows it: the workflow has not caught up with its own record yet.
-        const pause = CATCH_UP_PAUSES_MS[Math.min(attempt, CATCH_UP_PAUSES_MS.length - 1)]!;
-        if (Date.now() + pause >= deadline) throw pending();
-        await new Promise((resolve) => setTimeout(resolve, pause));
-        continue;
-      }
-      if (err instanceof WorkflowNotFoundError) {
-        await check(deps, scope, id, input);
-        throw refused('delivery_not_stalled', 'The delivery is final: there is nothing to recover.');
-      }
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
-      throw err;
+  try {
+    await temporal.withDeadline(deadline, () => ensureDeliveryWorkflow(temporal, pool, config, delivery));
+    await updateOnceCaughtUp({
+      update: () =>
+        temporal.withDeadline(deadline, () =>
+          temporal.workflow
+            .getHandle(deliveryWorkflowId(delivery.id))
+            .executeUpdate(recoverUpdate, { args: [request] }),
+        ),
+      // The validator refused it: when the row refuses it too, the delivery moved on since it was read (check throws
+      // that 409); when the row still allows it, the workflow has not caught up with its own record yet.
+      lagging: async (err) =>
+        err instanceof WorkflowUpdateFailedError &&
+        !rejectedByHandler(err) &&
+        Boolean(await check(deps, scope, id, input)),
+      deadline,
+      late: pending,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && rejectedByHandler(err)) {
+      const cause = err.cause as ApplicationFailure;
+      const code = (cause.details?.[0] as { code?: string } | undefined)?.code ?? 'delivery_not_stalled';
+      throw refused(code, cause.message);
     }
+    if (err instanceof WorkflowNotFoundError) {
+      await check(deps, scope, id, input);
+      throw refused('delivery_not_stalled', 'The delivery is final: there is nothing to recover.');
+    }
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) throw pending();
+    throw err;
   }
 }

@@ -2,12 +2,7 @@
 // write is confined to the key's scope: its tenant and its mode (a test key's deliveries are test deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ServiceError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { createDelivery, type CreateDeliveryInput } from './create.js';
@@ -38,18 +33,12 @@ import type { Scope } from '../platform/scope.js';
 import { IdempotencyHeaders, problems } from '../http/schemas.js';
 import { DeliveryId } from './schemas.js';
 import { WORKFLOW_START_DEADLINE_MS } from '../platform/temporal.js';
-import { cancelUpdate, confirmPaymentUpdate, deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
+import { confirmPaymentUpdate, deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
+import { cancelDelivery } from './cancel.js';
 import { CANCELLABLE_STATUSES } from '../../shared/deliveries/state-table.js';
 import { loadDelivery, loadDeliveryWithEvents } from './load.js';
 
 const DeliveryIdParam = z.object({ delivery_id: z.uuid() });
-
-/**
- * How long DELETE /v1/deliveries/{id} waits for the workflow. The workflow decides within about 10 s even when the
- * courier never answers (workflows/deliveries/workflows.ts, cancel); this bound covers a worker or Temporal that is
- * down or slow: 503 cancellation_pending then, never a hung request.
- */
-export const CANCEL_WAIT_MS = 15_000;
 
 /** Client secrets of widget creations, added to the answer after the idempotency record stored it (see onSend below). */
 const clientSecrets = new WeakMap<FastifyRequest, string>();
@@ -233,7 +222,7 @@ function registerListEvents(app: App, { pool }: AppDeps, { load }: Shared) {
   );
 }
 
-function registerCancel(app: App, { temporal }: AppDeps, { load, ensureWorkflow }: Shared) {
+function registerCancel(app: App, deps: AppDeps, { load }: Shared) {
   app.delete(
     '/v1/deliveries/:id',
     {
@@ -265,31 +254,7 @@ function registerCancel(app: App, { temporal }: AppDeps, { load, ensureWorkflow 
           `A delivery in status ${delivery.status} cannot be cancelled (only awaiting_payment, pending or assigned).`,
         );
       }
-      try {
-        await temporal.withDeadline(Date.now() + CANCEL_WAIT_MS, async () => {
-          await ensureWorkflow(delivery);
-          await temporal.workflow
-            .getHandle(deliveryWorkflowId(delivery.id))
-            .executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] });
-        });
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-          const cause = err.cause instanceof Error ? err.cause.message : 'the delivery moved on';
-          throw new ApiError(422, 'cancellation_rejected', `The cancellation was rejected: ${cause}`);
-        }
-        if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError) {
-          // No answer in time (worker down, Temporal unreachable or slow): the update may still run, so say so.
-          request.log.warn({ err, deliveryId: delivery.id }, 'cancellation not confirmed in time');
-          throw new ApiError(
-            503,
-            'cancellation_pending',
-            'The cancellation could not be confirmed in time and may still take effect. Check the delivery in a moment, or retry: a retry is safe.',
-            undefined,
-            { 'retry-after': '5' },
-          );
-        }
-        throw err;
-      }
+      await cancelDelivery(deps, scopeOf(request), delivery, request.log);
       return { status: 'cancelled' as const };
     },
   );

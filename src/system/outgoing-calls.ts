@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../platform/config.js';
 import { DEFAULT_COURIER_TIMEOUT_MS } from '../couriers/adapters/http.js';
 import { DB_CONNECT_TIMEOUT_MS, DB_QUERY_TIMEOUT_MS } from '../platform/db.js';
 import { REDIS_COMMAND_TIMEOUT_MS, REDIS_CONNECT_TIMEOUT_MS } from '../http/plugins/rate-limit.js';
-import { CANCEL_WAIT_MS } from '../deliveries/routes.js';
+import { CANCEL_WAIT_MS } from '../deliveries/cancel.js';
 import { TEMPORAL_CONNECT_TIMEOUT_MS, WORKFLOW_START_DEADLINE_MS } from '../platform/temporal.js';
 import { WEBHOOK_CONNECT_MAX_MS } from '../webhooks/sender.js';
 import {

@@ -8,7 +8,7 @@ import { deliveryWith, until } from '../helpers/test-mode.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { randomUUID } from 'node:crypto';
 import { recordEventWithMessage } from '../../src/webhooks/dispatcher.js';
-import { deliveryWorkflowId, testHelperUpdate } from '../../shared/deliveries/definitions.js';
+import { deliveryWorkflowId, recoverUpdate, testHelperUpdate } from '../../shared/deliveries/definitions.js';
 
 let stack: Stack;
 let sim: Simulator;
@@ -106,44 +106,6 @@ describe('recover: each action, recorded with source api', () => {
       source: 'api',
       payload: { action: 'resume', status: 'in_transit' },
     });
-  });
-
-  it('a workflow behind its own row (a worker died after the stall was written): waited for, never a 409', async () => {
-    const t = await stack.tenant();
-    const key = t.test_secret_key;
-    const d = await deliveryWith(stack, key, 'test-manual');
-    const advanced = await stack.request('POST', `/v1/test_helpers/deliveries/${d.id}/advance`, {
-      key,
-      body: { to: 'in_transit' },
-    });
-    expect(advanced.status).toBe(200);
-    // The stall's record as a worker leaves it when it dies before its workflow task completes: the row says stalled,
-    // the workflow (replayed by the next worker) is still in_transit until it records the stall again.
-    const { rows } = await stack.pool.query('SELECT tenant_id FROM deliveries WHERE id = $1', [d.id]);
-    await recordEventWithMessage(
-      stack.pool,
-      {
-        deliveryId: d.id,
-        tenantId: rows[0].tenant_id,
-        eventId: randomUUID(),
-        eventType: 'delivery.stalled',
-        occurredAt: new Date().toISOString(),
-        source: 'system',
-        payload: { reason: 'state_timeout', previous_status: 'in_transit' },
-        toStatus: 'stalled',
-      },
-      false,
-    );
-    const answer = recover(key, d.id, { action: 'resume' });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    // The workflow catches up with its row (as the replay's record does).
-    await stack.temporal.workflow
-      .getHandle(deliveryWorkflowId(d.id))
-      .executeUpdate(testHelperUpdate, { args: [{ action: 'stall', reason: 'state_timeout' }] });
-    const res = await answer;
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.status).toBe('in_transit');
-    expect(lastEvent(res.body, 'delivery.resumed')).toMatchObject({ source: 'api', payload: { action: 'resume' } });
   });
 
   it('mark_failed: failed, with the reason given (default merchant_request)', async () => {
@@ -265,5 +227,67 @@ describe('refusals', () => {
     const other = await stack.tenant();
     stack.expectProblem(await recover(other.test_secret_key, d.id, { action: 'resume' }), 404, 'not_found');
     stack.expectProblem(await recover(t.secret_key, d.id, { action: 'resume' }), 404, 'not_found');
+  });
+});
+
+describe('a workflow behind its own row (a worker died after a record committed, before its task completed)', () => {
+  /** Writes what the workflow's record of `eventType` writes, ahead of the workflow (as the dead worker left it). */
+  async function rowAhead(id: string, eventType: string, toStatus: string, payload: Record<string, unknown>) {
+    const { rows } = await stack.pool.query('SELECT tenant_id FROM deliveries WHERE id = $1', [id]);
+    await recordEventWithMessage(
+      stack.pool,
+      {
+        deliveryId: id,
+        tenantId: rows[0].tenant_id,
+        eventId: randomUUID(),
+        eventType,
+        occurredAt: new Date().toISOString(),
+        source: 'system',
+        payload,
+        toStatus: toStatus as never,
+      },
+      false,
+    );
+  }
+  const handle = (id: string) => stack.temporal.workflow.getHandle(deliveryWorkflowId(id));
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('recover waits for the workflow to catch up with a stall its row already shows: 200, never 409', async () => {
+    const t = await stack.tenant();
+    const key = t.test_secret_key;
+    const d = await deliveryWith(stack, key, 'test-manual');
+    const advanced = await stack.request('POST', `/v1/test_helpers/deliveries/${d.id}/advance`, {
+      key,
+      body: { to: 'in_transit' },
+    });
+    expect(advanced.status).toBe(200);
+    await rowAhead(d.id, 'delivery.stalled', 'stalled', { reason: 'state_timeout', previous_status: 'in_transit' });
+    const answer = recover(key, d.id, { action: 'resume' });
+    await pause(1_500);
+    // The workflow catches up with its row (as the replay's record does).
+    await handle(d.id).executeUpdate(testHelperUpdate, { args: [{ action: 'stall', reason: 'state_timeout' }] });
+    const res = await answer;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe('in_transit');
+    expect(lastEvent(res.body, 'delivery.resumed')).toMatchObject({ source: 'api', payload: { action: 'resume' } });
+  });
+
+  it('a cancellation waits for the workflow to catch up with a resume its row already shows: 200, never 422', async () => {
+    const t = await stack.tenant();
+    const key = t.test_secret_key;
+    const d = await deliveryWith(stack, key, 'test-manual');
+    await until(stack, key, d.id, (x) => x.status === 'assigned');
+    const stalled = await stack.request('POST', `/v1/test_helpers/deliveries/${d.id}/stall`, {
+      key,
+      body: { reason: 'state_timeout' },
+    });
+    expect(stalled.status).toBe(200);
+    await rowAhead(d.id, 'delivery.resumed', 'assigned', { action: 'resume', note: null, status: 'assigned' });
+    const answer = stack.request('DELETE', `/v1/deliveries/${d.id}`, { key });
+    await pause(1_500);
+    await handle(d.id).executeUpdate(recoverUpdate, { args: [{ action: 'resume' }] });
+    const res = await answer;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ status: 'cancelled' });
   });
 });
