@@ -1,7 +1,6 @@
 // DELETE /v1/deliveries/{id} (docs/deliveries.md "Cancellation"): the workflow's `cancel` update, once the route has
 // checked the delivery as stored; the workflow checks again against the status of the moment and asks the courier.
 import {
-  ApplicationFailure,
   ServiceError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -11,12 +10,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../platform/deps.js';
 import type { Scope } from '../platform/scope.js';
 import { ApiError } from '../http/problem.js';
-import { CancellationRejected, cancelUpdate, deliveryWorkflowId } from '../../shared/deliveries/definitions.js';
+import { CancellationRejected, cancelUpdate } from '../../shared/deliveries/definitions.js';
 import { CANCELLABLE_STATUSES } from '../../shared/deliveries/state-table.js';
-import { updateOnceCaughtUp } from './catch-up.js';
+import { updateDeliveryWorkflow } from './catch-up.js';
 import { loadDelivery } from './load.js';
 import type { DeliveryRow } from './repository.js';
-import { ensureDeliveryWorkflow } from './start.js';
 
 /**
  * How long DELETE /v1/deliveries/{id} waits for the workflow. The workflow decides within about 10 s even when the
@@ -36,29 +34,25 @@ const cancellationPending = () =>
 
 /** Cancels `delivery` (cancellable as stored); throws the 422 or 503 the route answers. */
 export async function cancelDelivery(
-  { temporal, pool, config }: AppDeps,
+  deps: AppDeps,
   scope: Scope,
   delivery: DeliveryRow,
   log: FastifyBaseLogger,
 ): Promise<void> {
-  const deadline = Date.now() + CANCEL_WAIT_MS;
   try {
-    await temporal.withDeadline(deadline, () => ensureDeliveryWorkflow(temporal, pool, config, delivery));
-    await updateOnceCaughtUp({
-      update: () =>
-        temporal.withDeadline(deadline, () =>
-          temporal.workflow
-            .getHandle(deliveryWorkflowId(delivery.id))
-            .executeUpdate(cancelUpdate, { args: [{ reason: 'merchant_request', source: 'api' }] }),
-        ),
-      // The validator refused it while the row still allows it: the workflow lags its row (./catch-up.ts).
-      lagging: async (err) =>
-        err instanceof WorkflowUpdateFailedError &&
-        !(err.cause instanceof ApplicationFailure && err.cause.type === CancellationRejected) &&
-        CANCELLABLE_STATUSES.includes((await loadDelivery(pool, scope, delivery.id)).status),
-      deadline,
-      late: cancellationPending,
-    });
+    await updateDeliveryWorkflow(
+      deps,
+      delivery,
+      cancelUpdate,
+      { reason: 'merchant_request', source: 'api' },
+      {
+        deadline: Date.now() + CANCEL_WAIT_MS,
+        handlerRejection: CancellationRejected,
+        rowAllows: async () =>
+          CANCELLABLE_STATUSES.includes((await loadDelivery(deps.pool, scope, delivery.id)).status),
+        late: cancellationPending,
+      },
+    );
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
       const cause = err.cause instanceof Error ? err.cause.message : 'the delivery moved on';

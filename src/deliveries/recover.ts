@@ -15,13 +15,12 @@ import type { Scope } from '../platform/scope.js';
 import { ApiError } from '../http/problem.js';
 import { canBook } from '../couriers/service.js';
 import { dispatchPolicyOf } from '../tenants/repository.js';
-import { RecoveryRejected, deliveryWorkflowId, recoverUpdate } from '../../shared/deliveries/definitions.js';
+import { RecoveryRejected, recoverUpdate } from '../../shared/deliveries/definitions.js';
 import { recoveryRefusal } from '../../shared/deliveries/recovery.js';
 import type { OperatorActionName } from '../../shared/deliveries/vocabulary.js';
 import { loadDeliveryWithEvents } from './load.js';
-import { ensureDeliveryWorkflow } from './start.js';
 import { recoveryOf } from './views.js';
-import { updateOnceCaughtUp } from './catch-up.js';
+import { rejectedByHandler, updateDeliveryWorkflow } from './catch-up.js';
 
 /**
  * How long the route waits for the workflow. A redispatch to the next company quotes the tenant's companies again
@@ -75,13 +74,9 @@ const pending = () =>
     { 'retry-after': '5' },
   );
 
-/** A refusal by the workflow's own handler (the action's rules), not by its validator. */
-const rejectedByHandler = (err: WorkflowUpdateFailedError) =>
-  err.cause instanceof ApplicationFailure && err.cause.type === RecoveryRejected;
-
 /** Takes the action; throws the problem the API answers when it is refused or not confirmed in time. */
 export async function recoverDelivery(deps: AppDeps, scope: Scope, id: string, input: RecoverInput): Promise<void> {
-  const { pool, temporal, config } = deps;
+  const { pool } = deps;
   const delivery = await check(deps, scope, id, input);
   // Without a company, the next one within the fee ceiling of the tenant's dispatch policy (failover's rule).
   const policy =
@@ -94,31 +89,23 @@ export async function recoverDelivery(deps: AppDeps, scope: Scope, id: string, i
       ? { maxFeeIncreaseAoa: policy.max_fee_increase_aoa, preferredCompanyIds: policy.preferred_company_ids }
       : {}),
   };
-  const deadline = Date.now() + RECOVER_WAIT_MS;
   try {
-    await temporal.withDeadline(deadline, () => ensureDeliveryWorkflow(temporal, pool, config, delivery));
-    await updateOnceCaughtUp({
-      update: () =>
-        temporal.withDeadline(deadline, () =>
-          temporal.workflow
-            .getHandle(deliveryWorkflowId(delivery.id))
-            .executeUpdate(recoverUpdate, { args: [request] }),
-        ),
-      // The validator refused it: when the row refuses it too, the delivery moved on since it was read (check throws
-      // that 409); when the row still allows it, the workflow has not caught up with its own record yet.
-      lagging: async (err) =>
-        err instanceof WorkflowUpdateFailedError &&
-        !rejectedByHandler(err) &&
-        Boolean(await check(deps, scope, id, input)),
-      deadline,
+    await updateDeliveryWorkflow(deps, delivery, recoverUpdate, request, {
+      deadline: Date.now() + RECOVER_WAIT_MS,
+      handlerRejection: RecoveryRejected,
+      // When the row refuses it too, the delivery moved on since it was read: check throws that 409.
+      rowAllows: async () => Boolean(await check(deps, scope, id, input)),
       late: pending,
     });
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && rejectedByHandler(err)) {
+    if (rejectedByHandler(err, RecoveryRejected)) {
       const cause = err.cause as ApplicationFailure;
       const code = (cause.details?.[0] as { code?: string } | undefined)?.code ?? 'delivery_not_stalled';
       throw refused(code, cause.message);
     }
+    // The validator's refusal that the row confirmed (check throws its own answer first): a safety net, never a 500.
+    if (err instanceof WorkflowUpdateFailedError)
+      throw refused('delivery_not_stalled', 'The delivery moved on while the recovery was on its way.');
     if (err instanceof WorkflowNotFoundError) {
       await check(deps, scope, id, input);
       throw refused('delivery_not_stalled', 'The delivery is final: there is nothing to recover.');
