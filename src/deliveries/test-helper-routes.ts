@@ -34,7 +34,8 @@ import type { Scope } from '../platform/scope.js';
 import { scopeOf } from '../http/plugins/auth.js';
 import { IdempotencyHeaders, problems } from '../http/schemas.js';
 import { DeliveryId } from './schemas.js';
-import { deliveryWorkflowId, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
+import { TestHelperRejected, testHelperUpdate, type TestHelperRequest } from '../../shared/deliveries/definitions.js';
+import { updateDeliveryWorkflow } from './catch-up.js';
 import { ATTEMPT_FAILURE_REASONS, STALL_REASONS, type Status } from '../../shared/deliveries/vocabulary.js';
 import { checkAttemptReason } from './fleet-routes.js';
 import { FLEET_TRANSITIONS, testHelperRefusal } from '../../shared/deliveries/state-table.js';
@@ -163,7 +164,8 @@ const pending = () =>
 type App = Parameters<FastifyPluginAsyncZod<AppDeps>>[0];
 
 /** What the routes of this module share: load, answer, common, responses, testKeysOnly, liveKeys, settledBooking, clockStep. */
-function shared(app: App, { pool, temporal, config }: AppDeps) {
+function shared(app: App, deps: AppDeps) {
+  const { pool, config } = deps;
   // expire_payment_window (and a stall with its default reason) may come without a body.
   parseJsonBodies(app, { allowEmpty: true });
 
@@ -212,11 +214,11 @@ function shared(app: App, { pool, temporal, config }: AppDeps) {
     const refusal = testHelperRefusal(delivery.status, request.action);
     if (refusal) throw notAllowed(delivery.status, refusal);
     try {
-      await temporal.withDeadline(Date.now() + STEP_WAIT_MS, async () => {
-        await ensureDeliveryWorkflow(temporal, pool, config, delivery);
-        await temporal.workflow
-          .getHandle(deliveryWorkflowId(delivery.id))
-          .executeUpdate(testHelperUpdate, { args: [request] });
+      await updateDeliveryWorkflow(deps, delivery, testHelperUpdate, request, {
+        deadline: Date.now() + STEP_WAIT_MS,
+        handlerRejection: TestHelperRejected,
+        rowAllows: async () => testHelperRefusal((await load(scope, id)).status, request.action) === null,
+        late: pending,
       });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {

@@ -290,4 +290,18 @@ describe('a workflow behind its own row (a worker died after a record committed,
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ status: 'cancelled' });
   });
+
+  it('the test helper stall waits for the workflow to catch up with a resume its row already shows: 200, never 409', async () => {
+    const { key, d } = await stalledInTransit();
+    await rowAhead(d.id, 'delivery.resumed', 'in_transit', { action: 'resume', note: null, status: 'in_transit' });
+    const answer = stack.request('POST', `/v1/test_helpers/deliveries/${d.id}/stall`, {
+      key,
+      body: { reason: 'state_timeout' },
+    });
+    await pause(1_500);
+    await handle(d.id).executeUpdate(recoverUpdate, { args: [{ action: 'resume' }] });
+    const res = await answer;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe('stalled');
+  });
 });
