@@ -1,9 +1,10 @@
 // A delivery's workflow can lag its own row for a moment. A record's statement commits from a local activity, inside a
 // workflow task; a worker that dies before that task completes leaves the row ahead (`stalled`, say) while the next
 // worker replays the workflow up to that record and applies it again. An update sent meanwhile (POST /recover,
-// DELETE) meets the status before, and its validator refuses it. The routes check the row first; when the row still
-// allows the action after such a refusal, the refusal is the lag, not the answer: the update is sent again after a
-// pause, until the deadline. Never answered as a 409 or 422 that a client's Idempotency-Key would keep for 24 hours.
+// DELETE, the test helpers' clock steps) meets the status before, and its validator refuses it. The routes check the
+// row first; when the row still allows the action after such a refusal, the refusal is the lag, not the answer: the
+// update is sent again after a pause, until the deadline. Never answered as a 409 or 422 that a client's
+// Idempotency-Key would keep for 24 hours.
 import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { AppDeps } from '../platform/deps.js';
@@ -45,9 +46,9 @@ export const rejectedByHandler = (err: unknown, type: string): err is WorkflowUp
   err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === type;
 
 /**
- * Sends `delivery`'s workflow (started first when the reconciler has not yet) the update `def` with `arg` within `deadline`,
- * waiting out a validator's refusal while `rowAllows()` (which may throw the row's own answer). A refusal by the
- * handler (`handlerRejection`, its ApplicationFailure type) and every other failure go to the caller.
+ * Sends `delivery`'s workflow (started first when the reconciler has not yet) the update `def` with `arg` within
+ * `deadline`, waiting out a validator's refusal while `rowAllows()` (which may throw the row's own answer). A refusal
+ * by the handler (`handlerRejection`, its ApplicationFailure type) and every other failure go to the caller.
  */
 export async function updateDeliveryWorkflow<Ret, Arg>(
   { temporal, pool, config }: AppDeps,
